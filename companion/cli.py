@@ -1,0 +1,63 @@
+"""The one command-line entry point, ``domino-companion`` (also ``python -m companion``).
+
+Each sub-command lives in the module that owns its work. A command module defines
+``configure(parser)`` (its arguments) and ``run(args) -> int`` (its exit status). Add a command
+by adding one row to :data:`COMMANDS`.
+
+Exit status: 0 success, 2 bad input (with a message on stderr saying what was wrong and what
+would be right), 1 an internal failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from companion.errors import DominoError
+
+#: name -> (module, one-line help). Modules are imported only when their command runs
+#: (and for --help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("companion.replay", "fold a game log and print the scores as JSON"),
+    "simulate": ("companion.simulate", "play seeded random legal games and print a summary"),
+    "bench": ("companion.bench", "benchmark the rules core: games per second, time per move"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="domino-companion",
+        description="A camera companion for real domino games: reads the table, checks the "
+                    "rules, keeps the score.")
+    from companion import __version__
+    parser.add_argument("--version", action="version", version=f"domino-companion {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if only is None or only == name:
+            importlib.import_module(module).configure(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command is not None and command not in COMMANDS:
+        print(f"domino-companion: unknown command {command!r}; commands: {', '.join(COMMANDS)}",
+              file=sys.stderr)
+        return 2
+    parser = build_parser(only=command)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return int(module.run(args) or 0)
+    except DominoError as exc:
+        print(f"domino-companion {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
