@@ -1,0 +1,69 @@
+"""``domino-companion bench``: how fast the rules core is, per game.
+
+For each game it plays seeded random full games and prints, as one JSON line per game:
+random full games per second, and the time per move of legal-move generation plus application
+(median, 99th percentile and maximum, in microseconds). The target is every move under 1 ms, so
+a whole evening's log replays instantly; ``under_1ms`` says whether the maximum met it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import time
+
+from companion.games import find_game, game_names
+from companion.simulate import default_players, next_move
+
+
+def bench_game(name: str, players: int, games: int, seed: int) -> dict:
+    cls = find_game(name)
+    per_move_us: list[float] = []
+    start = time.perf_counter()
+    n_moves = 0
+    for k in range(games):
+        game = cls(default_players(players))
+        rng = random.Random(seed + k)
+        while not game.finished:
+            t0 = time.perf_counter()
+            if game.needs_deal or game.round_over:
+                move = next_move(game, rng)
+                game.apply(move)
+                continue
+            moves = game.legal_moves()
+            move = game.resolve_draw(rng.choice(moves), rng)
+            game.apply(move)
+            per_move_us.append((time.perf_counter() - t0) * 1e6)
+            n_moves += 1
+    elapsed = time.perf_counter() - start
+    per_move_us.sort()
+    p99 = per_move_us[min(len(per_move_us) - 1, int(0.99 * len(per_move_us)))]
+    return {
+        "game": name, "players": players, "games": games, "moves": n_moves,
+        "games_per_s": round(games / elapsed, 2),
+        "move_us_median": round(statistics.median(per_move_us), 1),
+        "move_us_p99": round(p99, 1),
+        "move_us_max": round(per_move_us[-1], 1),
+        "under_1ms": per_move_us[-1] < 1000.0,
+    }
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", action="append", default=None,
+                        help="game to measure (repeatable; default: all eight)")
+    parser.add_argument("--games", type=int, default=20, help="games per game type (default 20)")
+    parser.add_argument("--seed", type=int, default=1, help="first seed (default 1)")
+
+
+def run(args: argparse.Namespace) -> int:
+    names = args.game or game_names()
+    print(json.dumps({"machine": platform.processor() or platform.machine(),
+                      "python": platform.python_version()}))
+    for name in names:
+        cls = find_game(name)
+        n = min(max(cls.min_players, 3), cls.max_players)
+        print(json.dumps(bench_game(cls.name, n, args.games, args.seed)), flush=True)
+    return 0
