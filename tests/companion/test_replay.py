@@ -1,0 +1,108 @@
+"""``replay``: a log folds to its scores; a bad line stops it with exit status 2 and a message
+naming the line number, the line, the problem and what would be legal; ``--lenient`` lists the
+bad lines and goes on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.errors import LogError
+from companion.gamelog import replay_lines
+
+HEADER = {"game": "allfives", "players": ["Ann", "Bob"], "options": {}}
+# The Walnut Studiolo seed example, as a log without a deal (the camera's view of a game).
+SEED_EXAMPLE = [
+    HEADER,
+    {"player": "Ann", "play": "5-5"},
+    {"player": "Bob", "play": "5-0", "on": "5-5"},
+    {"player": "Ann", "play": "3-5", "on": "5-5"},
+    {"player": "Bob", "play": "0-2", "on": "5-0"},
+]
+
+
+def _write(tmp_path: Path, entries: list, raw_lines: list[str] | None = None) -> Path:
+    path = tmp_path / "game.jsonl"
+    lines = [json.dumps(e) for e in entries] + (raw_lines or [])
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_replay_prints_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, SEED_EXAMPLE)
+    assert main(["replay", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["game"] == "allfives"
+    assert out["players"] == ["Ann", "Bob"]
+    assert out["scores"] == {"Ann": 10, "Bob": 15}
+    assert out["round"] == 1 and out["finished"] is False and out["winner"] is None
+
+
+def test_illegal_line_exits_2_naming_line_and_legal(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    entries = SEED_EXAMPLE + [{"player": "Ann", "play": "6-6", "on": "0-2"}]
+    path = _write(tmp_path, entries)
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 6" in err
+    assert '"6-6"' in err
+    assert "legal" in err
+
+
+def test_malformed_json_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, SEED_EXAMPLE[:2], raw_lines=['{"player": "Bob", "play": '])
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 3" in err and "not valid JSON" in err
+
+
+def test_lenient_lists_flagged_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    entries = SEED_EXAMPLE[:3] + [{"player": "Ann", "play": "6-6", "on": "0-5"}] + SEED_EXAMPLE[3:]
+    path = _write(tmp_path, entries, raw_lines=["not json"])
+    assert main(["replay", "--lenient", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"] == {"Ann": 10, "Bob": 15}
+    assert [f["line"] for f in out["flagged"]] == [4, 7]
+
+
+@pytest.mark.parametrize("lines,fragment", [
+    ([], "the log is empty"),
+    (['{"players": ["Ann", "Bob"]}'], "header needs 'game'"),
+    (['{"game": "tic-tac-toe", "players": ["Ann", "Bob"]}'], "known games: stackernoes"),
+    (['{"game": "allfives", "players": ["Ann", "Ann"]}'], "must differ"),
+    (['{"game": "allfives", "players": ["Ann", "Bob"], "options": {"targett": 5}}'],
+     "no option targett"),
+    (['[1, 2]'], "first line must be the header"),
+])
+def test_bad_headers(lines: list[str], fragment: str) -> None:
+    with pytest.raises(LogError, match=fragment):
+        replay_lines(lines)
+
+
+def test_missing_and_binary_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp_path / "bin.jsonl"
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    assert main(["replay", str(bad)]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+
+
+def test_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fly"]) == 2
+    assert "unknown command 'fly'" in capsys.readouterr().err
+
+
+def test_simulate_writes_logs_that_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--game", "allfives", "--players", "3", "--seed", "4", "--games", "2",
+                 "--out", str(tmp_path)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["games"] == 2
+    logs = sorted(tmp_path.glob("*.jsonl"))
+    assert len(logs) == 2
+    assert main(["replay", str(logs[0])]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert replayed["finished"] is True and replayed["winner"] is not None
