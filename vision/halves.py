@@ -1,0 +1,182 @@
+"""Cut each half of a domino tile out of a frame as a small, normalised square.
+
+A tile is given by its four top-face corners in image pixels, going around the outline:
+``corners[0]-corners[1]`` is the outer short edge of the first half (``halves[0]``) and
+``corners[2]-corners[3]`` the outer short edge of the second half (``halves[1]``). The tile is
+split at the midpoints of its long sides; each half is warped to a ``HALF_SIZE`` square with its
+outer short edge at the top, so both halves of a tile look the same way up whatever the tile's
+pose. A small inset margin keeps most of the tile edge and the divider line out of the square.
+
+The squares are single-channel ``float32`` with the tile body near 0 and the pips near 1,
+whatever the colours of the set: the channel mix is the colour direction of most variance in the
+tile (so red pips on a white tile or white pips on a blue tile both show), and the polarity is
+chosen per tile so that the minority (the pips) is bright. These squares are the input of the
+ONNX pip classifier (:mod:`vision.classifier`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+HALF_SIZE = 48
+"""Side, in pixels, of one half-tile square."""
+
+INSET = 0.07
+"""Fraction of the half's width and height cut away on every side of the square."""
+
+MIN_EDGE_PX = 4.0
+"""Shortest tile edge, in image pixels, that can still be read."""
+
+CONTRAST_FLOOR = 24.0
+"""Smallest pip/background contrast (in 8-bit levels) used to scale a tile; below it a tile is
+treated as blank so that noise on a pip-less half is not stretched into fake pips."""
+
+CLIP_LOW, CLIP_HIGH = -0.5, 1.5
+"""Range the normalised values are clipped to."""
+
+_PERCENTILE_STRIDE = 3
+
+_DST_QUAD: np.ndarray = np.array(
+    [
+        [-INSET * HALF_SIZE, -INSET * HALF_SIZE],
+        [(1 + INSET) * HALF_SIZE, -INSET * HALF_SIZE],
+        [(1 + INSET) * HALF_SIZE, (1 + INSET) * HALF_SIZE],
+        [-INSET * HALF_SIZE, (1 + INSET) * HALF_SIZE],
+    ],
+    dtype=np.float32,
+) - 0.5  # pixel centres: square pixel i covers [i - 0.5, i + 0.5]
+
+
+class CornersError(ValueError):
+    """Tile corners that cannot describe a tile in this frame."""
+
+
+class FrameError(ValueError):
+    """A frame that is not an 8-bit BGR (or grayscale) image."""
+
+
+def _check_frame(frame_bgr: np.ndarray) -> None:
+    if not isinstance(frame_bgr, np.ndarray):
+        raise FrameError(f"frame_bgr must be a numpy array, got {type(frame_bgr).__name__}")
+    if frame_bgr.ndim not in (2, 3) or (frame_bgr.ndim == 3 and frame_bgr.shape[2] != 3):
+        raise FrameError(f"frame_bgr must have shape (H, W, 3) or (H, W), got {frame_bgr.shape}")
+    if frame_bgr.dtype != np.uint8:
+        raise FrameError(f"frame_bgr must be uint8, got {frame_bgr.dtype}")
+    if frame_bgr.shape[0] < 2 or frame_bgr.shape[1] < 2:
+        raise FrameError(f"frame_bgr is too small to hold a tile: shape {frame_bgr.shape}")
+
+
+def _check_corners(corners: np.ndarray | Sequence[Sequence[float]], width: int,
+                   height: int) -> np.ndarray:
+    """Validated corners as a (4, 2) float64 array, or a :class:`CornersError` saying why not."""
+    try:
+        quad = np.asarray(corners, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise CornersError(f"corners must be 4 [x, y] numbers, got {corners!r}") from exc
+    if quad.shape != (4, 2):
+        raise CornersError(f"corners must have shape (4, 2) ([[x, y]] x 4), got {quad.shape}")
+    if not np.all(np.isfinite(quad)):
+        raise CornersError(f"corners must be finite, got {quad.tolist()}")
+    outside = ((quad[:, 0] < -0.5) | (quad[:, 0] > width - 0.5)
+               | (quad[:, 1] < -0.5) | (quad[:, 1] > height - 0.5))
+    if outside.any():
+        raise CornersError(
+            f"corners {quad[outside].tolist()} lie outside the {width}x{height} image; "
+            f"every corner must be within x in [-0.5, {width - 0.5}], y in [-0.5, {height - 0.5}]")
+    edges = quad[[1, 2, 3, 0]] - quad
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    if lengths.min() < MIN_EDGE_PX:
+        raise CornersError(f"corners {quad.tolist()} are degenerate: an edge is "
+                           f"{lengths.min():.1f} px long, at least {MIN_EDGE_PX} px is needed")
+    following = edges[[1, 2, 3, 0]]
+    cross = edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
+    if not (np.all(cross > 0) or np.all(cross < 0)):
+        raise CornersError(f"corners {quad.tolist()} are not a convex quadrilateral in outline "
+                           "order; give them going around the tile (no crossing edges)")
+    return quad
+
+
+def _half_quads(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Source quads (top-left, top-right, bottom-right, bottom-left) of the two halves."""
+    c0, c1, c2, c3 = quad
+    mid_12 = (c1 + c2) / 2.0
+    mid_30 = (c3 + c0) / 2.0
+    first = np.array([c0, c1, mid_12, mid_30], dtype=np.float32)
+    second = np.array([c2, c3, mid_30, mid_12], dtype=np.float32)
+    return first, second
+
+
+def _warp_half(frame: np.ndarray, src_quad: np.ndarray) -> np.ndarray:
+    matrix = cv2.getPerspectiveTransform(src_quad, _DST_QUAD)
+    return cv2.warpPerspective(frame, matrix, (HALF_SIZE, HALF_SIZE), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _normalise_tile(pair: np.ndarray) -> np.ndarray:
+    """Both halves of one tile, (2, S, S) or (2, S, S, 3) uint8, to pips-bright float32."""
+    if pair.ndim == 4:
+        # One product gives the sums and the cross sums of the colours (numpy's mean is slow
+        # on this layout); the last column of ones counts the pixels.
+        augmented = np.ones((pair.shape[0] * pair.shape[1] * pair.shape[2], 4), dtype=np.float32)
+        augmented[:, :3] = pair.reshape(-1, 3)
+        moments = (augmented.T @ augmented).astype(np.float64) / len(augmented)
+        mean = moments[:3, 3]
+        covariance = moments[:3, :3] - np.outer(mean, mean)
+        _, vectors = np.linalg.eigh(covariance)
+        # A unit vector, so projected values stay in 8-bit level units.
+        axis = np.zeros(4, dtype=np.float32)
+        axis[:3] = vectors[:, -1]
+        projected = augmented @ axis
+    else:
+        projected = pair.reshape(-1).astype(np.float32)
+    sample = projected[::_PERCENTILE_STRIDE]  # every third pixel is plenty for 3 percentiles
+    count = len(sample)
+    ranks = [int(0.01 * (count - 1)), (count - 1) // 2, int(0.99 * (count - 1))]
+    low, median, high = (float(v) for v in np.partition(sample, ranks)[ranks])
+    # The tile body is the majority; pips are the far tail on one side of it.
+    scale = 1.0 / max(high - median, median - low, CONTRAST_FLOOR)
+    if median - low > high - median:
+        scale = -scale
+    normalised = (projected - np.float32(median)) * np.float32(scale)
+    np.clip(normalised, CLIP_LOW, CLIP_HIGH, out=normalised)
+    return normalised.reshape(pair.shape[:3])
+
+
+def half_crops(frame_bgr: np.ndarray, corners: np.ndarray | Sequence[Sequence[float]]
+               ) -> np.ndarray:
+    """The two halves of one tile as a (2, HALF_SIZE, HALF_SIZE) float32 array.
+
+    ``result[0]`` is the half whose outer short edge is ``corners[0]-corners[1]`` and
+    ``result[1]`` the half whose outer short edge is ``corners[2]-corners[3]``; each square has
+    that outer edge at its top. Values: tile body about 0, pips about 1 (clipped to
+    [CLIP_LOW, CLIP_HIGH]). ``frame_bgr`` is an 8-bit BGR (or grayscale) image.
+
+    Raises :class:`FrameError` for a frame that is not an 8-bit image and
+    :class:`CornersError` for corners that are not 4 points of a convex quad inside the image.
+    """
+    _check_frame(frame_bgr)
+    height, width = frame_bgr.shape[:2]
+    quad = _check_corners(corners, width, height)
+    first, second = _half_quads(quad)
+    pair = np.stack([_warp_half(frame_bgr, first), _warp_half(frame_bgr, second)])
+    return _normalise_tile(pair)
+
+
+def tile_crops(frame_bgr: np.ndarray,
+               corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]) -> np.ndarray:
+    """Halves of many tiles as a (2N, HALF_SIZE, HALF_SIZE) float32 array.
+
+    Rows ``2 * i`` and ``2 * i + 1`` are ``halves[0]`` and ``halves[1]`` of tile ``i``, as
+    :func:`half_crops` gives them. A bad tile raises :class:`CornersError` naming its index.
+    """
+    _check_frame(frame_bgr)
+    crops = np.empty((2 * len(corners_list), HALF_SIZE, HALF_SIZE), dtype=np.float32)
+    for index, corners in enumerate(corners_list):
+        try:
+            crops[2 * index:2 * index + 2] = half_crops(frame_bgr, corners)
+        except CornersError as exc:
+            raise CornersError(f"tile {index}: {exc}") from exc
+    return crops
