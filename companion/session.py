@@ -1,0 +1,258 @@
+"""The live session: one game's state, kept as a fold of its stored log.
+
+Everything that changes a game goes through :meth:`Session.submit` (a log entry from the camera
+or from a person), :meth:`Session.undo`, or the alert actions. The rules core checks each entry:
+
+* legal: it is appended to the store (on disk before the call returns) and folded in;
+* illegal: nothing is appended; an :class:`Alert` is raised that says what is wrong and what
+  would be legal, for a person to correct (submit the right entry) or dismiss;
+* uncertain (a camera reading below the confidence threshold): an :class:`Alert` of kind
+  ``confirm`` waits for a tap; confirming appends the entry, correcting appends the corrected one
+  with the original reading kept under ``reading``.
+
+Observers (the dashboard's Server-Sent Events) call :meth:`Session.wait_for_change` with the
+last version they saw and get the new :meth:`Session.state` when anything changes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.errors import DominoError, IllegalMoveError, MoveFormatError
+from companion.games import Game
+from companion.gamelog import Header, log_lines
+from companion.moves import Move
+from companion.store import LogStore
+
+#: Camera readings below this confidence ask a person before they count.
+CONFIRM_BELOW = 0.9
+
+
+@dataclass
+class Alert:
+    """Something a person must look at: an illegal placement or an uncertain reading."""
+
+    id: int
+    kind: str  # "illegal" or "confirm"
+    message: str
+    entry: dict[str, Any]
+    legal: list[str] = field(default_factory=list)
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+    created: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "message": self.message, "entry": self.entry,
+                "legal": self.legal, "alternatives": self.alternatives}
+
+
+@dataclass
+class SubmitResult:
+    status: str  # "accepted", "illegal", "confirm"
+    events: list[dict[str, Any]] = field(default_factory=list)
+    alert: Alert | None = None
+    seq: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "events": self.events}
+        if self.alert is not None:
+            out["alert"] = self.alert.to_json()
+        if self.seq is not None:
+            out["seq"] = self.seq
+        return out
+
+
+class Session:
+    """One game, its log store and its open alerts. Thread-safe."""
+
+    def __init__(self, store: LogStore, game_id: int) -> None:
+        self.store = store
+        self.game_id = game_id
+        self.header: Header = store.header(game_id)
+        self._lock = threading.Condition()
+        self._alert_ids = itertools.count(1)
+        self.alerts: list[Alert] = []
+        self.version = 0
+        self._rebuild()
+
+    # construction ---------------------------------------------------------------------------
+    @classmethod
+    def start(cls, store: LogStore, game: str, players: list[str],
+              options: dict[str, Any] | None = None) -> "Session":
+        """A new game in ``store``."""
+        header = Header(game, tuple(players), dict(options or {}))
+        return cls(store, store.new_game(header))
+
+    @classmethod
+    def resume(cls, store: LogStore) -> "Session | None":
+        """The latest game in ``store`` (after a restart), or None if it holds none."""
+        gid = store.latest_game()
+        return None if gid is None else cls(store, gid)
+
+    def _rebuild(self) -> None:
+        """Fold the stored log from the start (at open and after an undo)."""
+        game = self.header.new_game()
+        self.history: list[dict[str, Any]] = []
+        self.seqs: list[int] = []
+        for seq, move in self.store.effective(self.game_id):
+            events = game.apply(move)
+            self._record(seq, move, events)
+        self.game: Game = game
+
+    def _record(self, seq: int, move: Move, events: list) -> None:
+        self.history.append({"seq": seq, "entry": move.to_json(), "text": str(move),
+                             "events": [e.to_json() for e in events]})
+        self.seqs.append(seq)
+
+    def _changed(self) -> None:
+        self.version += 1
+        self._lock.notify_all()
+
+    # changes ----------------------------------------------------------------------------------
+    def submit(self, entry: dict[str, Any] | Move, source: str = "hand") -> SubmitResult:
+        """Take one log entry (JSON dict or Move). See the module docstring."""
+        with self._lock:
+            move = entry if isinstance(entry, Move) else Move.from_json(entry)
+            meta = dict(move.meta)
+            meta.setdefault("source", source)
+            move = Move(move.kind, move.player, move.tile, move.tiles, move.on, move.count,
+                        move.value, move.data, move.extra, meta)
+            conf = meta.get("confidence")
+            if meta["source"] == "camera" and isinstance(conf, (int, float)) and conf < CONFIRM_BELOW:
+                alert = self._alert("confirm", f"Is this right? {move} (confidence {conf:.2f})",
+                                    move.to_json(), alternatives=list(meta.get("alternatives", [])))
+                return SubmitResult("confirm", alert=alert)
+            return self._apply(move)
+
+    def _apply(self, move: Move) -> SubmitResult:
+        try:
+            events = self.game.apply(move)
+        except IllegalMoveError as exc:
+            alert = self._alert("illegal", str(exc), move.to_json(), legal=exc.legal)
+            return SubmitResult("illegal", alert=alert)
+        seq = self.store.append(self.game_id, move)
+        self._record(seq, move, events)
+        self._changed()
+        return SubmitResult("accepted", [e.to_json() for e in events], seq=seq)
+
+    def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
+               alternatives: list[dict[str, Any]] | None = None) -> Alert:
+        alert = Alert(next(self._alert_ids), kind, message, entry, list(legal or []),
+                      list(alternatives or []))
+        self.alerts.append(alert)
+        self._changed()
+        return alert
+
+    def _take_alert(self, alert_id: int) -> Alert:
+        for a in self.alerts:
+            if a.id == alert_id:
+                self.alerts.remove(a)
+                return a
+        open_ids = ", ".join(str(a.id) for a in self.alerts) or "none"
+        raise MoveFormatError(f"no open alert {alert_id}; open alerts: {open_ids}")
+
+    def confirm(self, alert_id: int) -> SubmitResult:
+        """Accept an uncertain reading as it was read."""
+        with self._lock:
+            alert = self._take_alert(alert_id)
+            if alert.kind != "confirm":
+                self.alerts.append(alert)
+                raise MoveFormatError(f"alert {alert_id} is an illegal placement; correct or dismiss it")
+            move = Move.from_json(alert.entry)
+            result = self._apply(move)
+            if result.status != "accepted":
+                return result
+            self._changed()
+            return result
+
+    def correct(self, alert_id: int, entry: dict[str, Any]) -> SubmitResult:
+        """Replace an alert's entry by a person's correction; the original reading is kept."""
+        with self._lock:
+            alert = self._take_alert(alert_id)
+            fixed = dict(entry)
+            fixed["source"] = "correction"
+            fixed["reading"] = {k: v for k, v in alert.entry.items() if k != "reading"}
+            try:
+                move = Move.from_json(fixed)
+            except DominoError:
+                self.alerts.append(alert)
+                raise
+            result = self._apply(move)
+            self._changed()
+            return result
+
+    def dismiss(self, alert_id: int) -> None:
+        """Drop an alert without changing the log (the tile was taken back, a phantom...)."""
+        with self._lock:
+            self._take_alert(alert_id)
+            self._changed()
+
+    def undo(self) -> dict[str, Any] | None:
+        """Withdraw the last entry in force; returns it, or None when the log is empty."""
+        with self._lock:
+            if not self.seqs:
+                return None
+            seq = self.seqs[-1]
+            last = self.history[-1]
+            self.store.append_undo(self.game_id, seq)
+            self._rebuild()
+            self._changed()
+            return last
+
+    # views ------------------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """Everything the dashboard shows, as JSON-ready data."""
+        with self._lock:
+            g = self.game
+            out = g.result()
+            out.update({
+                "version": self.version,
+                "game_id": self.game_id,
+                "title": g.title,
+                "options": g.options,
+                "turn": g.current_player,
+                "round_over": (not g.finished) and g.round_over,
+                "round_scores": g.round_scores,
+                "history": self.history[-30:],
+                "moves": len(self.history),
+                "alerts": [a.to_json() for a in self.alerts],
+                "hand_counts": {p: g.hand_count(p) for p in g.players},
+                "view": g.view() if hasattr(g, "view") else None,
+            })
+            return out
+
+    def wait_for_change(self, seen_version: int, timeout: float) -> dict[str, Any] | None:
+        """Block until the version moves past ``seen_version`` (or ``timeout``); the new state."""
+        with self._lock:
+            self._lock.wait_for(lambda: self.version != seen_version, timeout=timeout)
+            if self.version == seen_version:
+                return None
+        return self.state()
+
+    def export_jsonl(self) -> str:
+        moves = [Move.from_json(h["entry"]) for h in self.history]
+        return "\n".join(log_lines(self.header, moves)) + "\n"
+
+    def export_csv(self) -> str:
+        """One row per round with each player's round score and running total."""
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        players = list(self.header.players)
+        w.writerow(["round"] + [f"{p} round" for p in players] + [f"{p} total" for p in players])
+        totals = {p: 0 for p in players}
+        for i, rs in enumerate(self.game.round_scores, start=1):
+            for p in players:
+                totals[p] += rs.get(p, 0)
+            w.writerow([i] + [rs.get(p, 0) for p in players] + [totals[p] for p in players])
+        w.writerow(["now"] + ["" for _ in players] + [self.game.scores[p] for p in players])
+        return buf.getvalue()
+
+
+def session_json(session: Session) -> str:
+    return json.dumps(session.state())

@@ -1,0 +1,132 @@
+"""The game log on disk: an append-only SQLite store that survives a kill at any instant.
+
+Each game has a row in ``games`` (its header) and its entries in ``entries``, one row per
+appended line, never updated or deleted. An undo is itself an entry (``{"undo": SEQ}``) that
+withdraws an earlier one, so the full history (what the camera read, what a person corrected,
+what was undone) stays on disk while :meth:`LogStore.effective_moves` gives the log the rules
+fold. Every append is its own committed transaction (WAL journal, ``synchronous=FULL``), so a
+process killed mid-game loses nothing that was acknowledged.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from companion.errors import DominoError
+from companion.gamelog import Header
+from companion.moves import Move
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created REAL NOT NULL,
+    header TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    t REAL NOT NULL,
+    kind TEXT NOT NULL,          -- 'move' or 'undo'
+    body TEXT NOT NULL           -- the JSON line
+);
+CREATE INDEX IF NOT EXISTS entries_game ON entries(game_id, seq);
+"""
+
+
+class StoreError(DominoError):
+    """The log database cannot be opened or holds something unexpected."""
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    seq: int
+    t: float
+    kind: str
+    body: dict[str, Any]
+
+
+class LogStore:
+    """One SQLite file holding any number of games' logs."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), isolation_level=None,
+                                       check_same_thread=False, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} was written by a newer companion (schema {row[0]}, "
+                                 f"this one reads up to {SCHEMA_VERSION}); upgrade, or use another "
+                                 "--db file")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the game database {self.path}: {exc}; move the file "
+                             "away or pass another --db path") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    # games ----------------------------------------------------------------------------------
+    def new_game(self, header: Header) -> int:
+        header.new_game()  # validates game name, players and options
+        cur = self._db.execute("INSERT INTO games (created, header) VALUES (?, ?)",
+                               (time.time(), json.dumps(header.to_json())))
+        return int(cur.lastrowid)
+
+    def header(self, game_id: int) -> Header:
+        row = self._db.execute("SELECT header FROM games WHERE id=?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no game {game_id} in {self.path}; games: {self.game_ids()}")
+        return Header.from_json(json.loads(row[0]))
+
+    def game_ids(self) -> list[int]:
+        return [r[0] for r in self._db.execute("SELECT id FROM games ORDER BY id")]
+
+    def latest_game(self) -> int | None:
+        row = self._db.execute("SELECT MAX(id) FROM games").fetchone()
+        return row[0]
+
+    # entries --------------------------------------------------------------------------------
+    def append(self, game_id: int, move: Move) -> int:
+        """Append one move; returns its sequence number once it is safely on disk."""
+        body = move.to_json()
+        body.setdefault("t", round(time.time(), 3))
+        cur = self._db.execute("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'move', ?)",
+                               (game_id, body["t"], json.dumps(body)))
+        return int(cur.lastrowid)
+
+    def append_undo(self, game_id: int, seq: int) -> int:
+        cur = self._db.execute("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'undo', ?)",
+                               (game_id, time.time(), json.dumps({"undo": seq})))
+        return int(cur.lastrowid)
+
+    def entries(self, game_id: int) -> Iterator[StoredEntry]:
+        for seq, t, kind, body in self._db.execute(
+                "SELECT seq, t, kind, body FROM entries WHERE game_id=? ORDER BY seq", (game_id,)):
+            yield StoredEntry(seq, t, kind, json.loads(body))
+
+    def effective(self, game_id: int) -> list[tuple[int, Move]]:
+        """The moves in force (undone ones left out), with their sequence numbers."""
+        live: dict[int, Move] = {}
+        for e in self.entries(game_id):
+            if e.kind == "undo":
+                live.pop(int(e.body["undo"]), None)
+            else:
+                live[e.seq] = Move.from_json(e.body)
+        return sorted(live.items())
+
+    def effective_moves(self, game_id: int) -> list[Move]:
+        return [m for _, m in self.effective(game_id)]
