@@ -1,0 +1,198 @@
+"""Line layouts shared by All Fives, Chickenfoot and Super Dominoes.
+
+The three games build lines of tiles matched end to end. What they share is written once here:
+
+* the **table** (every tile placed this round, in order) and the **open ends**: one entry per arm
+  (a line growing from the first tile, a toe, a train), ``[last_tile, open_value]``. A tile is
+  played *on* the last tile of an arm; the log names that tile in ``"on"``;
+* hands, drawing and passing as the log carries them (hands known only with a deal);
+* the end of a round: the hands left, checked against the table and against known hands;
+* a fast transactional copy of the state (plain lists, dicts and immutable tiles only).
+
+What differs (spinners, feet, doubles on 13s, events, scoring) lives in each game's module:
+each implements :meth:`LineGame.placements` (where a tile may go now) and
+:meth:`LineGame.why_not` (why it may not go on a given tile), and the rest of the Game interface.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from companion.errors import IllegalMoveError, MoveFormatError
+from companion.games.base import Game
+from companion.moves import Move
+from companion.tiles import Tile, pip_total
+
+
+def fast_copy(value: Any) -> Any:
+    """Copy nested lists and dicts; everything else (tiles, numbers, text) is immutable."""
+    kind = type(value)
+    if kind is list:
+        return [fast_copy(x) for x in value]
+    if kind is dict:
+        return {k: fast_copy(x) for k, x in value.items()}
+    return value
+
+
+class LineGame(Game):
+    """Shared machinery of the line games (abstract: games implement the rules hooks)."""
+
+    def setup(self) -> None:
+        self.round_starter: int = 0  # seat that starts the current round
+        self.reset_layout()
+
+    def reset_layout(self) -> None:
+        """Clear the table for a new round (hands and boneyard become unknown again)."""
+        self.table: list[Tile] = []
+        self.ends: list[list] = []  # [last tile of an arm, open pip value]
+        self.passes: int = 0  # consecutive passes made with nothing left to draw
+        self.out: str | None = None  # the player who went out (hands known)
+        self.drawn: list[Tile] = []  # tiles the player to move drew this turn (named draws)
+        self.drew: bool = False  # whether the player to move has drawn this turn
+        self.round_points: dict[str, int] = {p: 0 for p in self.players}
+        self.fresh: bool = True  # no entry taken yet this round
+        self.hands = None
+        self.boneyard = None
+        self.unknown_in_hand = {p: 0 for p in self.players}
+
+    # ---- state copy -----------------------------------------------------------------------
+    def _save(self) -> dict[str, Any]:
+        return fast_copy(self.__dict__)
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        self.__dict__.clear()
+        self.__dict__.update(saved)
+
+    # ---- the table ----------------------------------------------------------------------
+    def table_tiles(self) -> list[Tile]:
+        return list(self.table)
+
+    def end_indexes(self, on: Tile) -> list[int]:
+        """Indexes in :attr:`ends` of the arms whose last tile is ``on``."""
+        return [i for i, (t, _) in enumerate(self.ends) if t == on]
+
+    def unseen(self) -> list[Tile]:
+        """Tiles of the round's set not on the table (what a hidden hand may hold)."""
+        on_table = set(self.table)
+        return [t for t in self.round_set() if t not in on_table]
+
+    def candidates(self, player: str) -> list[Tile]:
+        """The tiles ``player`` may hold: the hand when known, else every unseen tile."""
+        if self.hands is not None and self.hand_known(player):
+            return sorted(set(self.hands[player]))
+        return self.unseen()
+
+    # ---- rules hooks ----------------------------------------------------------------------
+    def placements(self, tile: Tile, player: str) -> list[Tile | None]:
+        """Where ``tile`` may be played now by ``player``: the tiles it may go on
+        (``None`` for the first tile of the round). Games override."""
+        raise NotImplementedError
+
+    def why_not(self, tile: Tile, on: Tile | None, player: str) -> str:
+        """Why ``tile`` may not go on ``on`` now (text for the error). Games override."""
+        raise NotImplementedError
+
+    def plays_for(self, player: str, tiles: list[Tile] | None = None) -> list[Move]:
+        """Every legal play of ``player`` among ``tiles`` (default: the candidates)."""
+        out = []
+        for tile in (self.candidates(player) if tiles is None else tiles):
+            for on in self.placements(tile, player):
+                out.append(Move.play(player, tile, on))
+        return out
+
+    def can_play(self, player: str) -> bool:
+        """Whether ``player``'s known hand holds a tile that fits (False when unknown)."""
+        if self.hands is None or not self.hand_known(player):
+            return False
+        return any(self.placements(t, player) for t in self.hands[player])
+
+    def resolve_play(self, move: Move) -> Tile | None:
+        """The tile ``move`` goes on: its ``on``, or the only placement when ``on`` is left out.
+
+        Raises IllegalMoveError when the tile does not fit there (or fits in several places and
+        ``on`` is missing)."""
+        tile, player = move.tile, move.player
+        if tile in self.table:
+            self.reject(move, f"{tile} is already on the table")
+        places = self.placements(tile, player)
+        if move.on is None:
+            if None in places:
+                return None
+            if len(places) == 1:
+                return places[0]
+            if not places:
+                self.reject(move, self.why_not(tile, None, player))
+            self.reject(move, f"{tile} fits on " + ", ".join(map(str, places))
+                        + ': say which with "on"')
+        if move.on in places:
+            return move.on
+        self.reject(move, self.why_not(tile, move.on, player))
+
+    def reject(self, move: Move, reason: str) -> NoReturn:
+        """Raise IllegalMoveError for ``move`` with the moves that would be legal now."""
+        raise IllegalMoveError(str(move), reason, [str(m) for m in self.legal_moves()])
+
+    def not_open_reason(self, tile: Tile, on: Tile | None) -> str:
+        """Common reasons: no ``on``, ``on`` not on the table, ``on`` covered, ends mismatch."""
+        if on is None:
+            return f"{tile} fits no open end"
+        if on not in self.table:
+            return f"{on} is not on the table"
+        idx = self.end_indexes(on)
+        if not idx:
+            return f"{on} has no open end (it is covered)"
+        values = sorted({self.ends[i][1] for i in idx})
+        shown = " or ".join(map(str, values))
+        return f"{on}'s open end is {shown}"
+
+    # ---- hands, draws, passes ------------------------------------------------------------
+    def check_deal_allowed(self, move: Move) -> None:
+        if not self.fresh:
+            self.reject(move, "a deal comes only at the start of a round, before any play")
+
+    def draw_count_check(self, move: Move, want: int) -> None:
+        """Reject a draw of a number of tiles other than ``want`` when the boneyard is known."""
+        n = move.count or len(move.drawn)
+        if n != want:
+            self.reject(move, f"the draw here is {want} tile{'s' if want != 1 else ''}, not {n}")
+
+    def take_tile(self, move: Move) -> None:
+        """Take the played tile from the mover's hand (when hands are known)."""
+        self.take_from_hand(move, move.tile)
+        if self.hands is not None and self.hand_count(move.player) == 0:
+            self.out = move.player
+
+    def end_hands(self, move: Move) -> dict[str, list[Tile]]:
+        """The hands left at an ``end_round``, checked: no tile twice, none on the table."""
+        hands = self.end_round_hands(move)
+        on_table = set(self.table)
+        seen: dict[Tile, str] = {}
+        allowed = set(self.round_set())
+        for p, hand in hands.items():
+            for t in hand:
+                if t in on_table:
+                    raise IllegalMoveError(str(move), f"{p} is said to hold {t}, which is on the "
+                                           "table", [])
+                if t in seen:
+                    raise IllegalMoveError(str(move), f"{t} is said to be in the hands of both "
+                                           f"{seen[t]} and {p}", [])
+                if t not in allowed:
+                    raise IllegalMoveError(str(move), f"{t} is not in this round's set", [])
+                seen[t] = p
+        return hands
+
+    @staticmethod
+    def hand_pips(hands: dict[str, list[Tile]]) -> dict[str, int]:
+        return {p: pip_total(h) for p, h in hands.items()}
+
+    def require_kind_in(self, move: Move, kinds: tuple[str, ...]) -> None:
+        if move.kind not in kinds:
+            raise MoveFormatError(f"{self.title} has no {move.kind!r} entries; it takes "
+                                  + ", ".join(kinds))
+
+    def finish_round(self, points: dict[str, int]) -> None:
+        """Record the round's points on the grid and clear the table for the next deal."""
+        row = {p: self.round_points[p] + points.get(p, 0) for p in self.players}
+        self.round_scores.append(row)
+        self.round += 1
+        self.reset_layout()
