@@ -20,6 +20,7 @@ from companion.errors import DominoError
 #: name -> (module, one-line help). Modules are imported only when their command runs
 #: (and for --help).
 COMMANDS: dict[str, tuple[str, str]] = {
+    "markers": ("calibration.markers", "write the printable sheet of the four table-corner markers"),
     "demo": ("companion.demo", "the main job on its embedded defaults: play a bundled game"),
     "replay": ("companion.replay", "fold a game log and print the scores as JSON"),
     "simulate": ("companion.simulate", "play seeded random legal games and print a summary"),
