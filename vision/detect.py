@@ -1,0 +1,517 @@
+"""Find every face-up domino tile in an uncalibrated photo, also in touching chains.
+
+The method, stage by stage (every function is pure: arrays in, values out):
+
+1. **Face masks.** Tile faces are flat and either much brighter and more neutral than what is
+   around them (ivory or white sets: the per-pixel minimum of B, G, R) or much darker (black
+   sets: 255 minus the maximum). Each of these "face maps" is thresholded with Otsu's method and
+   the holes left by pips and the divider are filled, giving blobs that are single tiles, chains
+   of touching tiles, or clutter.
+2. **Scale from the tiles themselves.** Blobs that are solid rectangles with a 2:1 aspect are
+   single tiles; the median of their short sides is the tile width ``w`` in pixels. When no such
+   blob exists, the short side of solid 1:2k rectangles (end-to-end chains) is used.
+3. **Splitting a blob into tiles.** Each blob is turned to its dominant edge direction and laid
+   on a grid of ``w/2`` cells. A tile covers 2x4 or 4x2 cells (lying along or across the grid),
+   so a blob is an exact cover of its occupied cells by such blocks; this handles end-to-end
+   chains, side-by-side tiles, half-offset rows and crosswise doubles. Cells outside the image
+   may be covered (a tile running out of the frame), and such tiles are reported as ``cut``.
+   When a blob has several covers (two tiles side by side can pair their four halves two ways)
+   the cover whose tiles show the strongest divider line at their middle wins.
+4. **Verification.** A found tile must show a divider: a thin line of pip colour across its
+   middle. Face-down tiles, markers, hands and printed board decorations show none and are
+   dropped.
+
+Tiles are returned with their four top-face corners in image pixels (corner order as in
+:mod:`vision.types`; which end is "first" is arbitrary at this stage).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+#: Smallest tile width (short side, pixels) the detector looks for.
+MIN_TILE_WIDTH_PX = 8.0
+#: Largest grid (in w/2 cells) a blob may span before it is judged clutter, not tiles.
+MAX_GRID_CELLS = 1600
+#: How many exact covers of one blob are scored at most.
+MAX_COVERS = 64
+#: Smallest divider contrast (divider darkness relative to face/pip contrast) of a real tile.
+MIN_DIVIDER_SCORE = 0.18
+#: Solidity (area / min-area-rectangle area) of a blob that counts as one solid rectangle.
+SOLID = 0.86
+#: Dents in a blob outline shallower than this fraction of the tile width are filled (pips at
+#: the edge); notches between tiles of a chain are at least half a width deep.
+DENT = 0.4
+#: Grid cells at least this full must be covered by a tile; cells at least FAINT full may be.
+FULL, FAINT = 0.8, 0.3
+
+
+@dataclass(frozen=True)
+class TileCandidate:
+    """One tile found in an image: corners (4, 2) in image pixels and what the finder knows.
+
+    ``cut`` is True when part of the tile lies outside the image. ``divider`` is the divider
+    contrast (0 none, about 1 a crisp painted line). ``polarity`` is ``"light"`` for a tile face
+    brighter than its pips, ``"dark"`` for a face darker than its pips.
+    """
+
+    corners: np.ndarray
+    cut: bool
+    divider: float
+    polarity: str
+
+    @property
+    def center(self) -> tuple[float, float]:
+        c = self.corners.mean(axis=0)
+        return (float(c[0]), float(c[1]))
+
+    @property
+    def angle(self) -> float:
+        """Direction (degrees, image coordinates) from the first half to the second half."""
+        first = (self.corners[0] + self.corners[1]) / 2.0
+        second = (self.corners[2] + self.corners[3]) / 2.0
+        d = second - first
+        return math.degrees(math.atan2(float(d[1]), float(d[0]))) % 360.0
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Every tile found in one image plus the scale used and anything worth a warning."""
+
+    tiles: list[TileCandidate]
+    tile_width_px: float | None
+    warnings: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------
+# 1. face maps and masks
+
+
+def face_maps(frame_bgr: np.ndarray) -> dict[str, np.ndarray]:
+    """The face maps of a BGR frame: "light" (min of B, G, R), "dark" (255 - max) and
+    "contrast" (colour distance in Lab from the median colour of the image border, which is
+    mostly table: finds ivory tiles on white paper and on wood, and coloured sets)."""
+    light = np.min(frame_bgr, axis=2)
+    dark = 255 - np.max(frame_bgr, axis=2)
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.int16)
+    edge = max(1, min(lab.shape[:2]) // 20)
+    border = np.concatenate([lab[:edge].reshape(-1, 3), lab[-edge:].reshape(-1, 3),
+                             lab[:, :edge].reshape(-1, 3), lab[:, -edge:].reshape(-1, 3)])
+    ref = np.median(border, axis=0).astype(np.int16)
+    diff = np.abs(lab - ref)
+    contrast = np.clip(diff[..., 0] + 2 * (diff[..., 1] + diff[..., 2]), 0, 255).astype(np.uint8)
+    return {"light": light, "dark": dark, "contrast": contrast}
+
+
+def threshold_ladder(face_map: np.ndarray) -> list[float]:
+    """Candidate face thresholds: Otsu's level of the map, then Otsu's level of the part above
+    it, and so on (tiles are often a small, bright minority: a board or a cloth under them can
+    take the first split)."""
+    values = face_map[::2, ::2].reshape(-1)
+    levels: list[float] = []
+    for _ in range(3):
+        if values.size < 64 or int(values.max()) - int(values.min()) < 16:
+            break
+        level, _ = cv2.threshold(values.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        levels.append(float(level))
+        values = values[values > level]
+    return levels
+
+
+def face_mask(face_map: np.ndarray, level: float) -> np.ndarray:
+    """Threshold of a face map at ``level`` with pip and divider holes filled (uint8 0/255)."""
+    blurred = cv2.GaussianBlur(face_map, (3, 3), 0)
+    _, mask = cv2.threshold(blurred, level, 255, cv2.THRESH_BINARY)
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    filled = mask.copy()
+    if hierarchy is not None:
+        # Fill the holes (pips, divider) but only small ones: a hole as large as a tile is a
+        # gap between tiles laid in a ring, which must stay open.
+        img_area = mask.shape[0] * mask.shape[1]
+        for i, c in enumerate(contours):
+            if hierarchy[0][i][3] >= 0 and cv2.contourArea(c) < img_area * 0.002:
+                cv2.drawContours(filled, contours, i, 255, -1)
+    return filled
+
+
+# ------------------------------------------------------------------------------------------
+# 2. scale
+
+
+@dataclass(frozen=True)
+class _Blob:
+    contour: np.ndarray
+    raw: np.ndarray
+    area: float
+    rect: tuple  # cv2.minAreaRect
+    solidity: float
+
+    @property
+    def short(self) -> float:
+        return float(min(self.rect[1]))
+
+    @property
+    def long(self) -> float:
+        return float(max(self.rect[1]))
+
+
+def fill_shallow_dents(contour: np.ndarray, max_depth: float) -> np.ndarray:
+    """The outline with every dent shallower than ``max_depth`` px bridged by a straight chord.
+
+    Pips next to a tile's edge, or a shaded bevel, can open a pip hole to the outside of the
+    face mask; the dents they leave are shallow, while the notches between tiles of a chain
+    (crosswise doubles, offset rows) are at least half a tile width deep.
+    """
+    if len(contour) < 4:
+        return contour
+    try:
+        hull = cv2.convexHull(contour, returnPoints=False)
+        defects = cv2.convexityDefects(contour, hull)
+    except cv2.error:
+        return contour
+    if defects is None:
+        return contour
+    n = len(contour)
+    drop = np.zeros(n, dtype=bool)
+    for start, end, _far, depth in defects.reshape(-1, 4):
+        if depth / 256.0 < max_depth:
+            if start < end:
+                drop[start + 1:end] = True
+            else:
+                drop[start + 1:] = True
+                drop[:end] = True
+    if not drop.any():
+        return contour
+    return contour[~drop]
+
+
+def _blobs(mask: np.ndarray, min_area: float, dent: float | None = None) -> list[_Blob]:
+    """Blobs of a mask; dents up to ``dent`` px (default: DENT of the blob's short side) filled."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for raw in contours:
+        if cv2.contourArea(raw) < min_area:
+            continue
+        rect = cv2.minAreaRect(raw)
+        depth = DENT * min(rect[1]) if dent is None else min(dent, DENT * min(rect[1]))
+        c = fill_shallow_dents(raw, depth)
+        area = cv2.contourArea(c)
+        rect = cv2.minAreaRect(c)
+        rect_area = max(rect[1][0] * rect[1][1], 1e-6)
+        out.append(_Blob(c, raw, area, rect, area / rect_area))
+    return out
+
+
+def _reblob(blobs: list[_Blob], dent: float) -> list[_Blob]:
+    """The same blobs with dents filled up to ``dent`` px (the tile-width limit)."""
+    out = []
+    for b in blobs:
+        c = fill_shallow_dents(b.raw, dent)
+        area = cv2.contourArea(c)
+        rect = cv2.minAreaRect(c)
+        out.append(_Blob(c, b.raw, area, rect, area / max(rect[1][0] * rect[1][1], 1e-6)))
+    return out
+
+
+def estimate_tile_width(blobs: list[_Blob]) -> float | None:
+    """Tile width (short side, px) from solid 2:1 blobs, else from solid 1:2k chains."""
+    singles = [b.short for b in blobs
+               if b.solidity >= SOLID and b.short >= MIN_TILE_WIDTH_PX
+               and 1.75 <= b.long / b.short <= 2.3]
+    if len(singles) >= 1:
+        return float(np.median(singles))
+    chains = []
+    for b in blobs:
+        if b.solidity < SOLID or b.short < MIN_TILE_WIDTH_PX:
+            continue
+        ratio = b.long / b.short
+        k = round(ratio / 2.0)
+        if k >= 2 and abs(ratio - 2 * k) < 0.25 * k:
+            chains.append(b.short)
+    if chains:
+        return float(np.median(chains))
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# 3. splitting blobs by exact cover of a w/2 grid
+
+
+def _dominant_angle(contour: np.ndarray, rect: tuple) -> float:
+    """Dominant edge direction of a blob outline in degrees, modulo 90."""
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    if len(pts) < 3:
+        return float(rect[2]) % 90.0
+    d = np.roll(pts, -1, axis=0) - pts
+    length = np.hypot(d[:, 0], d[:, 1])
+    ang = np.arctan2(d[:, 1], d[:, 0]) * 4.0  # period 90 degrees -> full circle
+    s, c = float(np.sum(length * np.sin(ang))), float(np.sum(length * np.cos(ang)))
+    if s == 0.0 and c == 0.0:
+        return float(rect[2]) % 90.0
+    return (math.degrees(math.atan2(s, c)) / 4.0) % 90.0
+
+
+def _covers(occupied: np.ndarray, optional: np.ndarray, limit: int) -> list[list[tuple[int, int, int]]]:
+    """Exact covers of the occupied cells by 2x4 (rows x cols) or 4x2 blocks.
+
+    ``occupied`` cells must be covered, ``optional`` cells may be, others must not. A block is
+    (row, col, orientation) with orientation 0 = 2 rows x 4 cols, 1 = 4 rows x 2 cols.
+    """
+    rows, cols = occupied.shape
+    allowed = occupied | optional
+    covered = np.zeros_like(occupied)
+    results: list[list[tuple[int, int, int]]] = []
+    placed: list[tuple[int, int, int]] = []
+    order = [(r, c) for r in range(rows) for c in range(cols)]
+    steps = [0]
+
+    def first_open(start: int) -> int:
+        for i in range(start, len(order)):
+            r, c = order[i]
+            if occupied[r, c] and not covered[r, c]:
+                return i
+        return -1
+
+    def search(start: int) -> None:
+        if len(results) >= limit or steps[0] > 20000:
+            return
+        steps[0] += 1
+        i = first_open(start)
+        if i < 0:
+            results.append(list(placed))
+            return
+        r, c = order[i]
+        # The first uncovered occupied cell in raster order is the block's topmost-leftmost
+        # occupied cell, but the block may start up-left of it on optional cells.
+        for orient, (h, w) in enumerate(((2, 4), (4, 2))):
+            for dr in range(h):
+                for dc in range(w):
+                    r0, c0 = r - dr, c - dc
+                    if r0 < 0 or c0 < 0 or r0 + h > rows or c0 + w > cols:
+                        continue
+                    block = (slice(r0, r0 + h), slice(c0, c0 + w))
+                    if not allowed[block].all() or covered[block].any():
+                        continue
+                    # Cells before (r, c) in raster order that are occupied must already be
+                    # covered, so a block may only reach earlier cells that are optional.
+                    ok = True
+                    for rr in range(r0, r0 + h):
+                        for cc in range(c0, c0 + w):
+                            if (rr, cc) < (r, c) and occupied[rr, cc]:
+                                ok = False
+                                break
+                        if not ok:
+                            break
+                    if not ok:
+                        continue
+                    covered[block] = True
+                    placed.append((r0, c0, orient))
+                    search(i)
+                    placed.pop()
+                    covered[block] = False
+
+    search(0)
+    return results
+
+
+def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: float,
+                   w: float) -> float:
+    """Divider contrast of the tile occupying [x0, x1] x [y0, y1] in a rotated face map.
+
+    The face is bright in the face map; the divider is a thin dark line across the middle of
+    the tile's long axis. The score is (face level - darkest line level near the middle) over
+    (face level - pip level), measured on the central 60% across the tile.
+    """
+    h_img, w_img = face_rot.shape
+    horizontal = (x1 - x0) >= (y1 - y0)
+    xi0, xi1 = int(round(max(x0, 0))), int(round(min(x1, w_img)))
+    yi0, yi1 = int(round(max(y0, 0))), int(round(min(y1, h_img)))
+    if xi1 - xi0 < 4 or yi1 - yi0 < 4:
+        return 0.0
+    patch = face_rot[yi0:yi1, xi0:xi1].astype(np.float32)
+    if horizontal:
+        patch = patch.T  # long axis now along rows
+        mid = (x0 + x1) / 2.0 - xi0
+    else:
+        mid = (y0 + y1) / 2.0 - yi0
+    n_long, n_short = patch.shape
+    a, b = int(0.2 * n_short), int(math.ceil(0.8 * n_short))
+    profile = np.median(patch[:, a:b], axis=1)
+    band = max(1, int(round(0.1 * w)))
+    lo, hi = int(round(mid)) - band, int(round(mid)) + band + 1
+    if lo < 0 or hi > n_long:
+        return 0.0
+    face = float(np.percentile(patch, 75))
+    ink = float(np.percentile(patch, 2))
+    if face - ink < 12.0:
+        return 0.0
+    line = float(profile[lo:hi].min())
+    return max(0.0, (face - line) / (face - ink))
+
+
+def _split_blob(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: int,
+                img_h: int) -> list[TileCandidate]:
+    """Tiles in one blob (see the module docstring, stage 3)."""
+    theta = _dominant_angle(blob.contour, blob.rect)
+    t = math.radians(theta)
+    cos_t, sin_t = math.cos(t), math.sin(t)
+    cell = w / 2.0
+    pad = 4 * cell  # room for tiles running out of the image
+    # Work on a region of interest around the blob (image coordinates offset by ox, oy).
+    bx, by, bw, bh = cv2.boundingRect(blob.contour)
+    margin = int(math.ceil(pad * 1.5))
+    ox, oy = max(bx - margin, 0), max(by - margin, 0)
+    ex, ey = min(bx + bw + margin, img_w), min(by + bh + margin, img_h)
+    roi_w, roi_h = ex - ox, ey - oy
+    pts = blob.contour.reshape(-1, 2).astype(np.float64) - (ox, oy)
+    # rotate ROI -> grid frame: u = x cos + y sin, v = -x sin + y cos
+    u = pts[:, 0] * cos_t + pts[:, 1] * sin_t
+    v = -pts[:, 0] * sin_t + pts[:, 1] * cos_t
+    u0, v0 = u.min() - pad, v.min() - pad
+    ncols = int(math.ceil((u.max() + pad - u0) / cell))
+    nrows = int(math.ceil((v.max() + pad - v0) / cell))
+    if ncols * nrows > MAX_GRID_CELLS * 4:
+        return []
+    sub = 6  # pixels per cell in the rotated raster
+    scale = sub / cell
+    m = np.array([[cos_t * scale, sin_t * scale, -u0 * scale],
+                  [-sin_t * scale, cos_t * scale, -v0 * scale]], dtype=np.float64)
+    size = (ncols * sub, nrows * sub)
+    blob_mask = np.zeros((roi_h, roi_w), np.uint8)
+    cv2.drawContours(blob_mask, [blob.contour - np.array([ox, oy], np.int32)], -1, 255, -1)
+    mask_rot = cv2.warpAffine(blob_mask, m, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    # Inside the image: the ROI, except where the ROI was cut short by something other than
+    # the image border (then it counts as inside, it is only beyond the padding).
+    inside = np.full((roi_h + 2, roi_w + 2), 255, np.uint8)
+    if ox == 0:
+        inside[:, 0] = 0
+    if oy == 0:
+        inside[0, :] = 0
+    if ex == img_w:
+        inside[:, -1] = 0
+    if ey == img_h:
+        inside[-1, :] = 0
+    m_in = m.copy()
+    m_in[:, 2] -= m[:, 0] * 1.0 + m[:, 1] * 1.0  # inside[] is offset by one pixel
+    inside_rot = cv2.warpAffine(inside, m_in, size, flags=cv2.INTER_NEAREST,
+                                borderMode=cv2.BORDER_REPLICATE)
+    occ = cv2.resize(mask_rot, (ncols, nrows), interpolation=cv2.INTER_AREA) / 255.0
+    ins = cv2.resize(inside_rot, (ncols, nrows), interpolation=cv2.INTER_AREA) / 255.0
+    outside = ins < 0.75
+    occupied = (occ >= FULL) & ~outside
+    optional = outside | ((occ >= FAINT) & ~occupied)
+    if not occupied.any():
+        return []
+    covers = _covers(occupied, optional, MAX_COVERS)
+    if not covers:
+        return []
+    # face map in the rotated frame, at full resolution for the divider score
+    fscale = 1.0
+    mf = np.array([[cos_t, sin_t, -u0], [-sin_t, cos_t, -v0]], dtype=np.float64) * fscale
+    rot_size = (int(ncols * cell) + 1, int(nrows * cell) + 1)
+    face_rots = {name: cv2.warpAffine(fmap[oy:ey, ox:ex], mf, rot_size, flags=cv2.INTER_LINEAR,
+                                      borderValue=0)
+                 for name, fmap in ink_maps.items()}
+    best, best_score = None, -1.0
+    scored: dict[tuple[int, int, int], tuple[float, str]] = {}
+    for cover in covers:
+        total = 0.0
+        for blk in cover:
+            if blk not in scored:
+                r0, c0, orient = blk
+                hh, ww = (2, 4) if orient == 0 else (4, 2)
+                scored[blk] = max((_divider_score(face_rot, c0 * cell, r0 * cell, (c0 + ww) * cell,
+                                                  (r0 + hh) * cell, w), name)
+                                  for name, face_rot in face_rots.items())
+            total += scored[blk][0]
+        if total > best_score:
+            best, best_score = cover, total
+    tiles = []
+    inv = np.array([[cos_t, -sin_t], [sin_t, cos_t]])
+    for r0, c0, orient in best or []:
+        hh, ww = (2, 4) if orient == 0 else (4, 2)
+        x0, y0, x1, y1 = c0 * cell + u0, r0 * cell + v0, (c0 + ww) * cell + u0, (r0 + hh) * cell + v0
+        if orient == 0:  # long along u: first half at x0
+            quad = [(x0, y0), (x0, y1), (x1, y1), (x1, y0)]
+        else:
+            quad = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        img_pts = np.array([inv @ np.array(p) for p in quad], dtype=np.float64) + (ox, oy)
+        cut_cells = outside[r0:r0 + hh, c0:c0 + ww].any()
+        beyond = ((img_pts[:, 0] < -0.5 - 0.15 * w) | (img_pts[:, 0] > img_w - 0.5 + 0.15 * w)
+                   | (img_pts[:, 1] < -0.5 - 0.15 * w) | (img_pts[:, 1] > img_h - 0.5 + 0.15 * w))
+        cut = bool(cut_cells or beyond.any())
+        if not cut:
+            img_pts[:, 0] = np.clip(img_pts[:, 0], -0.5, img_w - 0.5)
+            img_pts[:, 1] = np.clip(img_pts[:, 1], -0.5, img_h - 0.5)
+        score, polarity = scored[(r0, c0, orient)]
+        tiles.append(TileCandidate(img_pts, cut, float(score), polarity))
+    return tiles
+
+
+# ------------------------------------------------------------------------------------------
+# 4. the detector
+
+
+def _quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    pa, pb = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    union = cv2.contourArea(pa) + cv2.contourArea(pb) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def detect_tiles(frame_bgr: np.ndarray) -> Detection:
+    """Every face-up tile in a BGR frame (uint8, (H, W, 3)); see the module docstring."""
+    img_h, img_w = frame_bgr.shape[:2]
+    min_area = (MIN_TILE_WIDTH_PX ** 2) * 2
+    # per face map: the blobs of every threshold level, the most tile-like level first
+    per_map: list[tuple[str, np.ndarray, list[list[_Blob]]]] = []
+    support: list[tuple[int, float]] = []
+    maps = face_maps(frame_bgr)
+    ink_maps = {"light": maps["light"], "dark": maps["dark"]}
+    for polarity, fmap in maps.items():
+        ranked = []
+        for level in threshold_ladder(fmap):
+            blobs = _blobs(face_mask(fmap, level), min_area)
+            singles = [b for b in blobs if b.solidity >= SOLID and 1.75 <= b.long / b.short <= 2.3]
+            ranked.append(((len(singles), sum(b.area for b in singles)), blobs))
+        ranked.sort(key=lambda item: item[0], reverse=True)
+        if ranked:
+            per_map.append((polarity, fmap, [blobs for _, blobs in ranked]))
+            support.append(ranked[0][0])
+    widths = [estimate_tile_width(levels[0]) for _, _, levels in per_map]
+    found = [x for x in widths if x is not None]
+    if found:
+        # The tile width of the map with the most single-tile blobs rules; a map whose own
+        # estimate disagrees by more than a quarter found something else (board squares).
+        best = max((k for k in range(len(widths)) if widths[k] is not None),
+                   key=lambda k: support[k])
+        w_ref = widths[best]
+        widths = [x if x is not None and abs(x - w_ref) <= 0.25 * w_ref else None for x in widths]
+        found = [w_ref]
+    warnings: list[str] = []
+    if not found:
+        return Detection([], None, ["no tile-shaped blob found: cannot estimate the tile size; "
+                                    "is there a face-up tile in the picture?"])
+    candidates: list[TileCandidate] = []
+    for (polarity, fmap, levels), w in zip(per_map, widths):
+        if w is None:
+            continue
+        tile_area = 2 * w * w
+        for blob in (b for blobs in levels for b in _reblob(blobs, DENT * w)):
+            if blob.area < 0.3 * tile_area or blob.area > MAX_GRID_CELLS * tile_area / 8:
+                continue
+            for t in _split_blob(blob, ink_maps, w, img_w, img_h):
+                if t.divider >= MIN_DIVIDER_SCORE or t.cut:
+                    candidates.append(t)
+    # The same tile may be found in both maps: keep the stronger divider.
+    candidates.sort(key=lambda t: -t.divider)
+    kept: list[TileCandidate] = []
+    for t in candidates:
+        if all(_quad_iou(t.corners, k.corners) < 0.3 for k in kept):
+            kept.append(t)
+    w_used = float(np.median(found))
+    return Detection(kept, w_used, warnings)

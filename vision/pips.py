@@ -1,0 +1,160 @@
+"""The one pip-reading interface: half-tile squares in, one value and a confidence per half out.
+
+:class:`PipReader` joins the classical reader (:mod:`vision.pips_classical`: blob count and
+layout check) and the ONNX classifier (:class:`vision.classifier.PipClassifier`, when its model
+file exists) into one probability vector per half, by a weighted product of the two vectors
+(a log-linear pool, renormalised): where both agree the result is sharper than either, where
+they disagree the value with the better joint support wins and its confidence drops.
+
+All halves of a frame go to the classifier in one batched call. A tile's probability of
+``(a, b)`` is the product of its halves' probabilities; its confidence is the probability of
+the chosen pair, and its alternatives are the next likeliest tiles (as canonical tile text,
+with the two orders of a pair merged), likeliest first.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from companion.tiles import MAX_PIPS, Tile
+from vision import pips_classical
+
+N_CLASSES = MAX_PIPS + 1
+#: Weight of the classifier's log-probabilities in the pool (the classical reader's is 1 - it).
+CNN_WEIGHT = 0.7
+#: Probabilities are floored before pooling so a single confident zero cannot veto.
+FLOOR = 1e-4
+
+
+class PipReadError(ValueError):
+    """Half-tile squares or options the pip reader cannot use."""
+
+
+class HalfClassifier(Protocol):
+    """Anything with ``predict(crops (N, S, S) float32) -> (N, 16)`` probabilities."""
+
+    def predict(self, crops: np.ndarray) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class TileValue:
+    """One tile read from its two halves (corner order)."""
+
+    halves: tuple[int, int]
+    confidence: float
+    half_confidences: tuple[float, float]
+    alternatives: tuple[tuple[str, float], ...]
+
+    @property
+    def tile(self) -> Tile:
+        return Tile.of(*self.halves)
+
+
+def pool(p_classical: np.ndarray, p_cnn: np.ndarray | None, cnn_weight: float = CNN_WEIGHT
+         ) -> np.ndarray:
+    """Combine (N, 16) probability rows into one (N, 16): weighted log-linear pool."""
+    if p_cnn is None:
+        return p_classical
+    if p_cnn.shape != p_classical.shape:
+        raise PipReadError(f"classifier output: expected shape {p_classical.shape}, "
+                           f"got {p_cnn.shape}")
+    logp = ((1.0 - cnn_weight) * np.log(np.maximum(p_classical, FLOOR))
+            + cnn_weight * np.log(np.maximum(p_cnn, FLOOR)))
+    logp -= logp.max(axis=1, keepdims=True)
+    p = np.exp(logp)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives: int = 4
+                ) -> list[TileValue]:
+    """Tiles from (2N, 16) half probabilities (rows 2i, 2i+1 are tile i's halves).
+
+    Values above ``set_max`` (the largest pip value of the set in play) are ruled out.
+    """
+    if half_probs.ndim != 2 or half_probs.shape[1] != N_CLASSES or len(half_probs) % 2:
+        raise PipReadError(f"half probabilities: expected shape (2N, {N_CLASSES}), "
+                           f"got {half_probs.shape}")
+    if not 0 <= set_max <= MAX_PIPS:
+        raise PipReadError(f"set_max: expected 0..{MAX_PIPS}, got {set_max}")
+    probs = half_probs[:, : set_max + 1].astype(np.float64)
+    probs = probs / np.maximum(probs.sum(axis=1, keepdims=True), 1e-12)
+    out = []
+    for i in range(len(probs) // 2):
+        p0, p1 = probs[2 * i], probs[2 * i + 1]
+        joint = np.outer(p0, p1)
+        a, b = np.unravel_index(int(np.argmax(joint)), joint.shape)
+        # merge (a, b) and (b, a) into one tile for the alternatives
+        merged: dict[tuple[int, int], float] = {}
+        for x in range(joint.shape[0]):
+            for y in range(joint.shape[1]):
+                key = (min(x, y), max(x, y))
+                merged[key] = merged.get(key, 0.0) + float(joint[x, y])
+        ranked = sorted(merged.items(), key=lambda kv: -kv[1])
+        best_key = (min(a, b), max(a, b))
+        alts = tuple((f"{k[0]}-{k[1]}", p) for k, p in ranked if k != best_key and p >= 1e-3)
+        out.append(TileValue((int(a), int(b)), float(min(1.0, merged[best_key])),
+                             (float(p0[a]), float(p1[b])), alts[:n_alternatives]))
+    return out
+
+
+class PipReader:
+    """Reads half-tile squares: the classical reader, plus the classifier when available.
+
+    ``classifier``: ``"auto"`` (the shipped ONNX model when its file exists, else classical
+    alone, with a warning), ``None`` (classical alone) or any object with ``predict``.
+    """
+
+    def __init__(self, classifier: HalfClassifier | str | None = "auto",
+                 cnn_weight: float = CNN_WEIGHT) -> None:
+        if not 0.0 <= cnn_weight <= 1.0:
+            raise PipReadError(f"cnn_weight: expected 0..1, got {cnn_weight}")
+        self.cnn_weight = cnn_weight
+        self.note: str | None = None
+        if classifier == "auto":
+            try:
+                from vision.classifier import ClassifierError, PipClassifier
+                try:
+                    self.classifier: HalfClassifier | None = PipClassifier()
+                except ClassifierError as exc:
+                    self.classifier = None
+                    self.note = f"pip classifier unavailable ({exc}); classical reading only"
+            except ImportError as exc:  # the classifier module itself missing
+                self.classifier = None
+                self.note = f"pip classifier unavailable ({exc}); classical reading only"
+        elif isinstance(classifier, str):
+            raise PipReadError(f"classifier: expected 'auto', None or an object with predict(), "
+                               f"got {classifier!r}")
+        else:
+            self.classifier = classifier
+
+    @property
+    def uses_classifier(self) -> bool:
+        return self.classifier is not None
+
+    def half_probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 16) pooled probabilities for (N, S, S) float32 crops, one batched CNN call."""
+        if not isinstance(crops, np.ndarray) or crops.ndim != 3:
+            raise PipReadError(f"crops: expected a (N, S, S) array, got "
+                               f"{getattr(crops, 'shape', type(crops).__name__)}")
+        p_classical = pips_classical.read_halves(crops)
+        if self.classifier is None or len(crops) == 0:
+            return p_classical
+        p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
+                           dtype=np.float64)
+        if p_cnn.shape != p_classical.shape or not np.all(np.isfinite(p_cnn)):
+            warnings.warn(f"pip classifier returned shape {p_cnn.shape}, expected "
+                          f"{p_classical.shape}; using the classical reading", RuntimeWarning,
+                          stacklevel=2)
+            return p_classical
+        return pool(p_classical, p_cnn, self.cnn_weight)
+
+    def read_tiles(self, crops: np.ndarray, set_max: int = MAX_PIPS) -> list[TileValue]:
+        """Tile values for (2N, S, S) crops (rows 2i, 2i+1 are tile i's halves)."""
+        if len(crops) % 2:
+            raise PipReadError(f"crops: expected an even number of halves (2 per tile), "
+                               f"got {len(crops)}")
+        return tile_values(self.half_probabilities(crops), set_max)

@@ -1,0 +1,96 @@
+"""Classical pip reading: count the bright blobs on a half-tile crop and check their layout.
+
+Input: crops from :func:`vision.halves.half_crops` ((48, 48) float32, body about 0, pips about
+1). Each crop is thresholded at half the pip level; connected blobs of pip size and round shape
+are pips; two pips that touch are counted by area. The count is then checked against the
+standard layouts: every standard layout of 0..15 pips is point-symmetric about the centre of the
+half, so the centroid of the pips must sit near the centre, and pips must lie inside the half.
+The result is a probability vector over 0..15: most mass on the count, the rest on the
+neighbouring counts in proportion to how doubtful the blobs (faint, tiny, or merged) and the
+layout were.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from companion.tiles import MAX_PIPS
+
+N_CLASSES = MAX_PIPS + 1
+#: Crop value above which a pixel belongs to a pip.
+PIP_LEVEL = 0.5
+#: Smallest and largest pip area as a fraction of the crop area.
+MIN_PIP_FRAC, MAX_PIP_FRAC = 0.0025, 0.06
+
+
+class CropError(ValueError):
+    """A crop that is not a (N, S, S) / (S, S) float32 half-tile square."""
+
+
+def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float]], int]:
+    """Pip blobs (x, y, area, mean value) of one crop and the count of doubtful blobs."""
+    size = crop.shape[0]
+    binary = (crop > PIP_LEVEL).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    area_min, area_max = MIN_PIP_FRAC * size * size, MAX_PIP_FRAC * size * size * 2.2
+    blobs = []
+    doubtful = 0
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if area < area_min * 0.5:
+            continue
+        elong = max(w, h) / max(1, min(w, h))
+        fill = area / float(w * h)
+        if area < area_min or area > area_max or fill < 0.35 or (elong > 2.6 and area < 3 * area_min):
+            # too small, too large or a line (a divider or edge remnant): not a pip, but worth a doubt
+            if area >= area_min * 0.7 and elong < 2.6:
+                doubtful += 1
+            continue
+        mean = float(crop[labels == i].mean())
+        blobs.append((float(centroids[i][0]), float(centroids[i][1]), float(area), mean))
+    return blobs, doubtful
+
+
+def read_half(crop: np.ndarray) -> np.ndarray:
+    """Probability vector (16,) over 0..15 pips for one (S, S) crop."""
+    size = crop.shape[0]
+    blobs, doubtful = _pip_blobs(crop)
+    count = 0
+    merged_doubt = 0
+    if blobs:
+        areas = np.array([b[2] for b in blobs])
+        unit = float(np.median(areas))
+        for a in areas:
+            k = max(1, int(round(a / unit)))
+            if k > 1 and (a / unit) < 1.6:
+                k = 1
+            if k > 1 or abs(a / unit - round(a / unit)) > 0.3:
+                merged_doubt += 1
+            count += k
+        faint = sum(1 for b in blobs if b[3] < PIP_LEVEL + 0.2)
+        xs = np.array([b[0] for b in blobs])
+        ys = np.array([b[1] for b in blobs])
+        w = areas / areas.sum()
+        offset = math.hypot(float((xs * w).sum()) - (size - 1) / 2, float((ys * w).sum()) - (size - 1) / 2)
+        asym = offset / size
+    else:
+        faint = 0
+        asym = 0.0
+    count = min(count, MAX_PIPS)
+    doubt = 0.02 + 0.25 * faint + 0.3 * merged_doubt + 0.25 * doubtful + 4.0 * max(0.0, asym - 0.06)
+    logits = np.full(N_CLASSES, -12.0)
+    ks = np.arange(N_CLASSES)
+    logits = -np.abs(ks - count) * (4.0 - min(3.0, 3.0 * doubt))
+    probs = np.exp(logits - logits.max())
+    return probs / probs.sum()
+
+
+def read_halves(crops: np.ndarray) -> np.ndarray:
+    """Probability vectors (N, 16) for (N, S, S) float32 crops (one row per half)."""
+    if not isinstance(crops, np.ndarray) or crops.ndim != 3 or crops.shape[1] != crops.shape[2]:
+        shape = getattr(crops, "shape", type(crops).__name__)
+        raise CropError(f"crops: expected a (N, S, S) array of half-tile squares, got {shape}")
+    return np.stack([read_half(c) for c in crops]) if len(crops) else np.zeros((0, N_CLASSES))

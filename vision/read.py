@@ -1,0 +1,228 @@
+"""Image in, :class:`vision.types.Reading` out: load, check, find tiles, read pips, time each stage.
+
+Stages (their times in milliseconds land in ``Reading.timings_ms``):
+
+- ``load``: decode the file (only for :func:`read_file`);
+- ``check``: refuse what is not an 8-bit image, or is larger than :data:`MAX_PIXELS`; a blank
+  (single-level, e.g. all black) image gives an empty reading with a warning;
+- ``detect``: :func:`vision.detect.detect_tiles` on a copy scaled so its long side is at most
+  :data:`WORK_SIDE` px (the corners are scaled back to the original pixels);
+- ``crop``: :func:`vision.halves.tile_crops` on the original image;
+- ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier).
+
+Tiles that run out of the frame are reported with ``cut=True`` and no value.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import DominoError
+from companion.tiles import MAX_PIPS, Tile
+from vision.detect import detect_tiles
+from vision.halves import tile_crops
+from vision.pips import PipReader
+from vision.types import Reading, TileReading
+
+#: Longest side, in pixels, that detection works at (larger images are scaled down for it).
+WORK_SIDE = 1280
+#: Largest image accepted, in pixels (width x height): 50 megapixels.
+MAX_PIXELS = 50_000_000
+#: Largest file accepted, in bytes.
+MAX_FILE_BYTES = 200 * 1024 * 1024
+#: An image whose grey levels spread less than this (max - min) is blank.
+BLANK_RANGE = 8
+
+
+class ImageError(DominoError):
+    """An input that is not a readable 8-bit image of a usable size."""
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Decode an image file to BGR uint8, or raise :class:`ImageError` saying what is wrong."""
+    p = Path(path)
+    if not p.exists():
+        raise ImageError(f"{p}: no such file; give the path of a PNG or JPEG photo")
+    if not p.is_file():
+        raise ImageError(f"{p}: is not a file (a folder?); give the path of a PNG or JPEG photo")
+    size = p.stat().st_size
+    if size == 0:
+        raise ImageError(f"{p}: the file is empty; expected a PNG or JPEG photo")
+    if size > MAX_FILE_BYTES:
+        raise ImageError(f"{p}: the file is {size / 1e6:.0f} MB, more than the "
+                         f"{MAX_FILE_BYTES / 1e6:.0f} MB limit; expected a photo")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as exc:
+        raise ImageError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        raise ImageError(f"{p}: cannot be decoded as an image ({str(exc).strip().splitlines()[-1]}); "
+                         f"expected a PNG or JPEG of at most {MAX_PIXELS / 1e6:.0f} megapixels") from None
+    if image is None:
+        raise ImageError(f"{p}: is not an image OpenCV can decode; expected a PNG or JPEG photo")
+    return image
+
+
+def check_image(frame_bgr: object) -> np.ndarray:
+    """The frame as a (H, W, 3) uint8 BGR array, or :class:`ImageError` saying what is wrong."""
+    if not isinstance(frame_bgr, np.ndarray):
+        raise ImageError(f"frame_bgr: expected a numpy image array, got {type(frame_bgr).__name__}")
+    if frame_bgr.dtype != np.uint8:
+        raise ImageError(f"frame_bgr: expected 8-bit pixels (uint8), got {frame_bgr.dtype}")
+    if frame_bgr.ndim == 2:
+        frame_bgr = cv2.cvtColor(frame_bgr, cv2.COLOR_GRAY2BGR)
+    elif frame_bgr.ndim == 3 and frame_bgr.shape[2] == 4:
+        frame_bgr = cv2.cvtColor(frame_bgr, cv2.COLOR_BGRA2BGR)
+    if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise ImageError(f"frame_bgr: expected shape (H, W, 3), got {frame_bgr.shape}")
+    h, w = frame_bgr.shape[:2]
+    if h < 16 or w < 16:
+        raise ImageError(f"image is {w}x{h} px: too small to hold a tile; expected at least 16x16")
+    if h * w > MAX_PIXELS:
+        raise ImageError(f"image is {w}x{h} px ({w * h / 1e6:.0f} megapixels), more than the "
+                         f"{MAX_PIXELS / 1e6:.0f} megapixel limit; scale it down first")
+    return frame_bgr
+
+
+class Reader:
+    """The reading pipeline, with its pip reader made once (the ONNX session is reused)."""
+
+    def __init__(self, pip_reader: PipReader | None = None) -> None:
+        self.pips = PipReader() if pip_reader is None else pip_reader
+
+    def read(self, frame_bgr: np.ndarray, set_max: int = MAX_PIPS,
+             timings: dict[str, float] | None = None) -> Reading:
+        """Every face-up tile of a BGR frame, read (see the module docstring)."""
+        if not isinstance(set_max, int) or not 0 <= set_max <= MAX_PIPS:
+            raise ImageError(f"set_max: expected the largest pip value of the set, 0..{MAX_PIPS}, "
+                             f"got {set_max!r}")
+        times: dict[str, float] = dict(timings or {})
+        t0 = time.perf_counter()
+        frame_bgr = check_image(frame_bgr)
+        h, w = frame_bgr.shape[:2]
+        warnings: list[str] = []
+        if self.pips.note:
+            warnings.append(self.pips.note)
+        small = cv2.resize(frame_bgr, (32, 32), interpolation=cv2.INTER_AREA)
+        if int(small.max()) - int(small.min()) < BLANK_RANGE and \
+                int(frame_bgr.max()) - int(frame_bgr.min()) < BLANK_RANGE:
+            times["check"] = (time.perf_counter() - t0) * 1000
+            level = int(frame_bgr.mean())
+            what = "all black" if level < 16 else "all white" if level > 240 else "one flat level"
+            warnings.append(f"the image is blank ({what}, grey level {level}): no tiles can be "
+                            "seen; check the camera, its lens cap and the light")
+            return Reading((), w, h, tuple(warnings), times)
+        scale = min(1.0, WORK_SIDE / max(h, w))
+        if scale < 1.0:
+            work = cv2.resize(frame_bgr, (max(1, round(w * scale)), max(1, round(h * scale))),
+                              interpolation=cv2.INTER_AREA)
+        else:
+            work = frame_bgr
+        t1 = time.perf_counter()
+        times["check"] = (t1 - t0) * 1000
+        detection = detect_tiles(work)
+        t2 = time.perf_counter()
+        times["detect"] = (t2 - t1) * 1000
+        warnings.extend(detection.warnings)
+        sx = w / work.shape[1]
+        sy = h / work.shape[0]
+        found = []
+        for cand in detection.tiles:
+            corners = (cand.corners + 0.5) * (sx, sy) - 0.5
+            found.append((cand, corners))
+        whole = [(c, k) for c, k in found if not c.cut]
+        crops = tile_crops(frame_bgr, [k for _, k in whole]) if whole else np.zeros((0, 48, 48),
+                                                                                     np.float32)
+        t3 = time.perf_counter()
+        times["crop"] = (t3 - t2) * 1000
+        values = self.pips.read_tiles(crops, set_max) if whole else []
+        t4 = time.perf_counter()
+        times["pips"] = (t4 - t3) * 1000
+        tiles: list[TileReading] = []
+        for (cand, corners), value in zip(whole, values):
+            centre = corners.mean(axis=0)
+            tiles.append(TileReading(
+                tile=value.tile, halves=value.halves,
+                corners=tuple(map(tuple, corners)), center=tuple(centre),
+                angle=_angle(corners), layer=0, confidence=value.confidence,
+                half_confidences=value.half_confidences, alternatives=value.alternatives))
+        n_cut = 0
+        for cand, corners in found:
+            if cand.cut:
+                n_cut += 1
+                tiles.append(TileReading(tile=None, halves=None, corners=tuple(map(tuple, corners)),
+                                         center=tuple(corners.mean(axis=0)),
+                                         angle=_angle(corners), cut=True))
+        if n_cut:
+            warnings.append(f"{n_cut} tile(s) run out of the picture and are not read (cut=true)")
+        if not found and not detection.warnings:
+            warnings.append("no face-up tile found in the image")
+        times["total"] = sum(v for k, v in times.items() if k != "total")
+        return Reading(tuple(tiles), w, h, tuple(warnings), times)
+
+    def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
+        """Load an image file (see :func:`load_image`) and read it."""
+        t0 = time.perf_counter()
+        image = load_image(path)
+        return self.read(image, set_max, timings={"load": (time.perf_counter() - t0) * 1000})
+
+
+def _angle(corners: np.ndarray) -> float:
+    first = (corners[0] + corners[1]) / 2.0
+    second = (corners[2] + corners[3]) / 2.0
+    d = second - first
+    return float(np.degrees(np.arctan2(d[1], d[0])) % 360.0)
+
+
+def read_image(frame_bgr: np.ndarray, set_max: int = MAX_PIPS) -> Reading:
+    """One-shot convenience: a fresh :class:`Reader` reading one frame."""
+    return Reader().read(frame_bgr, set_max)
+
+
+def pip_total(reading: Reading) -> int:
+    """Sum of pips of every read (not cut) tile."""
+    return sum(t.tile.pips for t in reading.read_tiles if isinstance(t.tile, Tile))
+
+
+# ------------------------------------------------------------------------------------------
+# the `read` command
+
+
+def configure(parser) -> None:  # argparse.ArgumentParser
+    """Arguments of ``domino-companion read``."""
+    parser.add_argument("photo", help="a PNG or JPEG photo of the table, seen from above")
+    parser.add_argument("--json", action="store_true",
+                        help="print the full reading as JSON (default: one line per tile)")
+    parser.add_argument("--set", type=int, default=MAX_PIPS, metavar="N",
+                        help=f"largest pip value of the set in play (6, 9, 12, 15; default "
+                             f"{MAX_PIPS})")
+
+
+def run(args) -> int:  # argparse.Namespace
+    """``domino-companion read PHOTO [--json] [--set N]``."""
+    import json
+    import sys
+
+    reading = Reader().read_file(args.photo, set_max=args.set)
+    if args.json:
+        print(json.dumps(reading.to_json(), indent=1))
+        return 0
+    for t in reading.tiles:
+        where = f"at ({t.center[0]:.0f}, {t.center[1]:.0f}) angle {t.angle:.0f}"
+        if t.cut:
+            print(f"cut tile {where}: runs out of the picture, not read")
+        else:
+            alts = ", ".join(f"{a} {p:.2f}" for a, p in t.alternatives[:2])
+            print(f"{t.tile} {where} confidence {t.confidence:.2f}"
+                  + (f" (else {alts})" if alts else ""))
+    for w in reading.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    print(f"{len(reading.read_tiles)} tiles read in {reading.timings_ms.get('total', 0):.0f} ms",
+          file=sys.stderr)
+    return 0
