@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("companion.replay", "fold a game log and print the scores as JSON"),
     "simulate": ("companion.simulate", "play seeded random legal games and print a summary"),
     "bench": ("companion.bench", "benchmark the rules core: games per second, time per move"),
+    "render": ("vision.render.cli", "render synthetic table scenes with ground truth (PNG + JSON)"),
     "read": ("vision.read", "read the tiles in a photo of the table (JSON with --json)"),
     "count": ("vision.count", "count the tiles and pips in a photo of a hand"),
 }

@@ -1,0 +1,28 @@
+"""Synthetic webcam scenes of a domino table, with ground truth.
+
+Public API (stable):
+
+* :func:`render_scene` (``SceneSpec -> RenderedScene``): the picture (``image_bgr``, uint8) and
+  its ground-truth dict (the shared JSON layout, see ``docs/render.md``).
+* :func:`random_scene_spec` (``rng_seed, **constraints -> SceneSpec``): every knob from a seed.
+* :class:`SceneSpec`, :class:`RenderedScene`, :class:`Placement`, :class:`CameraSpec`,
+  :class:`LightSpec`, :class:`DegradeSpec`, :class:`HandSpec`, :class:`TileStyle`.
+* :func:`write_scene` writes ``NAME.png`` + ``NAME.json``.
+* :data:`HELD_OUT_SEED_MIN`: held-out scenes use seeds at or above it.
+"""
+
+from vision.render.camera import Camera, CameraSpec
+from vision.render.errors import RenderSpecError
+from vision.render.layouts import LAYOUT_KINDS, Placement
+from vision.render.sampling import HELD_OUT_SEED_MIN, random_scene_spec
+from vision.render.scene import (DegradeSpec, HandSpec, LightSpec, RenderedScene, SceneSpec,
+                                 render_scene)
+from vision.render.tiles import TileGeometry, TileStyle, geometry_for_set, pip_layout
+from vision.render.io import write_scene
+
+__all__ = [
+    "Camera", "CameraSpec", "DegradeSpec", "HandSpec", "HELD_OUT_SEED_MIN", "LAYOUT_KINDS",
+    "LightSpec", "Placement", "RenderSpecError", "RenderedScene", "SceneSpec", "TileGeometry",
+    "TileStyle", "geometry_for_set", "pip_layout", "random_scene_spec", "render_scene",
+    "write_scene",
+]

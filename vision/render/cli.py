@@ -1,0 +1,113 @@
+"""``domino-companion render``: write synthetic scenes and their ground truth.
+
+Scene ``i`` uses seed ``S + i`` and is written as ``DIR/scene_SEED.png`` + ``DIR/scene_SEED.json``.
+With ``--held-out`` the seeds are shifted into the held-out range (``S + i + 1_000_000`` when
+``S`` is below it) and the held-out looks are drawn too; without it, every seed must stay below
+the held-out range.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from vision.render.errors import RenderSpecError
+from vision.render.io import write_scene
+from vision.render.layouts import LAYOUT_KINDS
+from vision.render.sampling import HELD_OUT_SEED_MIN, random_scene_spec
+from vision.render.scene import render_scene
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size {text!r} must be WIDTHxHEIGHT, e.g. 1280x720"
+                                         ) from None
+    return w, h
+
+
+def _pair(text: str) -> tuple[float, float]:
+    try:
+        a, b = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be LOW,HIGH, e.g. 0,40") from None
+    return a, b
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="folder for NAME.png + NAME.json pairs")
+    parser.add_argument("--count", type=int, default=10, help="number of scenes (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first scene (default 0)")
+    parser.add_argument("--set", type=int, choices=(6, 9, 12, 15), default=None,
+                        help="set size (default: drawn per scene)")
+    parser.add_argument("--size", type=_size, default=(1280, 720), help="WxH (default 1280x720)")
+    parser.add_argument("--layout", default=None,
+                        help="layout kind: " + ", ".join(LAYOUT_KINDS) + ", game "
+                             "(default: drawn per scene)")
+    parser.add_argument("--tiles", type=int, default=None, help="tiles in the main layout")
+    parser.add_argument("--tilt", type=_pair, default=None, help="tilt range LOW,HIGH degrees")
+    parser.add_argument("--markers", action="store_true", help="ArUco markers at the corners")
+    parser.add_argument("--held-out", action="store_true",
+                        help=f"held-out seeds (>= {HELD_OUT_SEED_MIN}) and looks")
+    parser.add_argument("--clean", action="store_true",
+                        help="no blur, noise, JPEG, glare, colour cast or lens distortion")
+    parser.add_argument("--hands", type=int, default=None, help="hands reaching in per scene")
+    parser.add_argument("--overlay", action="store_true",
+                        help="also write NAME.overlay.jpg with the ground truth drawn on it")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.render.overlay import draw_truth
+
+    if args.count < 1:
+        raise RenderSpecError(f"--count {args.count} must be at least 1")
+    if args.seed < 0:
+        raise RenderSpecError(f"--seed {args.seed} must be non-negative")
+    first = args.seed
+    if args.held_out and first < HELD_OUT_SEED_MIN:
+        first += HELD_OUT_SEED_MIN
+    if not args.held_out and first + args.count > HELD_OUT_SEED_MIN:
+        raise RenderSpecError(f"seeds {first}..{first + args.count - 1} reach the held-out range "
+                              f"(>= {HELD_OUT_SEED_MIN}); use --held-out or a smaller --seed")
+    constraints: dict = {"size": args.size, "held_out": args.held_out,
+                         "markers": args.markers}
+    for key, value in (("set_max", args.set), ("layout", args.layout), ("n_tiles", args.tiles),
+                       ("tilt_range", args.tilt), ("hands", args.hands)):
+        if value is not None:
+            constraints[key] = value
+    if args.clean:
+        constraints["degrade"] = False
+    out = Path(args.out)
+    n_tiles = n_readable = 0
+    t_spec = t_render = t_write = 0.0
+    for i in range(args.count):
+        seed = first + i
+        t0 = time.perf_counter()
+        spec = random_scene_spec(seed, **constraints)
+        t1 = time.perf_counter()
+        scene = render_scene(spec)
+        t2 = time.perf_counter()
+        name = f"scene_{seed:07d}"
+        write_scene(scene, out, name)
+        if args.overlay:
+            import cv2
+            cv2.imwrite(str(out / f"{name}.overlay.jpg"), draw_truth(scene.image_bgr, scene.truth))
+        t3 = time.perf_counter()
+        t_spec += t1 - t0
+        t_render += t2 - t1
+        t_write += t3 - t2
+        n_tiles += len(scene.truth["tiles"])
+        n_readable += sum(1 for t in scene.truth["tiles"]
+                          if t["face_up"] and t["visible"] >= 0.9 and not t["cut"])
+    summary = {"out": str(out), "scenes": args.count, "seeds": [first, first + args.count - 1],
+               "held_out": args.held_out, "tiles": n_tiles, "readable_tiles": n_readable,
+               "ms_per_scene": {"spec": round(1000 * t_spec / args.count, 1),
+                                "render": round(1000 * t_render / args.count, 1),
+                                "write": round(1000 * t_write / args.count, 1)}}
+    print(json.dumps(summary))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,533 @@
+"""Scene composition: a :class:`SceneSpec` in, a webcam-like image and its ground truth out.
+
+:func:`render_scene` is pure: the same spec always gives the same pixels. It draws, in order:
+the table texture on the plane ``z = 0``; the ArUco markers; soft cast shadows; every tile far to
+near (painter's order by distance from the camera to the tile's top centre: side walls shaded per
+facet, then the top face warped from a cached texture with one homography); hands reaching in;
+the lamp's light fall-off, its specular glare on glossy tile tops, white balance and exposure,
+vignetting; lens distortion; defocus and motion blur; sensor noise; JPEG.
+
+Ground truth corners, centres, marker corners and hand polygons are in the final (distorted)
+image; ``table_to_image`` is the undistorted homography from table mm (``z = 0``) to pixels.
+A tile's ``visible`` is the fraction of its top face's projected area that is seen in the frame
+(not hidden by nearer tiles, walls or hands, and not outside the picture). The world frame is
+described in :mod:`vision.render.camera`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.render.camera import Camera, CameraSpec
+from vision.render.errors import RenderSpecError
+from vision.render.layouts import Placement
+from vision.render.styles import TABLE_FAMILIES, table_texture
+from vision.render.tiles import TileGeometry, TileStyle, face_texture, geometry_for_set
+
+ARUCO_DICT = cv2.aruco.DICT_4X4_50
+
+
+@dataclass(frozen=True, slots=True)
+class LightSpec:
+    """A lamp above the table and the camera's colour response."""
+
+    lamp_mm: tuple[float, float, float] = (0.0, 0.0, 1200.0)  # x, y, height above the table
+    ambient: float = 0.55
+    shadow: float = 0.45
+    shadow_blur_mm: float = 4.0
+    glare: float = 0.0
+    glare_size_mm: float = 40.0
+    wb_gains_bgr: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    exposure: float = 1.0
+    vignette: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DegradeSpec:
+    """Camera faults: blur, noise, compression."""
+
+    defocus_sigma_px: float = 0.0
+    motion_px: float = 0.0
+    motion_deg: float = 0.0
+    noise_sigma: float = 0.0
+    jpeg_quality: int = 0  # 0: no JPEG round trip
+
+
+@dataclass(frozen=True, slots=True)
+class HandSpec:
+    """An arm reaching into the frame: from ``entry`` (on the border) to the fingertips at
+    ``tip``, both as fractions of the image width/height."""
+
+    entry: tuple[float, float]
+    tip: tuple[float, float]
+    width_px: float
+    skin_bgr: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class SceneSpec:
+    """Everything that decides a rendered scene (build one by hand or with
+    :func:`vision.render.random_scene_spec`)."""
+
+    seed: int
+    set_max: int
+    placements: tuple[Placement, ...]
+    tile_styles: tuple[TileStyle, ...]
+    camera: CameraSpec
+    width: int = 1280
+    height: int = 720
+    table_family: str = "wood"
+    table_variant: int = 0
+    light: LightSpec = field(default_factory=LightSpec)
+    degrade: DegradeSpec = field(default_factory=DegradeSpec)
+    markers: bool = False
+    marker_size_mm: float = 40.0
+    marker_rect_mm: tuple[float, float, float, float] = (-300.0, -200.0, 300.0, 200.0)
+    hands: tuple[HandSpec, ...] = ()
+    layout: str = ""
+    game: dict[str, Any] | None = None
+    held_out: bool = False
+
+    def check(self) -> None:
+        """Raise :class:`RenderSpecError` naming the first thing that cannot be rendered."""
+        if not (isinstance(self.width, int) and isinstance(self.height, int)
+                and 64 <= self.width <= 8192 and 64 <= self.height <= 8192):
+            raise RenderSpecError(f"image size {self.width!r}x{self.height!r} is out of range; "
+                                  "use integers 64..8192, e.g. 1280x720")
+        geometry_for_set(self.set_max)
+        if len(self.tile_styles) != len(self.placements):
+            raise RenderSpecError(
+                f"{len(self.tile_styles)} tile styles for {len(self.placements)} placements; "
+                "give one style per placement")
+        for p in self.placements:
+            if p.tile.high > self.set_max:
+                raise RenderSpecError(f"tile {p.tile} is not in a double-{self.set_max} set; "
+                                      f"use values 0..{self.set_max} or a larger set_max")
+        if self.table_family not in TABLE_FAMILIES:
+            raise RenderSpecError(f"table family {self.table_family!r} is unknown; use one of "
+                                  f"{list(TABLE_FAMILIES)}")
+        if not 10.0 <= self.marker_size_mm <= 200.0:
+            raise RenderSpecError(f"marker_size_mm {self.marker_size_mm!r} is out of range; "
+                                  "use 10..200 mm")
+        if not 0 <= self.degrade.jpeg_quality <= 100:
+            raise RenderSpecError(f"jpeg_quality {self.degrade.jpeg_quality!r} must be 0 (off) "
+                                  "or 1..100")
+        self.camera.check()
+        if self.light.lamp_mm[2] <= 50.0:
+            raise RenderSpecError(f"lamp height {self.light.lamp_mm[2]!r} mm must be above "
+                                  "the tiles (> 50 mm)")
+
+
+@dataclass(frozen=True)
+class RenderedScene:
+    """A rendered picture (BGR, uint8) and its ground truth (the shared JSON layout)."""
+
+    image_bgr: np.ndarray
+    truth: dict[str, Any]
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def _apply_h(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _rot(deg: float) -> np.ndarray:
+    a = math.radians(deg)
+    return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+
+def _fill(img: np.ndarray, pts: np.ndarray, colour: Any, aa: bool = True) -> None:
+    shift = 4
+    p = np.round(pts * (1 << shift)).astype(np.int32)
+    cv2.fillConvexPoly(img, p, colour, cv2.LINE_AA if aa else cv2.LINE_8, shift)
+
+
+def _marker_patch(marker_id: int, px_per_cell: int = 24) -> np.ndarray:
+    """The marker with a one-cell... white border as a gray patch (8x8 cells incl. border)."""
+    dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICT)
+    inner = cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * px_per_cell)
+    return cv2.copyMakeBorder(inner, px_per_cell, px_per_cell, px_per_cell, px_per_cell,
+                              cv2.BORDER_CONSTANT, value=255)
+
+
+def _warp_patch(canvas: np.ndarray, patch: np.ndarray, M: np.ndarray,
+                alpha: np.ndarray | None = None) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+    """Warp ``patch`` (with optional alpha) by ``M`` (patch px -> image px) onto ``canvas``
+    within the ROI of its projected corners; returns the ROI and the warped alpha."""
+    h, w = patch.shape[:2]
+    corners = _apply_h(M, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+    H_img, W_img = canvas.shape[:2]
+    x0 = max(0, int(math.floor(corners[:, 0].min())) - 1)
+    y0 = max(0, int(math.floor(corners[:, 1].min())) - 1)
+    x1 = min(W_img, int(math.ceil(corners[:, 0].max())) + 2)
+    y1 = min(H_img, int(math.ceil(corners[:, 1].max())) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ M
+    size = (x1 - x0, y1 - y0)
+    warped = cv2.warpPerspective(patch, T, size, flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    if alpha is None:
+        alpha = np.ones((h, w), np.float32)
+    a = cv2.warpPerspective(alpha, T, size, flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    roi = canvas[y0:y1, x0:x1]
+    if warped.ndim == 2:
+        warped = warped[..., None]
+    roi[:] = roi * (1 - a[..., None]) + warped.astype(np.float32) * a[..., None]
+    return (x0, y0, x1, y1), a
+
+
+def _table_region(cam: Camera, H0: np.ndarray) -> tuple[float, float, float, float]:
+    """Table area (mm) seen by the camera, with a margin."""
+    w, h = cam.width, cam.height
+    m = 0.08
+    img = np.array([[-m * w, -m * h], [(1 + m) * w, -m * h], [(1 + m) * w, (1 + m) * h],
+                    [-m * w, (1 + m) * h]], np.float64)
+    Hinv = np.linalg.inv(H0)
+    p = np.column_stack([img, np.ones(4)]) @ Hinv.T
+    if np.any(p[:, 2] <= 0):
+        raise RenderSpecError("the camera sees above the horizon; lower tilt_deg")
+    mm = p[:, :2] / p[:, 2:3]
+    x0, y0 = mm.min(0)
+    x1, y1 = mm.max(0)
+    cx, cy = cam.spec.target_mm
+    lim = 6.0 * cam.spec.height_mm
+    return (max(x0, cx - lim), max(y0, cy - lim), min(x1, cx + lim), min(y1, cy + lim))
+
+
+def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
+    """Filled mask (uint8 0/255) of an arm with palm and fingers."""
+    mask = np.zeros((h, w), np.uint8)
+    E = np.array([spec.entry[0] * w, spec.entry[1] * h])
+    T = np.array([spec.tip[0] * w, spec.tip[1] * h])
+    d = T - E
+    n_len = float(np.linalg.norm(d))
+    if n_len < 1:
+        return mask
+    d /= n_len
+    if n_len < 2.3 * spec.width_px:  # the palm and fingers need room inside the frame
+        T = E + d * 2.3 * spec.width_px
+    nrm = np.array([-d[1], d[0]])
+    wd = spec.width_px
+    finger_len = 0.75 * wd
+    palm_c = T - d * (finger_len + 0.45 * wd)
+    wrist = palm_c - d * 0.55 * wd
+    # forearm from beyond the border to the wrist
+    E2 = E - d * wd
+    arm = np.array([E2 + nrm * wd * 0.55, wrist + nrm * wd * 0.42, wrist - nrm * wd * 0.42,
+                    E2 - nrm * wd * 0.55])
+    cv2.fillConvexPoly(mask, np.round(arm).astype(np.int32), 255, cv2.LINE_AA)
+    ang = math.degrees(math.atan2(d[1], d[0]))
+    cv2.ellipse(mask, (int(palm_c[0]), int(palm_c[1])), (int(0.55 * wd), int(0.5 * wd)), ang,
+                0, 360, 255, -1, cv2.LINE_AA)
+    fw = max(2, int(0.19 * wd))
+    front = palm_c + d * 0.45 * wd
+    for k, off in enumerate((-0.33, -0.11, 0.11, 0.33)):
+        base = front + nrm * off * wd
+        length = finger_len * (0.85, 1.0, 0.95, 0.75)[k]
+        spread = d + nrm * off * 0.25
+        spread /= np.linalg.norm(spread)
+        tip = base + spread * length
+        cv2.line(mask, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), 255, fw,
+                 cv2.LINE_AA)
+        cv2.circle(mask, (int(tip[0]), int(tip[1])), fw // 2, 255, -1, cv2.LINE_AA)
+    thumb_b = palm_c + nrm * 0.45 * wd
+    thumb_t = thumb_b + (nrm * 0.7 + d * 0.5) * 0.6 * wd
+    cv2.line(mask, (int(thumb_b[0]), int(thumb_b[1])), (int(thumb_t[0]), int(thumb_t[1])), 255,
+             int(fw * 1.15), cv2.LINE_AA)
+    return mask
+
+
+# --- rendering ----------------------------------------------------------------------------------
+
+def render_scene(spec: SceneSpec) -> RenderedScene:
+    """Render ``spec`` into a webcam-like BGR picture with its ground truth (pure function)."""
+    spec.check()
+    W, H = spec.width, spec.height
+    cam = Camera(spec.camera, W, H)
+    geom = geometry_for_set(spec.set_max)
+    rng = np.random.default_rng(spec.seed)  # only for pixel noise and textures
+    H0 = cam.plane_homography(0.0)
+    f = cam.K[0, 0]
+
+    # table ------------------------------------------------------------------------------------
+    x0, y0, x1, y1 = _table_region(cam, H0)
+    ppm_img = f / cam.spec.height_mm * math.cos(math.radians(cam.spec.tilt_deg))
+    tex_ppm = min(1.2 * ppm_img, 1280.0 / max(x1 - x0, y1 - y0))
+    tw, th = max(16, int((x1 - x0) * tex_ppm)), max(16, int((y1 - y0) * tex_ppm))
+    tex = table_texture(spec.table_family, spec.table_variant, spec.seed, (tw, th), tex_ppm)
+    A = np.array([[1 / tex_ppm, 0, x0], [0, 1 / tex_ppm, y0], [0, 0, 1]])
+    img = cv2.warpPerspective(tex, H0 @ A, (W, H), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+    idbuf = np.full((H, W), -1, np.int16)
+    gloss = np.zeros((H, W), np.float32)
+    gloss[:] = {"wood": 0.15, "stone": 0.35, "felt": 0.0, "cloth": 0.0, "paper": 0.05}[
+        spec.table_family]
+
+    # markers ----------------------------------------------------------------------------------
+    markers_truth = []
+    if spec.markers:
+        s = spec.marker_size_mm
+        rx0, ry0, rx1, ry1 = spec.marker_rect_mm
+        for mid, (cx, cy) in enumerate(((rx0, ry0), (rx1, ry0), (rx1, ry1), (rx0, ry1))):
+            patch = _marker_patch(mid)
+            cell = s / 6.0
+            ppx = patch.shape[0] / (8 * cell)  # patch px per mm
+            Am = np.array([[1 / ppx, 0, cx - 4 * cell], [0, 1 / ppx, cy - 4 * cell], [0, 0, 1]])
+            _warp_patch(img, np.repeat(patch[..., None], 3, 2), H0 @ Am)
+            sq = np.array([[cx - s / 2, cy - s / 2], [cx + s / 2, cy - s / 2],
+                           [cx + s / 2, cy + s / 2], [cx - s / 2, cy + s / 2]])
+            markers_truth.append({"id": mid, "corners_und": _apply_h(H0, sq),
+                                  "center_mm": [cx, cy], "size_mm": s})
+
+    # tiles: order far to near ------------------------------------------------------------------
+    lamp = np.array(spec.light.lamp_mm, np.float64)
+    T = geom.thickness_mm
+    outline = geom.outline_local(per_corner=3)
+    n_out = len(outline)
+    edge_normals = []
+    for j in range(n_out):
+        e = outline[(j + 1) % n_out] - outline[j]
+        nn = np.array([e[1], -e[0]])
+        edge_normals.append(nn / np.linalg.norm(nn))
+    edge_normals_arr = np.array(edge_normals)
+    # outline is counter-clockwise in y-down coordinates => (e_y, -e_x) points outwards? check sign
+    if np.dot(edge_normals_arr[0], outline[0] + outline[1]) < 0:
+        edge_normals_arr = -edge_normals_arr
+
+    def world(pl: Placement, local: np.ndarray) -> np.ndarray:
+        return local @ _rot(pl.angle_deg).T + np.array(pl.center_mm)
+
+    order = sorted(range(len(spec.placements)), key=lambda i: -float(cam.depth(np.array(
+        [[*spec.placements[i].center_mm, -(spec.placements[i].layer + 1) * T]]))[0]))
+
+    # cast shadows of layer-0 tiles on the table, in one pass at half resolution
+    def shadow_poly(pl: Placement, z_base: float, z_top: float) -> np.ndarray:
+        base = world(pl, outline)
+        top = base.copy()
+        # a point at height z_top casts onto the plane z_base along the lamp ray
+        k = (z_top - z_base) / max(1.0, lamp[2] - z_top)
+        top = top + (top - lamp[:2]) * k
+        pts = np.concatenate([base, top])
+        hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        return _apply_h(cam.plane_homography(z_base), hull)
+
+    def darken(mask_scale: float, polys: list[np.ndarray]) -> None:
+        nonlocal img
+        if not polys or spec.light.shadow <= 0:
+            return
+        sm8 = np.zeros((int(H * mask_scale) + 1, int(W * mask_scale) + 1), np.uint8)
+        for p in polys:
+            _fill(sm8, p * mask_scale, 255, aa=True)
+        sm = sm8.astype(np.float32) / 255.0
+        sig = max(0.6, spec.light.shadow_blur_mm * ppm_img * mask_scale)
+        sm = cv2.GaussianBlur(sm, (0, 0), sig)
+        sm = cv2.resize(sm, (W, H), interpolation=cv2.INTER_LINEAR)
+        img *= (1.0 - spec.light.shadow * np.clip(sm, 0, 1))[..., None]
+
+    darken(0.5, [shadow_poly(p, 0.0, T) for p in spec.placements if p.layer == 0])
+
+    tile_truth: dict[int, dict[str, Any]] = {}
+    areas: dict[int, float] = {}
+    light_dir = lamp[:2] - np.array(cam.spec.target_mm)
+    light_dir = light_dir / (np.linalg.norm(light_dir) + 1e-9)
+    for i in order:
+        pl, style = spec.placements[i], spec.tile_styles[i]
+        z_bot, z_top = pl.layer * T, (pl.layer + 1) * T
+        if pl.layer > 0 and spec.light.shadow > 0:
+            sp = shadow_poly(pl, z_bot, z_top)
+            sig = max(0.6, spec.light.shadow_blur_mm * 0.5 * ppm_img)
+            pad = int(3 * sig) + 2
+            bx0 = max(0, int(sp[:, 0].min()) - pad)
+            by0 = max(0, int(sp[:, 1].min()) - pad)
+            bx1 = min(W, int(sp[:, 0].max()) + pad + 1)
+            by1 = min(H, int(sp[:, 1].max()) + pad + 1)
+            if bx1 > bx0 and by1 > by0:
+                sm8 = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+                _fill(sm8, sp - [bx0, by0], 255)
+                sm = cv2.GaussianBlur(sm8.astype(np.float32) / 255.0, (0, 0), sig)
+                img[by0:by1, bx0:bx1] *= (1.0 - spec.light.shadow * sm)[..., None]
+        Ht, Hb = cam.plane_homography(z_top), cam.plane_homography(z_bot)
+        wo = world(pl, outline)
+        top_px = _apply_h(Ht, wo)
+        bot_px = _apply_h(Hb, wo)
+        side = np.array(style.side_bgr, np.float64)
+        hull = cv2.convexHull(np.concatenate([top_px, bot_px]).astype(np.float32)).reshape(-1, 2)
+        _fill(img, hull.astype(np.float64), tuple(side * 0.6))
+        _fill(idbuf, hull.astype(np.float64), -1, aa=False)
+        normals = edge_normals_arr @ _rot(pl.angle_deg).T
+        cxy = cam.C[:2]
+        for j in range(n_out):
+            mid = (wo[j] + wo[(j + 1) % n_out]) / 2
+            to_cam = cxy - mid
+            if np.dot(normals[j], to_cam) <= 0:
+                continue
+            shade = 0.5 + 0.45 * max(0.0, float(np.dot(normals[j], light_dir)))
+            quad = np.array([top_px[j], top_px[(j + 1) % n_out], bot_px[(j + 1) % n_out],
+                             bot_px[j]])
+            _fill(img, quad, tuple(side * shade))
+        # top face
+        ppm_tile = f / max(1.0, float(cam.depth(np.array([[*pl.center_mm, -z_top]]))[0]))
+        tex_ppm_tile = float(min(24.0, max(3.0, round(2 * 1.6 * ppm_tile) / 2)))
+        face, alpha = face_texture(tuple(pl.halves), style, geom, tex_ppm_tile, pl.face_up)
+        fh, fw = face.shape[:2]
+        sx, sy = geom.length_mm / fw, geom.width_mm / fh
+        A_tex = np.array([[sx, 0, -geom.length_mm / 2], [0, sy, -geom.width_mm / 2], [0, 0, 1]])
+        R2 = _rot(pl.angle_deg)
+        A_world = np.array([[R2[0, 0], R2[0, 1], pl.center_mm[0]],
+                            [R2[1, 0], R2[1, 1], pl.center_mm[1]], [0, 0, 1]])
+        M = Ht @ A_world @ A_tex
+        res = _warp_patch(img, face, M, alpha)
+        if res is not None:
+            (rx0, ry0, rx1, ry1), a = res
+            inside = a > 0.5
+            idbuf[ry0:ry1, rx0:rx1][inside] = i
+            g = gloss[ry0:ry1, rx0:rx1]
+            g[:] = g * (1 - a) + a * style.gloss
+        areas[i] = float(cv2.contourArea(top_px.astype(np.float32)))
+        corners_und = _apply_h(Ht, world(pl, geom.corners_local()))
+        tile_truth[i] = {"corners_und": corners_und, "z_top": z_top}
+
+    # hands --------------------------------------------------------------------------------------
+    hands_truth = []
+    for hs in spec.hands:
+        mask = _hand_mask(hs, W, H)
+        if not mask.any():
+            continue
+        m = mask.astype(np.float32) / 255.0
+        sh = cv2.GaussianBlur(np.roll(m, (int(0.15 * hs.width_px), int(0.1 * hs.width_px)),
+                                      (0, 1)), (0, 0), 0.25 * hs.width_px)
+        img *= (1 - 0.45 * sh)[..., None]
+        yy = np.linspace(0.85, 1.1, H, dtype=np.float32)[:, None, None]
+        skin = np.array(hs.skin_bgr, np.float32) * yy
+        img[:] = img * (1 - m[..., None]) + skin * m[..., None]
+        idbuf[mask > 127] = -1
+        gloss[mask > 127] = 0.05
+        contours, _ = cv2.findContours((mask > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                       cv2.CHAIN_APPROX_SIMPLE)
+        big = max(contours, key=cv2.contourArea)
+        poly = cv2.approxPolyDP(big, 1.5, True).reshape(-1, 2).astype(np.float64)
+        hands_truth.append(poly)
+
+    # light --------------------------------------------------------------------------------------
+    lt = spec.light
+    step = 16
+    gx, gy = np.meshgrid(np.arange(0, W + step, step, dtype=np.float64),
+                         np.arange(0, H + step, step, dtype=np.float64))
+    pts = np.column_stack([gx.ravel(), gy.ravel(), np.ones(gx.size)]) @ np.linalg.inv(H0).T
+    tmm = pts[:, :2] / pts[:, 2:3]
+    dxy = tmm - lamp[:2]
+    d2 = (dxy ** 2).sum(1) + lamp[2] ** 2
+    irr = (lamp[2] ** 3) / d2 ** 1.5  # cos(theta)/d^2, 1 straight under the lamp
+    field_ = (lt.ambient + (1 - lt.ambient) * irr).reshape(gx.shape).astype(np.float32)
+    field_ = cv2.resize(field_, (gx.shape[1] * step, gx.shape[0] * step),
+                        interpolation=cv2.INTER_LINEAR)[:H, :W]
+    gain = field_ * np.float32(lt.exposure)
+    if lt.vignette > 0:
+        xs = (np.arange(W, dtype=np.float32) - W / 2) / (W / 2)
+        ys = (np.arange(H, dtype=np.float32) - H / 2) / (W / 2)
+        r2 = ys[:, None] ** 2 + xs[None, :] ** 2
+        gain *= 1 - np.float32(lt.vignette / 1.6) * np.minimum(r2, 1.6)
+    gain3 = cv2.merge([gain * np.float32(g) for g in lt.wb_gains_bgr])
+    img = cv2.multiply(img, gain3)
+    if lt.glare > 0:
+        zt = T
+        hc = cam.spec.height_mm
+        mirror_h = 2 * zt - lamp[2]
+        s = (hc - zt) / (hc - mirror_h)
+        spot = cam.C[:2] + s * (lamp[:2] - cam.C[:2])
+        spot_px = _apply_h(cam.plane_homography(zt), spot[None])[0]
+        sig = lt.glare_size_mm * ppm_img
+        xs = np.arange(W, dtype=np.float32)
+        ys = np.arange(H, dtype=np.float32)
+        gy_ = np.exp(-((ys - spot_px[1]) ** 2) / (2 * sig ** 2)).astype(np.float32)
+        gx_ = np.exp(-((xs - spot_px[0]) ** 2) / (2 * sig ** 2)).astype(np.float32)
+        blob = np.outer(gy_, gx_) * np.float32(255.0 * lt.glare * 1.6) * gloss
+        img = cv2.add(img, cv2.merge([blob, blob, blob]))
+
+    # lens, blur, noise, compression ----------------------------------------------------------
+    out = cv2.convertScaleAbs(img)
+    out = cam.distort_image(out)
+    dg = spec.degrade
+    if dg.defocus_sigma_px > 0.2:
+        out = cv2.GaussianBlur(out, (0, 0), dg.defocus_sigma_px)
+    if dg.motion_px >= 1.5:
+        k = int(math.ceil(dg.motion_px)) | 1
+        ker = np.zeros((k, k), np.float32)
+        c = k // 2
+        dx, dy = math.cos(math.radians(dg.motion_deg)), math.sin(math.radians(dg.motion_deg))
+        cv2.line(ker, (int(round(c - dx * c)), int(round(c - dy * c))),
+                 (int(round(c + dx * c)), int(round(c + dy * c))), 1.0, 1, cv2.LINE_AA)
+        out = cv2.filter2D(out, -1, ker / ker.sum())
+    if dg.noise_sigma > 0:
+        noise = rng.normal(0, dg.noise_sigma, out.shape).astype(np.float32)
+        lum_noise = rng.normal(0, dg.noise_sigma * 0.6, out.shape[:2]).astype(np.float32)
+        out = np.clip(out.astype(np.float32) + noise + lum_noise[..., None], 0, 255
+                      ).astype(np.uint8)
+    if dg.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(dg.jpeg_quality)])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+    # ground truth -------------------------------------------------------------------------------
+    counts = np.bincount(idbuf[idbuf >= 0].ravel(), minlength=len(spec.placements))
+    tiles_gt = []
+    for i, pl in enumerate(spec.placements):
+        tt = tile_truth[i]
+        corners = cam.distort_pixels(tt["corners_und"])
+        center = corners.mean(0)
+        a = (corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2
+        outline_px = cam.distort_pixels(_apply_h(cam.plane_homography(tt["z_top"]),
+                                                 world(pl, outline)))
+        cut = bool(np.any(outline_px < 0) or np.any(outline_px[:, 0] > W - 1)
+                   or np.any(outline_px[:, 1] > H - 1))
+        vis = float(min(1.0, counts[i] / areas[i])) if areas[i] > 0 else 0.0
+        tiles_gt.append({
+            "id": i, "tile": str(pl.tile.plain()), "halves": [int(pl.halves[0]), int(pl.halves[1])],
+            "corners": np.round(corners, 2).tolist(), "center": np.round(center, 2).tolist(),
+            "angle": round(math.degrees(math.atan2(a[1], a[0])), 2),
+            "table_mm": {"center": [round(pl.center_mm[0], 2), round(pl.center_mm[1], 2)],
+                         "angle": round(pl.angle_deg % 360.0, 2),
+                         "z_mm": round(pl.layer * T, 2)},
+            "layer": pl.layer, "face_up": pl.face_up, "visible": round(vis, 4), "cut": cut,
+            "colour": pl.tile.colour, "style": spec.tile_styles[i].family,
+        })
+    truth: dict[str, Any] = {
+        "image": "", "width": W, "height": H, "seed": spec.seed, "set_max": spec.set_max,
+        "style": {"table": spec.table_family, "table_variant": spec.table_variant,
+                  "tile_styles": sorted({s.family for s in spec.tile_styles}),
+                  "lighting": {"lamp_mm": list(lt.lamp_mm), "ambient": lt.ambient,
+                               "shadow": lt.shadow, "glare": lt.glare,
+                               "wb_gains_bgr": list(lt.wb_gains_bgr), "exposure": lt.exposure,
+                               "vignette": lt.vignette},
+                  "blur": {"defocus_sigma_px": dg.defocus_sigma_px, "motion_px": dg.motion_px,
+                           "motion_deg": dg.motion_deg},
+                  "noise": dg.noise_sigma, "jpeg_quality": dg.jpeg_quality,
+                  "layout": spec.layout, "held_out": spec.held_out,
+                  "tile_mm": [geom.length_mm, geom.width_mm, geom.thickness_mm]},
+        "camera": {"height_mm": cam.spec.height_mm, "tilt_deg": cam.spec.tilt_deg,
+                   "rotation_deg": cam.spec.rotation_deg, "hfov_deg": cam.spec.hfov_deg,
+                   "target_mm": list(cam.spec.target_mm),
+                   "K": np.round(cam.K, 4).tolist(), "dist": list(cam.spec.dist),
+                   "rvec": cam.rvec.tolist(), "tvec": cam.t.tolist(),
+                   "center_mm": cam.C.tolist(),
+                   "world": "table mm: x right, y down the play area, z into the table "
+                            "(a point h mm above the table has z = -h)"},
+        "table_to_image": (H0 / H0[2, 2]).tolist(),
+        "tiles": tiles_gt,
+        "markers": [{"id": m["id"], "corners": np.round(cam.distort_pixels(m["corners_und"]),
+                                                         2).tolist(),
+                     "center_mm": m["center_mm"], "size_mm": m["size_mm"]}
+                    for m in markers_truth],
+        "hands": [np.round(cam.distort_pixels(p), 1).tolist() for p in hands_truth],
+        "game": spec.game,
+    }
+    out.setflags(write=False)
+    return RenderedScene(out, truth)
