@@ -89,7 +89,7 @@ def table_texture(layout: MarkerLayout, px_per_mm: float, margin_mm: float, seed
 
 def synth_view(layout: MarkerLayout, camera: SynthCamera, seed: int = 0,
                markers: tuple[int, ...] = MARKER_IDS, noise: float = 2.0,
-               brightness: float = 1.0, px_per_mm: float = 4.0, margin_mm: float = 150.0
+               brightness: float = 1.0, px_per_mm: float = 2.5, margin_mm: float = 150.0
                ) -> SynthView:
     """Render the table and markers as ``camera`` sees them (seeded noise, slight blur)."""
     tex = table_texture(layout, px_per_mm, margin_mm, seed, markers, brightness)

@@ -21,13 +21,16 @@ from companion.errors import DominoError
 #: (and for --help).
 COMMANDS: dict[str, tuple[str, str]] = {
     "markers": ("calibration.markers", "write the printable sheet of the four table-corner markers"),
+    "calibrate": ("calibration.calibrate", "calibrate the table from its four markers: size, camera pose, preview"),
     "demo": ("companion.demo", "the main job on its embedded defaults: play a bundled game"),
     "replay": ("companion.replay", "fold a game log and print the scores as JSON"),
     "simulate": ("companion.simulate", "play seeded random legal games and print a summary"),
     "bench": ("companion.bench", "benchmark the rules core: games per second, time per move"),
     "render": ("vision.render.cli", "render synthetic table scenes with ground truth (PNG + JSON)"),
+    "serve": ("companion.serve", "serve the tablet dashboard (waitress) on a stored game"),
     "read": ("vision.read", "read the tiles in a photo of the table (JSON with --json)"),
     "count": ("vision.count", "count the tiles and pips in a photo of a hand"),
+    "evaluate": ("vision.evaluate", "measure detection and pip reading on rendered and real photos"),
 }
 
 

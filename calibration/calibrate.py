@@ -1,0 +1,254 @@
+"""``domino-companion calibrate``: set the table up in the terminal, in a minute or two.
+
+Takes one photo (``--image``) or frames from a camera (``--camera``), finds the four markers,
+asks for the table size when it is not given (only when a person is at the terminal: with no
+interactive stdin it never waits, it says which flag is missing), checks the set-up (markers,
+light, glare, camera height and tilt, framing), writes a preview image of what it found (markers
+outlined with their ids, the play area outline, the top-down view) and saves the calibration.
+
+When the markers cannot be found, ``--corners x,y,x,y,x,y,x,y`` (the play area's corners,
+top-left then clockwise, in pixels of the photo) is the manual fallback; interactively it is
+offered as a prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from calibration.checks import Problem, check_exposure, check_framing, check_pose, check_setup
+from calibration.files import LENS_FILE, calibration_dir, load_lens, save_plane
+from calibration.plane import (CalibrationError, CameraModel, MarkerDetection, MarkerLayout,
+                               TablePlane, parse_table_mm, plane_from_corners, rectify)
+from calibration.store import write_atomic
+
+PREVIEW_FILE = "preview.png"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--camera", metavar="SPEC",
+                     help="camera index (0), /dev/videoN, rtsp/http URL, video file or folder")
+    src.add_argument("--image", metavar="PHOTO", help="calibrate from one photo of the table")
+    parser.add_argument("--table-mm", metavar="WxH",
+                        help="play area size: centre-to-centre distance of markers 0-1 x 1-2, mm")
+    parser.add_argument("--marker-mm", type=float, default=40.0,
+                        help="printed marker size in mm (default 40)")
+    parser.add_argument("--placement", choices=("center", "inside", "outside"), default="center",
+                        help="how markers sit on the play-area corners (default: centre on it)")
+    parser.add_argument("--corners", metavar="X,Y,...",
+                        help="manual fallback: the play area's 4 corners in pixels, top-left "
+                             "then clockwise (8 numbers)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="folder for table.json and preview.png (default: the data folder, "
+                             "or $DOMINO_COMPANION_HOME)")
+    parser.add_argument("--lens", metavar="DIR",
+                        help="folder holding a lens.json from a ChArUco calibration "
+                             "(default: --out's folder if it has one)")
+    parser.add_argument("--frames", type=int, default=30,
+                        help="with --camera: frames to try before giving up (default 30)")
+    parser.add_argument("--bench", action="store_true",
+                        help="print the calibration benchmark figures and exit")
+
+
+def _interactive() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _ask(prompt: str, parse: Callable[[str], object], ask: Callable[[str], str]) -> object:
+    for _ in range(3):
+        try:
+            text = ask(prompt)
+        except EOFError:
+            break
+        try:
+            return parse(text)
+        except CalibrationError as exc:
+            print(f"  {exc}", file=sys.stderr)
+    raise CalibrationError("no usable answer given; pass the value as a flag instead")
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """"x,y,x,y,x,y,x,y" -> 4x2 array."""
+    try:
+        vals = [float(v) for v in str(text).replace(";", ",").replace(" ", ",").split(",") if v]
+    except ValueError:
+        vals = []
+    if len(vals) != 8:
+        raise CalibrationError(f"corners {text!r} must be 8 numbers: x,y of top-left, top-right, "
+                               "bottom-right, bottom-left in pixels")
+    return np.array(vals, np.float64).reshape(4, 2)
+
+
+def grab_frame(spec: str, frames: int, layout_hint: MarkerLayout | None = None) -> np.ndarray:
+    """Read up to ``frames`` frames from a source and return the first one where all four
+    markers are seen (else the last one read)."""
+    from calibration.plane import detect_markers
+    from vision.sources import CameraError, open_source
+
+    source = open_source(spec)
+    last = None
+    try:
+        for _ in range(max(1, frames)):
+            frame = source.read()
+            if frame is None:
+                break
+            last = frame.frame_bgr
+            if not detect_markers(last).missing:
+                break
+    finally:
+        source.close()
+    if last is None:
+        raise CameraError(f"{spec} gave no frames", tried=str(spec),
+                          advice="check that the camera works in another program")
+    return last
+
+
+def draw_preview(frame_bgr: np.ndarray, detection: MarkerDetection | None,
+                 plane: TablePlane | None, problems: list[Problem], px_per_mm: float = 1.0
+                 ) -> np.ndarray:
+    """The camera view with markers (outlined, with ids) and the play area outline, beside the
+    top-down view of the play area; problems listed underneath."""
+    view = frame_bgr.copy()
+    scale = max(view.shape[1] / 1280, 0.5)
+    if detection is not None:
+        for i, c in detection.corners_px.items():
+            pts = np.round(c).astype(np.int32)
+            cv2.polylines(view, [pts], True, (0, 255, 0), max(1, int(2 * scale)), cv2.LINE_AA)
+            cv2.circle(view, tuple(pts[0]), max(2, int(4 * scale)), (0, 0, 255), -1)
+            org = tuple(np.round(c.max(0) + [4 * scale, 0]).astype(int))
+            cv2.putText(view, str(i), org, cv2.FONT_HERSHEY_SIMPLEX, 1.2 * scale, (0, 0, 255),
+                        max(1, int(3 * scale)), cv2.LINE_AA)
+    panels = [view]
+    if plane is not None:
+        w, h = plane.table_size_mm
+        n = 40
+        edge = np.vstack([np.column_stack([np.linspace(0, w, n), np.zeros(n)]),
+                          np.column_stack([np.full(n, w), np.linspace(0, h, n)]),
+                          np.column_stack([np.linspace(w, 0, n), np.full(n, h)]),
+                          np.column_stack([np.zeros(n), np.linspace(h, 0, n)])])
+        outline = np.round(plane.to_image(edge)).astype(np.int32)
+        cv2.polylines(view, [outline], True, (255, 128, 0), max(1, int(2 * scale)), cv2.LINE_AA)
+        margin = plane.layout.marker_mm if plane.layout is not None else 0.0
+        ppm = min(px_per_mm, view.shape[0] / max(h + 2 * margin, 1.0))
+        top = rectify(frame_bgr, plane, ppm, margin_mm=margin)
+        pad = np.zeros((view.shape[0], top.shape[1], 3), np.uint8)
+        pad[:top.shape[0]] = top[:view.shape[0]]
+        cv2.putText(pad, f"top-down {w:g}x{h:g} mm", (8, pad.shape[0] - 12),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (255, 255, 255), 1, cv2.LINE_AA)
+        panels.append(pad)
+    out = np.hstack(panels)
+    if problems:
+        line_h = int(28 * scale)
+        notes = np.full((line_h * (len(problems) + 1), out.shape[1], 3), 255, np.uint8)
+        for k, p in enumerate(problems):
+            text = str(p)
+            if len(text) > 150:
+                text = text[:147] + "..."
+            cv2.putText(notes, text, (8, line_h * (k + 1)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+                        (0, 0, 200) if p.severity == "error" else (0, 90, 160), 1, cv2.LINE_AA)
+        out = np.vstack([out, notes])
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bench:
+        from calibration.bench import main as bench_main
+
+        return bench_main([])
+    from vision.sources import read_image
+
+    interactive = _interactive()
+    out_dir = calibration_dir(args.out)
+    if args.image:
+        frame = read_image(args.image)
+        source_text = args.image
+    elif args.camera is not None:
+        frame = grab_frame(args.camera, args.frames)
+        source_text = f"camera {args.camera}"
+    else:
+        if not interactive:
+            raise CalibrationError("no picture to calibrate from: pass --image PHOTO or "
+                                   "--camera SPEC (e.g. --camera 0)")
+        spec = str(_ask("Camera (index like 0, a URL, or a photo file): ", str, input)).strip()
+        if Path(spec).is_file() and Path(spec).suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp"):
+            frame, source_text = read_image(spec), spec
+        else:
+            frame, source_text = grab_frame(spec, args.frames), f"camera {spec}"
+    print(f"picture: {source_text} ({frame.shape[1]}x{frame.shape[0]})")
+
+    if args.table_mm:
+        table_mm = parse_table_mm(args.table_mm)
+    elif interactive:
+        print("Measure the play area between the marker centres, in millimetres.")
+        table_mm = _ask("Width (marker 0 to 1) x height (marker 1 to 2), e.g. 600x450: ",
+                        parse_table_mm, input)  # type: ignore[assignment]
+    else:
+        raise CalibrationError("the table size is missing: pass --table-mm WIDTHxHEIGHT "
+                               "(centre-to-centre of markers 0-1 and 1-2, in mm)")
+    layout = MarkerLayout(table_mm[0], table_mm[1], args.marker_mm, args.placement)  # type: ignore[index]
+
+    camera: CameraModel | None = None
+    lens_dir = Path(args.lens) if args.lens else out_dir
+    if (lens_dir / LENS_FILE).exists():
+        camera, problems_lens = load_lens(lens_dir)
+        for p in problems_lens:
+            print(f"lens calibration: {p}", file=sys.stderr)
+        if camera is not None:
+            print(f"lens calibration: {lens_dir / LENS_FILE}")
+
+    started = time.perf_counter()
+    report = check_setup(frame, layout, camera)
+    plane = report.plane
+    problems = list(report.problems)
+    detection: MarkerDetection | None = report.detection
+    corners_text = args.corners
+    if plane is None and corners_text is None and interactive:
+        for p in problems:
+            print(f"  {p}")
+        print("The markers were not all found. You can give the play area's corners by hand:")
+        print("open the preview/photo, read the pixel positions of the corners, and type them.")
+        corners_text = str(_ask("Corners x,y top-left, top-right, bottom-right, bottom-left "
+                                "(8 numbers), or press Enter to stop: ",
+                                lambda t: t if not t.strip() else parse_corners(t) and t, input))
+        corners_text = corners_text.strip() or None
+    if plane is None and corners_text:
+        plane = plane_from_corners(parse_corners(corners_text), table_mm,
+                                   (frame.shape[1], frame.shape[0]), camera)
+        problems = [p for p in problems if p.code not in ("markers-missing", "marker-hidden",
+                                                          "table-out-of-frame", "plane")]
+        problems += check_exposure(frame, plane) + check_pose(plane) + check_framing(plane)
+        problems = list(dict.fromkeys(problems))
+    elapsed = time.perf_counter() - started
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    preview = draw_preview(frame, detection, plane, problems)
+    ok, png = cv2.imencode(".png", preview)
+    if ok:
+        write_atomic(out_dir / PREVIEW_FILE, png.tobytes(), keep_previous=False)
+        print(f"preview: {out_dir / PREVIEW_FILE}")
+    for p in problems:
+        print(f"  {p}", file=sys.stderr)
+    if plane is None:
+        print("calibration NOT saved: fix the problems above and run again, or pass --corners "
+              "with the play area's corners in pixels", file=sys.stderr)
+        return 2
+    path = save_plane(plane, out_dir, extra={"source": source_text})
+    print(f"table: {plane.table_size_mm[0]:g} x {plane.table_size_mm[1]:g} mm, found by "
+          f"{plane.method} in {elapsed * 1000:.0f} ms; marker corner fit RMS "
+          f"{plane.reprojection_px:.2f} px")
+    if plane.pose is not None and plane.camera is not None:
+        print(f"camera: about {plane.pose.height_mm:.0f} mm above the table, tilted "
+              f"{plane.pose.tilt_deg:.1f} degrees, turned {plane.pose.rotation_deg:.1f} degrees "
+              f"(lens: {plane.camera.source}, focal {plane.camera.K[0, 0]:.0f} px)")
+    print(f"saved: {path}")
+    return 0

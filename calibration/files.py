@@ -1,0 +1,62 @@
+"""The calibration files: the table plane, the lens and the enrolled set, each a versioned JSON
+file written atomically with its previous version kept (see :mod:`calibration.store`).
+
+``load_*`` never raise for a bad file: they return the object (or ``None``) and the list of
+problems found (corrupt, wrong version, fell back to the previous version), for the caller to
+show.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from calibration.plane import CameraModel, TablePlane
+from calibration.store import default_home, load_versioned, save_versioned
+
+TABLE_KIND, TABLE_VERSION = "table-calibration", 1
+LENS_KIND, LENS_VERSION = "lens-calibration", 1
+TABLE_FILE = "table.json"
+LENS_FILE = "lens.json"
+
+
+def calibration_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """``path`` if given, else the default data folder (``$DOMINO_COMPANION_HOME`` or the
+    platform's user data folder)."""
+    return Path(path).expanduser() if path is not None else default_home()
+
+
+def save_plane(plane: TablePlane, folder: str | os.PathLike[str] | None = None,
+               extra: dict[str, Any] | None = None) -> Path:
+    """Write ``table.json`` (keeping ``table.prev.json``)."""
+    payload = plane.to_dict()
+    if extra:
+        payload["extra"] = extra
+    return save_versioned(calibration_dir(folder) / TABLE_FILE, TABLE_KIND, TABLE_VERSION, payload)
+
+
+def load_plane(folder: str | os.PathLike[str] | None = None) -> tuple[TablePlane | None, list[str]]:
+    """The stored table plane (falling back to the previous file), and the problems met."""
+    loaded = load_versioned(calibration_dir(folder) / TABLE_FILE, TABLE_KIND, TABLE_VERSION,
+                            validate=lambda d: TablePlane.from_dict(d) and None)
+    if loaded.data is None:
+        return None, loaded.problems
+    return TablePlane.from_dict(loaded.data), loaded.problems
+
+
+def save_lens(camera: CameraModel, rms_px: float, views: int,
+              folder: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``lens.json`` (keeping ``lens.prev.json``)."""
+    payload = {"camera": camera.to_dict(), "rms_px": rms_px, "views": views}
+    return save_versioned(calibration_dir(folder) / LENS_FILE, LENS_KIND, LENS_VERSION, payload)
+
+
+def load_lens(folder: str | os.PathLike[str] | None = None) -> tuple[CameraModel | None, list[str]]:
+    """The stored lens calibration, or ``None`` (no file, or corrupt without a good previous
+    one), and the problems met."""
+    loaded = load_versioned(calibration_dir(folder) / LENS_FILE, LENS_KIND, LENS_VERSION,
+                            validate=lambda d: CameraModel.from_dict(d["camera"]) and None)
+    if loaded.data is None:
+        return None, loaded.problems
+    return CameraModel.from_dict(loaded.data["camera"]), loaded.problems
