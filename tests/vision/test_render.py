@@ -1,0 +1,231 @@
+"""Tests of the synthetic scene renderer (vision.render)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.tiles import Tile, full_set
+from vision.render import (CameraSpec, DegradeSpec, LightSpec, Placement, RenderSpecError,
+                           SceneSpec, random_scene_spec, render_scene, write_scene)
+from vision.render.cli import configure, run
+from vision.render.styles import tile_style
+from vision.render.tiles import face_texture, geometry_for_set, pip_layout
+
+SMALL = (640, 360)
+
+
+def _spec(placements: list[Placement], *, set_max: int = 6, family: str = "ivory",
+          camera: CameraSpec | None = None, markers: bool = False, size=(640, 360),
+          **kw) -> SceneSpec:
+    style = tile_style(family, np.random.default_rng(0))
+    style = type(style)(**{**{f: getattr(style, f) for f in style.__slots__},
+                           "spinner_pin": False})
+    return SceneSpec(seed=1, set_max=set_max, placements=tuple(placements),
+                     tile_styles=(style,) * len(placements),
+                     camera=camera or CameraSpec(height_mm=350.0, hfov_deg=60.0),
+                     width=size[0], height=size[1], table_family="felt", table_variant=0,
+                     light=LightSpec(glare=0.0, shadow=0.3), degrade=DegradeSpec(),
+                     markers=markers, marker_rect_mm=(-140.0, -70.0, 140.0, 70.0), **kw)
+
+
+def _plane_h(truth: dict, height_mm: float) -> np.ndarray:
+    K = np.array(truth["camera"]["K"])
+    R = cv2.Rodrigues(np.array(truth["camera"]["rvec"]))[0]
+    t = np.array(truth["camera"]["tvec"])
+    H = K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * -height_mm + t])
+    return H / H[2, 2]
+
+
+def _apply(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.column_stack([pts, np.ones(len(pts))]) @ H.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def test_same_seed_same_scene_and_other_seed_differs() -> None:
+    a = render_scene(random_scene_spec(7, size=SMALL))
+    b = render_scene(random_scene_spec(7, size=SMALL))
+    c = render_scene(random_scene_spec(8, size=SMALL))
+    assert np.array_equal(a.image_bgr, b.image_bgr)
+    assert json.dumps(a.truth) == json.dumps(b.truth)
+    assert not np.array_equal(a.image_bgr, c.image_bgr)
+
+
+@pytest.mark.parametrize("seed", [3, 21, 40])
+def test_truth_corners_follow_camera_and_table_homography(seed: int) -> None:
+    spec = random_scene_spec(seed, size=SMALL, degrade=False, tilt_range=(0, 40))
+    truth = render_scene(spec).truth
+    geom = geometry_for_set(truth["set_max"])
+    H0 = np.array(truth["table_to_image"])
+    assert np.allclose(H0, _plane_h(truth, 0.0), atol=1e-6)
+    checked = 0
+    for t in truth["tiles"]:
+        c = np.array(t["corners"])
+        if not t["cut"]:
+            assert (c >= -0.5).all() and (c[:, 0] <= truth["width"]).all() \
+                and (c[:, 1] <= truth["height"]).all()
+        # corners = top-face rectangle of the tile's pose on the table, at (layer + 1) * T
+        a = math.radians(t["table_mm"]["angle"])
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        local = geom.corners_local() @ rot.T + np.array(t["table_mm"]["center"])
+        z_top = t["table_mm"]["z_mm"] + geom.thickness_mm
+        assert np.abs(_apply(_plane_h(truth, z_top), local) - c).max() < 0.05
+        if t["layer"] == 0:
+            # table_to_image maps the corners back onto the table where the camera ray through
+            # the top face (height T) meets z = 0: C + (P - C) * h / (h - T)
+            cam_c = np.array(truth["camera"]["center_mm"])
+            h = -cam_c[2]
+            on_table = _apply(np.linalg.inv(H0), c)
+            expect = cam_c[:2] + (local - cam_c[:2]) * h / (h - geom.thickness_mm)
+            assert np.abs(on_table - expect).max() < 0.2
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("halves", [(0, 6), (6, 0), (1, 5)])
+def test_halves_order_matches_corners(halves: tuple[int, int]) -> None:
+    tile = Tile.of(*halves)
+    spec = _spec([Placement(tile, halves, (0.0, 0.0), 35.0)])
+    scene = render_scene(spec)
+    t = scene.truth["tiles"][0]
+    assert t["halves"] == list(halves) and t["tile"] == str(tile)
+    src = np.array(t["corners"], np.float32)
+    dst = np.array([[0, 0], [0, 100], [200, 100], [200, 0]], np.float32)
+    crop_gray = cv2.cvtColor(cv2.warpPerspective(scene.image_bgr,
+                                                 cv2.getPerspectiveTransform(src, dst),
+                                                 (200, 100)), cv2.COLOR_BGR2GRAY)
+    inner = crop_gray[10:90]
+    dark = [(inner[:, 10:95] < 90).sum(), (inner[:, 105:190] < 90).sum()]
+    lo, hi = sorted(halves)
+    if halves[0] > halves[1]:
+        assert dark[0] > 1.5 * dark[1] + 20
+    else:
+        assert dark[1] > 1.5 * dark[0] + 20
+
+
+@pytest.mark.parametrize("n", range(16))
+def test_pip_layout_has_n_separate_pips(n: int) -> None:
+    pts = pip_layout(n)
+    assert len(pts) == n
+    style = tile_style("ivory", np.random.default_rng(1))
+    face_bgr, _ = face_texture((n, n), style, geometry_for_set(15), 10.0)
+    half_gray = cv2.cvtColor(np.ascontiguousarray(face_bgr[:, : face_bgr.shape[1] // 2 - 6]),
+                             cv2.COLOR_BGR2GRAY)
+    count, _ = cv2.connectedComponents((half_gray < 80).astype(np.uint8))
+    assert count - 1 == n
+
+
+@pytest.mark.parametrize("set_max", [6, 9, 12, 15])
+def test_every_set_renders_its_full_set(set_max: int) -> None:
+    size = (set_max + 1) * (set_max + 2) // 2
+    spec = random_scene_spec(5, set_max=set_max, layout="grid", n_tiles=size, loose=0,
+                             boneyard=False, hands=0, size=SMALL)
+    truth = render_scene(spec).truth
+    assert sorted(Tile.parse(t["tile"]) for t in truth["tiles"]) == full_set(set_max)
+    assert truth["set_max"] == set_max
+
+
+def test_markers_found_by_aruco_detector_at_truth_corners() -> None:
+    spec = _spec([Placement(Tile.of(2, 3), (2, 3), (0.0, 0.0), 0.0)], markers=True,
+                 size=(1280, 720), camera=CameraSpec(height_mm=420.0, hfov_deg=60.0))
+    scene = render_scene(spec)
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+                                  cv2.aruco.DetectorParameters())
+    corners, ids, _ = det.detectMarkers(cv2.cvtColor(scene.image_bgr, cv2.COLOR_BGR2GRAY))
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    truth = {m["id"]: np.array(m["corners"]) for m in scene.truth["markers"]}
+    for c, i in zip(corners, ids.ravel()):
+        assert np.abs(c.reshape(4, 2) - truth[int(i)]).max() < 1.5
+
+
+def test_markers_truth_follows_lens_distortion() -> None:
+    cam = CameraSpec(height_mm=420.0, hfov_deg=70.0, tilt_deg=20.0, rotation_deg=10.0,
+                     dist=(-0.15, 0.03, 0.0, 0.0, 0.0))
+    spec = _spec([Placement(Tile.of(2, 3), (2, 3), (0.0, 0.0), 0.0)], markers=True,
+                 size=(1280, 720), camera=cam)
+    scene = render_scene(spec)
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+                                  cv2.aruco.DetectorParameters())
+    corners, ids, _ = det.detectMarkers(cv2.cvtColor(scene.image_bgr, cv2.COLOR_BGR2GRAY))
+    assert ids is not None and len(ids) == 4
+    truth = {m["id"]: np.array(m["corners"]) for m in scene.truth["markers"]}
+    undist = _apply(np.array(scene.truth["table_to_image"]),
+                    np.array([[-140.0 - 20, -70.0 - 20]]))[0]
+    assert np.abs(undist - truth[0][0]).max() > 2.0  # distortion moved the corner
+    for c, i in zip(corners, ids.ravel()):
+        assert np.abs(c.reshape(4, 2) - truth[int(i)]).max() < 1.5
+
+
+def test_stacked_tile_hides_the_one_below() -> None:
+    below = Placement(Tile.of(1, 2), (1, 2), (0.0, 0.0), 0.0)
+    above = Placement(Tile.of(3, 4), (3, 4), (0.0, 0.0), 0.0, layer=1)
+    side = Placement(Tile.of(5, 6), (5, 6), (0.0, 60.0), 0.0)
+    truth = render_scene(_spec([below, above, side])).truth
+    vis = [t["visible"] for t in truth["tiles"]]
+    assert vis[0] < 0.05 and vis[1] > 0.97 and vis[2] > 0.97
+    assert [t["layer"] for t in truth["tiles"]] == [0, 1, 0]
+    assert truth["tiles"][1]["table_mm"]["z_mm"] == geometry_for_set(6).thickness_mm
+
+
+def test_hand_occludes_and_has_polygon() -> None:
+    spec = random_scene_spec(12, size=SMALL, hands=1, layout="loose", n_tiles=20)
+    truth = render_scene(spec).truth
+    assert len(truth["hands"]) == 1 and len(truth["hands"][0]) >= 6
+    face_down = [t for t in truth["tiles"] if not t["face_up"]]
+    assert all(t["halves"] for t in face_down)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"set_max": 7}, "set_max 7"),
+    ({"colour": "red"}, "unknown constraints ['colour']"),
+    ({"tilt_range": (10, 80)}, "tilt_range"),
+    ({"n_tiles": 29, "set_max": 6}, "n_tiles 29"),
+    ({"layout": "spiral"}, "layout 'spiral'"),
+    ({"table_families": ["stone"]}, "held-out"),
+    ({"held_out": True}, ">= 1000000"),
+])
+def test_bad_constraints_raise_clear_errors(kwargs: dict, needle: str) -> None:
+    with pytest.raises(RenderSpecError, match=None) as err:
+        random_scene_spec(3, **kwargs)
+    assert needle in str(err.value)
+    assert isinstance(err.value, ValueError)
+
+
+def test_bad_specs_raise_clear_errors() -> None:
+    with pytest.raises(RenderSpecError, match="do not match tile 2-3"):
+        Placement(Tile.of(2, 3), (2, 4), (0.0, 0.0), 0.0)
+    with pytest.raises(RenderSpecError, match="not in a double-6 set"):
+        render_scene(_spec([Placement(Tile.of(2, 9), (2, 9), (0.0, 0.0), 0.0)]))
+    with pytest.raises(RenderSpecError, match="tilt_deg 70"):
+        render_scene(_spec([Placement(Tile.of(2, 3), (2, 3), (0.0, 0.0), 0.0)],
+                           camera=CameraSpec(tilt_deg=70.0)))
+    with pytest.raises(RenderSpecError, match="held-out range"):
+        random_scene_spec(1_000_001)
+
+
+def test_render_command_writes_pairs(tmp_path, capsys) -> None:
+    import argparse
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    args = parser.parse_args(["--out", str(tmp_path), "--count", "2", "--seed", "4",
+                              "--size", "320x240", "--held-out", "--markers"])
+    assert run(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["scenes"] == 2 and summary["seeds"] == [1_000_004, 1_000_005]
+    for seed in (1_000_004, 1_000_005):
+        truth = json.loads((tmp_path / f"scene_{seed:07d}.json").read_text())
+        img = cv2.imread(str(tmp_path / f"scene_{seed:07d}.png"))
+        assert img.shape == (240, 320, 3) and truth["image"] == f"scene_{seed:07d}.png"
+        assert {"width", "height", "seed", "set_max", "style", "camera", "table_to_image",
+                "tiles", "markers", "hands", "game"} <= set(truth)
+        assert len(truth["markers"]) == 4 and truth["style"]["held_out"] is True
+
+
+def test_write_scene_rejects_bad_name(tmp_path) -> None:
+    scene = render_scene(_spec([Placement(Tile.of(2, 3), (2, 3), (0.0, 0.0), 0.0)]))
+    with pytest.raises(RenderSpecError, match="plain file stem"):
+        write_scene(scene, tmp_path, "../x")
