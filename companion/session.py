@@ -118,6 +118,11 @@ class Session:
     def submit(self, entry: dict[str, Any] | Move, source: str = "hand") -> SubmitResult:
         """Take one log entry (JSON dict or Move). See the module docstring."""
         with self._lock:
+            alternatives: list[Any] = []
+            if isinstance(entry, dict) and "alternatives" in entry:
+                # the camera's likeliest other readings: not part of the log entry itself
+                entry = dict(entry)
+                alternatives = list(entry.pop("alternatives") or [])
             move = entry if isinstance(entry, Move) else Move.from_json(entry)
             meta = dict(move.meta)
             meta.setdefault("source", source)
@@ -126,7 +131,7 @@ class Session:
             conf = meta.get("confidence")
             if meta["source"] == "camera" and isinstance(conf, (int, float)) and conf < CONFIRM_BELOW:
                 alert = self._alert("confirm", f"Is this right? {move} (confidence {conf:.2f})",
-                                    move.to_json(), alternatives=list(meta.get("alternatives", [])))
+                                    move.to_json(), alternatives=alternatives or list(meta.get("alternatives", [])))
                 return SubmitResult("confirm", alert=alert)
             return self._apply(move)
 

@@ -1,0 +1,77 @@
+"""The tablet dashboard: a Flask app served by waitress (``domino-companion serve``).
+
+``create_app(test_config=None, holder=None, frames=None)`` builds the app, Flask-tutorial style:
+
+* ``holder``: the :class:`~web_ui.services.SessionHolder` (store + current game). Without it the
+  app opens ``DB`` from the config and resumes the latest game in it.
+* ``frames``: a :class:`~web_ui.services.FrameSource` of annotated camera frames, or None: the
+  page then says there is no camera in this mode.
+
+Blueprints, one per feature: ``views`` (pages, exports), ``api`` (JSON state and POST commands,
+all through :class:`companion.session.Session`), ``stream`` (Server-Sent Events ``/events``),
+``video`` (MJPEG ``/video.mjpg``), ``security`` (CSRF, pairing, read-only spectators). No game
+logic lives here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask
+
+from companion.store import LogStore
+from web_ui.services import FrameSource, SessionHolder, StreamGate
+
+#: Configuration defaults; ``test_config`` or ``serve`` override them.
+DEFAULTS: dict[str, Any] = {
+    "TRUSTED_HOSTS": ["localhost", "127.0.0.1"],
+    "SSE_MAX_STREAMS": 32,
+    "MJPEG_MAX_STREAMS": 5,
+    "SSE_HEARTBEAT_S": 15.0,
+    "SSE_RETRY_MS": 2000,
+    "STREAM_MAX_S": 600.0,  # a stream ends after this; the browser reconnects by itself
+    "MJPEG_KEEPALIVE_S": 2.0,  # resend the last frame this often while the camera is silent
+    "PAIR_ATTEMPTS_PER_MINUTE": 5,
+    "PUBLIC_URL": None,  # the address other devices use (for the QR code)
+    "MAX_CONTENT_LENGTH": 256 * 1024,
+}
+
+
+def default_data_dir() -> Path:
+    """Where the game database and the secrets file live unless told otherwise."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "domino-companion"
+
+
+def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHolder | None = None,
+               frames: FrameSource | None = None) -> Flask:
+    """Build the dashboard app (see the module docstring)."""
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config["DATA_DIR"] = str(default_data_dir())
+    if test_config is not None:
+        app.config.update(test_config)
+    data_dir = Path(app.config["DATA_DIR"])
+    data_dir.mkdir(parents=True, exist_ok=True)
+    app.config.setdefault("DB", str(data_dir / "games.sqlite"))
+    if not app.config.get("DB"):
+        app.config["DB"] = str(data_dir / "games.sqlite")
+
+    from web_ui import api, security, stream, video, views
+
+    security.init_app(app, data_dir / "dashboard-secrets.json")
+    if holder is None:
+        holder = SessionHolder.resume(LogStore(app.config["DB"]))
+    app.extensions["session"] = holder
+    app.extensions["frames"] = frames
+    app.extensions["sse_gate"] = StreamGate("live-update", int(app.config["SSE_MAX_STREAMS"]))
+    app.extensions["mjpeg_gate"] = StreamGate("video", int(app.config["MJPEG_MAX_STREAMS"]))
+
+    app.register_blueprint(security.bp)
+    app.register_blueprint(views.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(stream.bp)
+    app.register_blueprint(video.bp)
+    return app

@@ -1,0 +1,157 @@
+"""``domino-companion serve``: the tablet dashboard on a stored game, served by waitress.
+
+It opens (or creates) the game database, starts the game given by ``--game``/``--players`` or
+resumes the latest game in it, prints the address and the pairing code for controllers, and
+serves the dashboard until Ctrl-C. Without ``--host`` it listens on 127.0.0.1 only; give
+``--host 0.0.0.0`` to let other devices on the LAN join (they watch read only until they pair).
+There is no camera in this mode: moves are entered on the tablet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from companion.errors import DominoError
+from companion.store import LogStore
+
+#: Worker threads on top of the stream caps, for ordinary requests.
+SPARE_THREADS = 8
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", type=Path, default=None,
+                        help="the game database (SQLite; created if missing; default "
+                             "DATA_DIR/games.sqlite)")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="folder for the database and the dashboard secrets file "
+                             "(default ~/.local/share/domino-companion)")
+    parser.add_argument("--game", default=None, help="start a new game of this kind (e.g. allfives)")
+    parser.add_argument("--players", default=None,
+                        help="the players of the new game in seating order, e.g. Ann,Bob,Cy")
+    parser.add_argument("--options", default=None,
+                        help='the new game\'s options as JSON, e.g. \'{"target": 150}\'')
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this computer only; "
+                             "0.0.0.0: the whole LAN)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    parser.add_argument("--trusted-host", action="append", default=[],
+                        help="an extra host name the dashboard may be reached by (repeatable)")
+    parser.add_argument("--max-streams", type=int, default=32,
+                        help="open live-update streams allowed at once (default 32)")
+    parser.add_argument("--max-video", type=int, default=5,
+                        help="open video streams allowed at once (default 5)")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+
+
+def lan_address() -> str | None:
+    """This machine's address on the LAN (no packet is sent), or None."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            return str(s.getsockname()[0])
+    except OSError:
+        return None
+
+
+def trusted_hosts(host: str, extra: list[str]) -> list[str]:
+    """The Host names the dashboard answers to (everything else gets 400: DNS rebinding)."""
+    names = ["localhost", "127.0.0.1"]
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        if host not in ("0.0.0.0", "::"):
+            names.append(host)
+        else:
+            lan = lan_address()
+            if lan:
+                names.append(lan)
+            hostname = socket.gethostname()
+            names += [hostname, hostname + ".local"]
+    names += extra
+    return list(dict.fromkeys(names))
+
+
+def _parse_players(text: str | None) -> list[str]:
+    if not text:
+        raise DominoError("--game needs --players: the names in seating order, e.g. "
+                          "--players Ann,Bob,Cy")
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def _parse_options(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        options = json.loads(text)
+    except ValueError as exc:
+        raise DominoError(f"--options must be a JSON object such as '{{\"target\": 150}}', got "
+                          f"{text!r} ({exc})") from None
+    if not isinstance(options, dict):
+        raise DominoError(f"--options must be a JSON object, got {text!r}")
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    from waitress import create_server
+
+    from web_ui import create_app, default_data_dir
+    from web_ui.services import SessionHolder
+
+    data_dir = args.data_dir or default_data_dir()
+    db = args.db or data_dir / "games.sqlite"
+    if args.port < 0 or args.port > 65535:
+        raise DominoError(f"--port must be 0..65535, got {args.port}")
+    store = LogStore(db)
+    holder = SessionHolder.resume(store)
+    if args.game:
+        holder.start(args.game, _parse_players(args.players), _parse_options(args.options))
+    elif args.players:
+        raise DominoError("--players is for a new game: give --game too, e.g. --game allfives")
+    config: dict[str, Any] = {
+        "DATA_DIR": str(data_dir), "DB": str(db),
+        "TRUSTED_HOSTS": trusted_hosts(args.host, args.trusted_host),
+        "SSE_MAX_STREAMS": args.max_streams, "MJPEG_MAX_STREAMS": args.max_video,
+    }
+    app = create_app(config, holder=holder)
+    threads = args.max_streams + args.max_video + SPARE_THREADS
+    server = create_server(app, host=args.host, port=args.port, threads=threads,
+                           channel_timeout=60, ident="domino-companion")
+    port = server.effective_port  # type: ignore[union-attr]
+    shown = "127.0.0.1" if args.host in ("127.0.0.1", "0.0.0.0", "::") else args.host
+    url = f"http://{shown}:{port}/"
+    if args.host in ("0.0.0.0", "::"):
+        lan = lan_address()
+        if lan:
+            url = f"http://{lan}:{port}/"
+            app.config["PUBLIC_URL"] = url
+    session = holder.session
+    what = (f"{session.game.title}: {', '.join(session.header.players)} (game {session.game_id})"
+            if session else "no game yet: start one on the dashboard")
+    print(f"domino-companion dashboard: {url}", flush=True)
+    print(f"  game: {what}", flush=True)
+    print(f"  database: {db}", flush=True)
+    print(f"  pairing code for controllers: {app.extensions['secrets'].pairing_code}", flush=True)
+    print("  listening on " + (f"{args.host} (other devices can join)" if args.host not in
+                               ("127.0.0.1", "localhost") else "127.0.0.1 only (this computer)")
+          + "; Ctrl-C stops", flush=True)
+    if not args.no_browser and _has_display():
+        threading.Timer(0.5, webbrowser.open, args=(f"http://127.0.0.1:{port}/",)).start()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        store.close()
+    return 0
+
+
+def _has_display() -> bool:
+    return sys.platform in ("darwin", "win32") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

@@ -1,0 +1,206 @@
+"""The JSON API and the pages, through Flask's test client: every command calls the Session."""
+
+from __future__ import annotations
+
+import csv
+import io
+from flask import Flask
+from flask.testing import FlaskClient
+
+from companion.gamelog import replay_lines
+from companion.simulate import play_random_game
+from conftest import PLAYERS, make_app, pair, post
+
+
+def feed(client: FlaskClient, moves: list) -> None:
+    for m in moves:
+        resp = post(client, "/api/submit", {"entry": m.to_json()})
+        assert resp.status_code == 200, resp.get_json()
+        assert resp.get_json()["status"] == "accepted", resp.get_json()
+
+
+def test_page_loads_with_state_and_token(client: FlaskClient) -> None:
+    resp = client.get("/")
+    assert resp.status_code == 200
+    html = resp.get_data(as_text=True)
+    assert 'name="csrf-token"' in html and "undo-btn" in html
+    assert "<svg" in html  # the QR code of the address, inline
+    assert "No camera in this mode" in html
+    assert resp.headers["Content-Security-Policy"].startswith("default-src 'self'")
+
+
+def test_state_json(client: FlaskClient) -> None:
+    state = client.get("/api/state").get_json()
+    assert state["game"] == "allfives"
+    assert state["players"] == PLAYERS
+    assert state["scores"] == {p: 0 for p in PLAYERS}
+    assert state["target"] == 100
+    assert state["alerts"] == [] and state["history"] == []
+
+
+def test_full_game_through_the_api_matches_replay(client: FlaskClient) -> None:
+    sim = play_random_game("allfives", PLAYERS, seed=3)
+    feed(client, sim.moves)
+    state = client.get("/api/state").get_json()
+    assert state["finished"] is True
+    assert state["scores"] == sim.game.scores
+    assert len(state["round_scores"]) == len(sim.game.round_scores)
+    # the exported log replays to the same scores
+    log = client.get("/export.jsonl")
+    assert log.status_code == 200
+    assert "attachment" in log.headers["Content-Disposition"]
+    replayed = replay_lines(log.get_data(as_text=True).splitlines())
+    assert replayed.game.scores == sim.game.scores
+    rows = list(csv.reader(io.StringIO(client.get("/export.csv").get_data(as_text=True))))
+    assert rows[0][0] == "round"
+    assert rows[-1][0] == "now"
+    assert [int(x) for x in rows[-1][1 + len(PLAYERS):]] == [sim.game.scores[p] for p in PLAYERS]
+
+
+def test_illegal_placement_raises_alert_and_changes_nothing(client: FlaskClient) -> None:
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=4)
+    feed(client, sim.moves)
+    before = client.get("/api/state").get_json()
+    wrong = {"player": "Ann", "play": "6-6"}  # already on the table / not Ann's turn
+    resp = post(client, "/api/submit", {"entry": wrong})
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert body["status"] == "illegal"
+    assert body["alert"]["legal"], "an illegal alert says what would be legal"
+    after = client.get("/api/state").get_json()
+    assert after["moves"] == before["moves"] and after["scores"] == before["scores"]
+    assert [a["id"] for a in after["alerts"]] == [body["alert"]["id"]]
+
+
+def test_correct_an_illegal_alert(client: FlaskClient) -> None:
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=6)
+    feed(client, sim.moves[:5])
+    right = sim.moves[5].to_json()
+    wrong = dict(right, play="6-6")
+    alert = post(client, "/api/submit", {"entry": wrong}).get_json()["alert"]
+    resp = post(client, f"/api/alerts/{alert['id']}/correct", {"entry": right})
+    assert resp.status_code == 200 and resp.get_json()["status"] == "accepted"
+    state = client.get("/api/state").get_json()
+    assert state["alerts"] == []
+    last = state["history"][-1]["entry"]
+    assert last["source"] == "correction" and last["reading"]["play"] == "6-6"
+
+
+def test_dismiss_and_unknown_alert(client: FlaskClient) -> None:
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=2)
+    feed(client, sim.moves)
+    alert = post(client, "/api/submit", {"entry": {"player": "Ann", "play": "0-0", "on": "3-3"}}
+                 ).get_json()["alert"]
+    assert post(client, f"/api/alerts/{alert['id']}/dismiss").get_json() == {"dismissed": alert["id"]}
+    assert client.get("/api/state").get_json()["alerts"] == []
+    resp = post(client, f"/api/alerts/{alert['id']}/dismiss")
+    assert resp.status_code == 400
+    assert f"no open alert {alert['id']}" in resp.get_json()["error"]
+
+
+def test_confirm_an_uncertain_camera_reading(app: Flask, client: FlaskClient) -> None:
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=3)
+    feed(client, sim.moves[:2])
+    session = app.extensions["session"].session
+    reading = dict(sim.moves[2].to_json(), confidence=0.55,
+                   alternatives=[{"player": sim.moves[2].player, "play": "0-0"}])
+    result = session.submit(reading, source="camera")
+    assert result.status == "confirm"
+    state = client.get("/api/state").get_json()
+    assert state["alerts"][0]["kind"] == "confirm"
+    assert state["alerts"][0]["alternatives"][0]["play"] == "0-0"
+    resp = post(client, f"/api/alerts/{result.alert.id}/confirm")
+    assert resp.get_json()["status"] == "accepted"
+    state = client.get("/api/state").get_json()
+    assert state["alerts"] == [] and state["moves"] == 3
+    # confirming an illegal-placement alert is refused with a clear message
+    bad = post(client, "/api/submit", {"entry": {"player": "Ann", "play": "6-6"}}).get_json()
+    resp = post(client, f"/api/alerts/{bad['alert']['id']}/confirm")
+    assert resp.status_code == 400 and "correct or dismiss" in resp.get_json()["error"]
+
+
+def test_undo(client: FlaskClient) -> None:
+    assert post(client, "/api/undo").get_json() == {"undone": None}
+    sim = play_random_game("allfives", PLAYERS, seed=2, max_moves=3)
+    feed(client, sim.moves)
+    undone = post(client, "/api/undo").get_json()["undone"]
+    assert undone["entry"]["play"] == str(sim.moves[2].tile) or undone["text"] == str(sim.moves[2])
+    assert client.get("/api/state").get_json()["moves"] == 2
+
+
+def test_bad_requests_get_400_and_change_nothing(client: FlaskClient) -> None:
+    cases = [
+        ({"entry": {"player": "Ann"}}, "exactly one of the keys"),
+        ({"entry": {"player": "Ann", "play": "9-x"}}, "cannot read tile '9-x'"),
+        ({"nothing": 1}, 'must be {"entry"'),
+        ({"entry": {"pass": True}}, 'needs "player"'),
+    ]
+    for body, words in cases:
+        resp = post(client, "/api/submit", body)
+        assert resp.status_code == 400, body
+        assert words in resp.get_json()["error"], (body, resp.get_json())
+    stranger = post(client, "/api/submit", {"entry": {"player": "Zed", "pass": True}}).get_json()
+    assert stranger["status"] == "illegal" and "'Zed' is not playing" in stranger["alert"]["message"]
+    resp = client.post("/api/submit", data="not json", headers={
+        "X-CSRF-Token": client.get_cookie("dc_csrf").value, "Content-Type": "application/json"})
+    assert resp.status_code == 400 and "JSON object" in resp.get_json()["error"]
+    assert client.get("/api/state").get_json()["moves"] == 0
+    assert client.get("/api/nope").status_code == 404
+    assert "error" in client.get("/api/nope").get_json()
+
+
+def test_new_game_and_rematch(client: FlaskClient) -> None:
+    resp = post(client, "/api/new_game", {"game": "allfives", "players": ["Dee", "Eve"],
+                                          "options": {"target": 150}})
+    assert resp.status_code == 200
+    state = resp.get_json()
+    assert state["players"] == ["Dee", "Eve"] and state["target"] == 150
+    gen = state["generation"]
+    sim = play_random_game("allfives", ["Dee", "Eve"], seed=4, max_moves=3,
+                           options={"target": 150})
+    feed(client, sim.moves)
+    again = post(client, "/api/rematch").get_json()
+    assert again["players"] == ["Dee", "Eve"] and again["options"]["target"] == 150
+    assert again["moves"] == 0 and again["generation"] == gen + 1
+    for body, words in [({"game": "nosuch", "players": ["A", "B"]}, "no game called"),
+                        ({"game": "allfives", "players": ["A"]}, "2 to 8 players"),
+                        ({"game": "allfives", "players": ["A", "B"], "options": {"x": 1}},
+                         "no option x"),
+                        ({"players": ["A", "B"]}, '"game"')]:
+        resp = post(client, "/api/new_game", body)
+        assert resp.status_code == 400, body
+        assert words in resp.get_json()["error"], resp.get_json()
+    assert client.get("/api/state").get_json()["generation"] == gen + 1
+
+
+def test_no_game_yet(tmp_path) -> None:
+    app = make_app(tmp_path, start=False)
+    with app.test_client() as c:
+        pair(c, app)
+        assert c.get("/api/state").get_json()["game"] is None
+        assert c.get("/").status_code == 200
+        resp = post(c, "/api/submit", {"entry": {"player": "Ann", "pass": True}})
+        assert resp.status_code == 409 and "/api/new_game" in resp.get_json()["error"]
+        assert c.get("/export.csv").status_code == 409
+        resp = post(c, "/api/new_game", {"game": "allfives", "players": "Ann, Bob"})
+        assert resp.get_json()["players"] == ["Ann", "Bob"]
+
+
+def test_games_list(client: FlaskClient) -> None:
+    data = client.get("/api/games").get_json()
+    allfives = next(g for g in data["games"] if g["name"] == "allfives")
+    assert allfives["options"]["target"]["default"] == 100
+    assert "bid" in data["kinds"] and "end_round" in data["kinds"]
+
+
+def test_camera_without_source(client: FlaskClient) -> None:
+    cam = client.get("/api/camera").get_json()
+    assert cam["state"] == "none" and "No camera" in cam["message"]
+    resp = client.get("/video.mjpg")
+    assert resp.status_code == 404 and "no camera in this mode" in resp.get_json()["error"]
+
+
+def test_qr_svg(client: FlaskClient) -> None:
+    resp = client.get("/qr.svg")
+    assert resp.status_code == 200 and resp.mimetype == "image/svg+xml"
+    assert resp.get_data(as_text=True).startswith("<svg")

@@ -1,0 +1,173 @@
+"""The JSON API: the game state, and every command as a POST that calls the Session.
+
+=====================================  ========================================================
+``GET  /api/state``                    the current game's state (``Session.state()``), plus
+                                       ``generation`` (bumped by a new game); ``{"game": null}``
+                                       before the first game
+``GET  /api/games``                    the games, their player counts and options, the entry kinds
+``POST /api/submit``                   ``{"entry": {...log entry...}}`` -> ``SubmitResult``
+``POST /api/alerts/<id>/confirm``      accept an uncertain reading as read
+``POST /api/alerts/<id>/correct``      ``{"entry": {...}}`` replaces the alert's entry
+``POST /api/alerts/<id>/dismiss``      drop the alert, the log unchanged
+``POST /api/undo``                     withdraw the last entry: ``{"undone": entry|null}``
+``POST /api/new_game``                 ``{"game": "allfives", "players": [...], "options": {}}``
+``POST /api/rematch``                  a new game with the same game, players (seats) and options
+=====================================  ========================================================
+
+A request the rules or the log format refuse gets 400 with ``{"error": message}`` and changes
+nothing. An illegal placement is not a bad request: it answers 200 with ``"status": "illegal"``
+and the alert a person then corrects or dismisses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException
+
+from companion.errors import DominoError
+from companion.games import find_game, game_names
+from companion.moves import KINDS
+from companion.session import Session
+from web_ui.services import SessionHolder
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+class ApiError(Exception):
+    """A request the API refuses: ``status`` and a message naming what is wrong."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def holder() -> SessionHolder:
+    return current_app.extensions["session"]
+
+
+def current_state() -> dict[str, Any]:
+    """What the dashboard shows: the Session's state and the holder's generation."""
+    h = holder()
+    session = h.session
+    if session is None:
+        return {"game": None, "generation": h.generation, "version": 0}
+    out = session.state()
+    out["generation"] = h.generation
+    out["target"] = out.get("options", {}).get("target")
+    return out
+
+
+def _session() -> Session:
+    session = holder().session
+    if session is None:
+        raise ApiError(409, 'no game is running yet; start one with POST /api/new_game '
+                            '{"game": "allfives", "players": ["Ann", "Bob"], "options": {}}')
+    return session
+
+
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raw = request.get_data(as_text=True)[:80]
+        raise ApiError(400, f"the request body must be a JSON object (Content-Type: "
+                            f"application/json), got {raw!r}")
+    return body
+
+
+def _entry(body: dict[str, Any]) -> dict[str, Any]:
+    entry = body.get("entry")
+    if not isinstance(entry, dict):
+        raise ApiError(400, 'the body must be {"entry": {...}} with one game-log entry such as '
+                            f'{{"player": "Ann", "play": "5-5"}}; got {body!r}')
+    return entry
+
+
+@bp.app_errorhandler(ApiError)
+def _api_error(exc: ApiError) -> ResponseReturnValue:
+    return jsonify(error=str(exc)), exc.status
+
+
+@bp.app_errorhandler(DominoError)
+def _domino_error(exc: DominoError) -> ResponseReturnValue:
+    return jsonify(error=str(exc)), 400
+
+
+@bp.app_errorhandler(HTTPException)
+def _http_error(exc: HTTPException) -> ResponseReturnValue:
+    """JSON errors for API paths (and the streams); the plain page for the rest."""
+    if request.path.startswith(("/api/", "/events", "/video", "/export")):
+        return jsonify(error=f"{exc.code} {exc.name}: {exc.description}"), exc.code or 500
+    return exc
+
+
+@bp.get("/state")
+def state() -> ResponseReturnValue:
+    return jsonify(current_state())
+
+
+@bp.get("/games")
+def games() -> ResponseReturnValue:
+    out = []
+    for name in game_names():
+        cls = find_game(name)
+        out.append({
+            "name": cls.name, "title": cls.title, "min_players": cls.min_players,
+            "max_players": cls.max_players,
+            "options": {k: {"default": o.default, "doc": o.doc,
+                            "choices": list(o.choices) if o.choices is not None else None}
+                        for k, o in cls.options_spec.items()},
+        })
+    return jsonify(games=out, kinds=list(KINDS))
+
+
+@bp.post("/submit")
+def submit() -> ResponseReturnValue:
+    result = _session().submit(_entry(_body()), source="hand")
+    return jsonify(result.to_json())
+
+
+@bp.post("/alerts/<int:alert_id>/confirm")
+def confirm(alert_id: int) -> ResponseReturnValue:
+    return jsonify(_session().confirm(alert_id).to_json())
+
+
+@bp.post("/alerts/<int:alert_id>/correct")
+def correct(alert_id: int) -> ResponseReturnValue:
+    return jsonify(_session().correct(alert_id, _entry(_body())).to_json())
+
+
+@bp.post("/alerts/<int:alert_id>/dismiss")
+def dismiss(alert_id: int) -> ResponseReturnValue:
+    _session().dismiss(alert_id)
+    return jsonify(dismissed=alert_id)
+
+
+@bp.post("/undo")
+def undo() -> ResponseReturnValue:
+    return jsonify(undone=_session().undo())
+
+
+@bp.post("/new_game")
+def new_game() -> ResponseReturnValue:
+    body = _body()
+    game, players, options = body.get("game"), body.get("players"), body.get("options") or {}
+    if not isinstance(game, str):
+        raise ApiError(400, f'"game" must be a game name such as "allfives", got {game!r}')
+    if isinstance(players, str):
+        players = [p.strip() for p in players.split(",") if p.strip()]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise ApiError(400, f'"players" must be a list of names in seating order, got {players!r}')
+    if not isinstance(options, dict):
+        raise ApiError(400, f'"options" must be an object of name: value, got {options!r}')
+    holder().start(game, players, options)
+    return jsonify(current_state())
+
+
+@bp.post("/rematch")
+def rematch() -> ResponseReturnValue:
+    header = _session().header
+    holder().start(header.game, list(header.players), dict(header.options))
+    return jsonify(current_state())
