@@ -71,6 +71,7 @@ from typing import Any, ClassVar, Mapping
 from companion.errors import IllegalMoveError, MoveFormatError, OptionError, TileParseError
 from companion.games import register
 from companion.games.base import Event, Game, Option, require_kind
+from companion.games.grid import fast_copy
 from companion.moves import Move
 from companion.tiles import Tile, full_set
 
@@ -140,6 +141,9 @@ class BuildUp(Game):
         self.passes = 0
         self.starter = 0
 
+
+    def _save(self) -> dict[str, Any]:
+        return {k: fast_copy(v) for k, v in self.__dict__.items()}
     # ---- declarations ---------------------------------------------------------------------
     def round_set(self) -> list[Tile]:
         return [t for p in self.players for t in full_set(self.set_max, self.colour[p])]

@@ -47,11 +47,12 @@ score <= 2 (``win: "two"``) or score == 0 (``win: "empty"``), else nobody wins.
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping
+from typing import Any, ClassVar, Mapping
 
 from companion.errors import IllegalMoveError, MoveFormatError
 from companion.games import register
 from companion.games.base import Event, Game, Option, require_kind
+from companion.games.grid import fast_copy
 from companion.moves import Move
 from companion.tiles import Tile, full_set
 
@@ -98,6 +99,9 @@ class CastleRock(Game):
         self.hands = {self.players[0]: []}
         self.boneyard = full_set(self.set_max)
 
+
+    def _save(self) -> dict[str, Any]:
+        return {k: fast_copy(v) for k, v in self.__dict__.items()}
     # ---- queries ------------------------------------------------------------------------
     @property
     def round_over(self) -> bool:
@@ -125,7 +129,7 @@ class CastleRock(Game):
         rem = removals(self.row)
         if rem:
             return [Move("remove", me, tiles=r) for r in rem]
-        return [Move.draw(me, str(t)) for t in sorted(self.boneyard or [])]
+        return [Move("draw", me, tile=t, count=1) for t in sorted(self.boneyard or [])]
 
     def _legal_text(self) -> list[str]:
         return [str(m) for m in self.legal_moves()]

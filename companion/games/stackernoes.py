@@ -93,30 +93,13 @@ from typing import Any, ClassVar, Iterable, Mapping
 from companion.errors import IllegalMoveError, MoveFormatError
 from companion.games import register
 from companion.games.base import Event, Game, Option
+from companion.games.grid import Cell, fast_copy, perpendiculars, step
 from companion.moves import Move
 from companion.tiles import Tile, full_set
-
-Cell = tuple[int, int]
 
 HAND = 9
 RUN_MIN_TO_CAP = 7
 CAP, ROOT, BRANCH, OUT = 6, 12, 8, 20
-
-
-def _add(c: Cell, d: Cell, k: int = 1) -> Cell:
-    return (c[0] + k * d[0], c[1] + k * d[1])
-
-
-def _fast_copy(v: Any) -> Any:
-    """Deep copy of plain containers (dict, list, set); tuples, text, numbers and Tiles are
-    immutable and shared."""
-    if isinstance(v, dict):
-        return {k: _fast_copy(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_fast_copy(x) for x in v]
-    if isinstance(v, set):
-        return set(v)
-    return v
 
 
 def _cells_of(move: Move) -> tuple[Cell, Cell, int]:
@@ -176,7 +159,7 @@ class Stackernoes(Game):
         self.out: str | None = None
 
     def _save(self) -> dict[str, Any]:
-        return {k: _fast_copy(v) for k, v in self.__dict__.items()}
+        return {k: fast_copy(v) for k, v in self.__dict__.items()}
 
     # ---- declarations ---------------------------------------------------------------------
     def hand_size(self) -> int:
@@ -213,15 +196,14 @@ class Stackernoes(Game):
         out = []
         for r in self.run_cells:
             if len(self.cells[r]) == 1 and r not in self.bridged:
-                a, b = _add(r, d, -1), _add(r, d)
+                a, b = step(r, d, -1), step(r, d)
                 if a in self.run_cells and b in self.run_cells and len(self.cells[a]) >= 2 \
                         and len(self.cells[b]) >= 2:
                     out.append(r)
         return sorted(out)
 
     def _perp(self) -> tuple[Cell, Cell]:
-        d = self.axis
-        return ((-d[1], d[0]), (d[1], -d[0]))
+        return perpendiculars(self.axis)
 
     def _table_slots(self) -> list[tuple[Cell, Cell, int, str]]:
         """Free table places: (cell touching, outer cell, number to match, what)."""
@@ -229,12 +211,12 @@ class Stackernoes(Game):
         for cell, d, _tile, capped, is_run in self.ends:
             if capped:
                 continue
-            a, b = _add(cell, d), _add(cell, d, 2)
+            a, b = step(cell, d), step(cell, d, 2)
             if a not in self.cells and b not in self.cells:
                 out.append((a, b, self.cells[cell][0][1], "run" if is_run else "branch"))
         for r in self.roots:
             for p in self._perp():
-                a, b = _add(r, p), _add(r, p, 2)
+                a, b = step(r, p), step(r, p, 2)
                 if a not in self.cells and b not in self.cells:
                     out.append((a, b, self.cells[r][0][1], "new branch"))
         return out
@@ -254,7 +236,7 @@ class Stackernoes(Game):
     def _bridge_slots(self) -> list[tuple[Cell, Cell, int]]:
         out = []
         for r in self.roots:
-            a, b = _add(r, self.axis, -1), _add(r, self.axis)
+            a, b = step(r, self.axis, -1), step(r, self.axis)
             if len(self.cells[a]) == len(self.cells[b]):
                 out.append((a, b, len(self.cells[a])))
         return out
@@ -544,7 +526,7 @@ class Stackernoes(Game):
                 raise IllegalMoveError(str(move), f"cell {list(c)} is taken on the table; stack "
                                        "onto it with a level of 1 or more", self._legal_text())
         for i, (cell, d, _t, capped, is_run) in enumerate(self.ends):
-            a, b = _add(cell, d), _add(cell, d, 2)
+            a, b = step(cell, d), step(cell, d, 2)
             if {a, b} != {c1, c2}:
                 continue
             what = "the run" if is_run else "the branch"
@@ -565,7 +547,7 @@ class Stackernoes(Game):
             return 0
         for r in self.roots:
             for p in self._perp():
-                a, b = _add(r, p), _add(r, p, 2)
+                a, b = step(r, p), step(r, p, 2)
                 if {a, b} != {c1, c2}:
                     continue
                 n = self.cells[r][0][1]
@@ -618,7 +600,7 @@ class Stackernoes(Game):
     def _bridge_play(self, move: Move, tile: Tile, c1: Cell, v1: int, c2: Cell, v2: int,
                      level: int) -> tuple[int, set[Cell]]:
         mid = ((c1[0] + c2[0]) // 2, (c1[1] + c2[1]) // 2)
-        if mid not in self.roots or {c1, c2} != {_add(mid, self.axis), _add(mid, self.axis, -1)}:
+        if mid not in self.roots or {c1, c2} != {step(mid, self.axis), step(mid, self.axis, -1)}:
             raise IllegalMoveError(str(move), f"halves two cells apart make a bridge, which needs "
                                    f"a root at {list(mid)} between them; roots: "
                                    + (", ".join(str(list(r)) for r in self.roots) or "none"),
