@@ -14,7 +14,6 @@ with the two orders of a pair merged), likeliest first.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,8 +23,10 @@ from companion.tiles import MAX_PIPS, Tile
 from vision import pips_classical
 
 N_CLASSES = MAX_PIPS + 1
-#: Weight of the classifier's log-probabilities in the pool (the classical reader's is 1 - it).
-CNN_WEIGHT = 0.7
+#: Exponents of the two readers' probabilities in the pool (the classical reader's confidence
+#: is a heuristic, so it counts for less).
+CNN_WEIGHT = 1.0
+CLASSICAL_WEIGHT = 0.5
 #: Probabilities are floored before pooling so a single confident zero cannot veto.
 FLOOR = 1e-4
 
@@ -54,15 +55,15 @@ class TileValue:
         return Tile.of(*self.halves)
 
 
-def pool(p_classical: np.ndarray, p_cnn: np.ndarray | None, cnn_weight: float = CNN_WEIGHT
-         ) -> np.ndarray:
-    """Combine (N, 16) probability rows into one (N, 16): weighted log-linear pool."""
+def pool(p_classical: np.ndarray, p_cnn: np.ndarray | None, cnn_weight: float = CNN_WEIGHT,
+         classical_weight: float = CLASSICAL_WEIGHT) -> np.ndarray:
+    """Combine (N, 16) probability rows into one (N, 16): weighted product, renormalised."""
     if p_cnn is None:
         return p_classical
     if p_cnn.shape != p_classical.shape:
         raise PipReadError(f"classifier output: expected shape {p_classical.shape}, "
                            f"got {p_cnn.shape}")
-    logp = ((1.0 - cnn_weight) * np.log(np.maximum(p_classical, FLOOR))
+    logp = (classical_weight * np.log(np.maximum(p_classical, FLOOR))
             + cnn_weight * np.log(np.maximum(p_cnn, FLOOR)))
     logp -= logp.max(axis=1, keepdims=True)
     p = np.exp(logp)
@@ -110,8 +111,8 @@ class PipReader:
 
     def __init__(self, classifier: HalfClassifier | str | None = "auto",
                  cnn_weight: float = CNN_WEIGHT) -> None:
-        if not 0.0 <= cnn_weight <= 1.0:
-            raise PipReadError(f"cnn_weight: expected 0..1, got {cnn_weight}")
+        if not 0.0 <= cnn_weight <= 4.0:
+            raise PipReadError(f"cnn_weight: expected a weight in 0..4, got {cnn_weight}")
         self.cnn_weight = cnn_weight
         self.note: str | None = None
         if classifier == "auto":
@@ -146,10 +147,8 @@ class PipReader:
         p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
                            dtype=np.float64)
         if p_cnn.shape != p_classical.shape or not np.all(np.isfinite(p_cnn)):
-            warnings.warn(f"pip classifier returned shape {p_cnn.shape}, expected "
-                          f"{p_classical.shape}; using the classical reading", RuntimeWarning,
-                          stacklevel=2)
-            return p_classical
+            raise PipReadError(f"pip classifier output: expected finite probabilities of shape "
+                               f"{p_classical.shape}, got shape {p_cnn.shape}")
         return pool(p_classical, p_cnn, self.cnn_weight)
 
     def read_tiles(self, crops: np.ndarray, set_max: int = MAX_PIPS) -> list[TileValue]:

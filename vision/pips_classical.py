@@ -30,8 +30,8 @@ class CropError(ValueError):
     """A crop that is not a (N, S, S) / (S, S) float32 half-tile square."""
 
 
-def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float]], int]:
-    """Pip blobs (x, y, area, mean value) of one crop and the count of doubtful blobs."""
+def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float, float]], int]:
+    """Pip blobs (x, y, area, mean value, touches border) of one crop and the count of doubtful blobs."""
     size = crop.shape[0]
     binary = (crop > PIP_LEVEL).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
@@ -44,13 +44,25 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float]
             continue
         elong = max(w, h) / max(1, min(w, h))
         fill = area / float(w * h)
-        if area < area_min or area > area_max or fill < 0.35 or (elong > 2.6 and area < 3 * area_min):
-            # too small, too large or a line (a divider or edge remnant): not a pip, but worth a doubt
-            if area >= area_min * 0.7 and elong < 2.6:
+        at_border = x <= 0 or y <= 0 or x + w >= size or y + h >= size
+        if elong > 2.2 or (at_border and elong > 1.6):
+            continue  # a line: the divider or the tile edge, not a pip
+        if area < area_min or area > area_max or fill < 0.35:
+            if area >= area_min * 0.7:
                 doubtful += 1
             continue
         mean = float(crop[labels == i].mean())
-        blobs.append((float(centroids[i][0]), float(centroids[i][1]), float(area), mean))
+        blobs.append((float(centroids[i][0]), float(centroids[i][1]), float(area), mean,
+                      float(at_border)))
+    if len(blobs) >= 2:
+        unit = float(np.median([b[2] for b in blobs]))
+        kept = []
+        for b in blobs:
+            if b[2] < 0.45 * unit or (b[4] and b[2] < 0.7 * unit):
+                doubtful += 1  # a sliver at the edge or a speck: not counted, but a doubt
+            else:
+                kept.append(b)
+        blobs = kept
     return blobs, doubtful
 
 

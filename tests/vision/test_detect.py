@@ -1,0 +1,128 @@
+"""Tile detection: isolated tiles at any angle, touching chains, cut tiles, other sets."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import reader_synth as synth
+from vision.detect import detect_tiles, estimate_tile_width, fill_shallow_dents
+from vision.evaluate import _poly_iou
+
+
+def _match(found, truths, iou=0.6):
+    """Number of truth quads matched by a found tile (each used once)."""
+    used = set()
+    hits = 0
+    for q in truths:
+        for k, t in enumerate(found):
+            if k not in used and _poly_iou(t.corners, q) >= iou:
+                used.add(k)
+                hits += 1
+                break
+    return hits
+
+
+@pytest.mark.parametrize("angle", [0, 17, 45, 90, 133, 180, 251, 300])
+def test_isolated_tile_any_angle(angle):
+    img = synth.table(400, 300, seed=angle)
+    quad = synth.draw_tile(img, (200, 150), angle, 32, (3, 5))
+    det = detect_tiles(img)
+    assert len(det.tiles) == 1
+    assert not det.tiles[0].cut
+    assert _poly_iou(det.tiles[0].corners, quad) > 0.8
+    assert det.tile_width_px == pytest.approx(32, rel=0.12)
+
+
+def test_end_to_end_chain_is_split_into_its_tiles():
+    img = synth.table(700, 400, seed=1)
+    a = math.radians(20)
+    step = np.array([math.cos(a), math.sin(a)]) * 2 * 30
+    truths = [synth.draw_tile(img, tuple(np.array((120.0, 150.0)) + step * i), 20, 30, h)
+              for i, h in enumerate([(0, 1), (1, 5), (5, 3), (3, 2), (2, 6)])]
+    # an isolated tile elsewhere gives the scale
+    truths.append(synth.draw_tile(img, (560, 330), 0, 30, (4, 4)))
+    det = detect_tiles(img)
+    assert len(det.tiles) == len(truths)
+    assert _match(det.tiles, truths) == len(truths)
+
+
+def test_side_by_side_tiles_are_paired_by_their_dividers():
+    img = synth.table(500, 300, seed=2)
+    truths = [synth.draw_tile(img, (200 + i * 30, 150), 90, 30, h)
+              for i, h in enumerate([(2, 2), (6, 3), (4, 0)])]
+    truths.append(synth.draw_tile(img, (420, 60), 0, 30, (1, 1)))
+    det = detect_tiles(img)
+    assert _match(det.tiles, truths) == len(truths)
+    assert len(det.tiles) == len(truths)
+
+
+def test_crosswise_double_in_a_line():
+    img = synth.table(600, 300, seed=3)
+    w = 30
+    truths = [synth.draw_tile(img, (150, 150), 0, w, (1, 3)),       # spans x 120..180
+              synth.draw_tile(img, (180 + w / 2, 150), 90, w, (3, 3)),  # double across
+              synth.draw_tile(img, (180 + w + w, 150), 0, w, (3, 6))]
+    truths.append(synth.draw_tile(img, (500, 60), 30, w, (5, 2)))
+    det = detect_tiles(img)
+    assert _match(det.tiles, truths) == len(truths)
+    assert len(det.tiles) == len(truths)
+
+
+def test_tile_running_out_of_frame_is_reported_cut():
+    img = synth.table(400, 300, seed=4)
+    synth.draw_tile(img, (100, 150), 0, 30, (2, 3))
+    synth.draw_tile(img, (395, 100), 0, 30, (6, 6))   # right half outside
+    det = detect_tiles(img)
+    cut = [t for t in det.tiles if t.cut]
+    whole = [t for t in det.tiles if not t.cut]
+    assert len(whole) == 1 and len(cut) == 1
+    assert cut[0].center[0] > 330
+
+
+def test_black_tiles_with_white_pips():
+    img = synth.table(400, 300, colour=(150, 160, 170), seed=5)
+    truths = [synth.draw_tile(img, (120, 150), 10, 32, (4, 1), face=(25, 25, 25), ink=(235, 235, 235)),
+              synth.draw_tile(img, (280, 150), 80, 32, (6, 2), face=(25, 25, 25), ink=(235, 235, 235))]
+    det = detect_tiles(img)
+    assert _match(det.tiles, truths) == 2
+    assert len(det.tiles) == 2
+    assert {t.polarity for t in det.tiles} == {"dark"}
+
+
+def test_face_down_tiles_and_plain_rectangles_are_not_tiles():
+    img = synth.table(400, 300, seed=6)
+    synth.draw_tile(img, (100, 150), 0, 30, (2, 5))
+    # a face-down tile: same shape, plain back, no divider and no pips
+    corners = synth.tile_corners((280, 150), 30, 30)
+    import cv2
+    cv2.fillConvexPoly(img, np.round(corners).astype(np.int32), (225, 240, 245))
+    det = detect_tiles(img)
+    assert len(det.tiles) == 1
+    assert det.tiles[0].center[0] < 200
+
+
+def test_empty_table_finds_nothing_and_says_why():
+    det = detect_tiles(synth.table(320, 240, seed=7))
+    assert det.tiles == []
+    assert det.warnings and "tile" in det.warnings[0]
+
+
+def test_fill_shallow_dents_bridges_pip_notches_only():
+    import cv2
+    mask = np.zeros((100, 200), np.uint8)
+    cv2.rectangle(mask, (20, 20), (179, 79), 255, -1)
+    cv2.circle(mask, (20, 50), 6, 0, -1)        # a pip notch at the edge: 6 px deep
+    cv2.rectangle(mask, (90, 20), (109, 59), 0, -1)  # a deep notch: 40 px
+    contour = max(cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0],
+                  key=cv2.contourArea)
+    filled = fill_shallow_dents(contour, 12.0)
+    area = cv2.contourArea(filled)
+    assert area > cv2.contourArea(contour)
+    assert area < 160 * 60 - 20 * 30   # the deep notch stays
+
+
+def test_estimate_tile_width_needs_a_tile_shaped_blob():
+    assert estimate_tile_width([]) is None

@@ -1,0 +1,105 @@
+"""The evaluation harness: scoring against ground truth, CSV rows, the real photos."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.tiles import Tile, full_set
+from vision.evaluate import Row, score_board, score_rendered, score_single_tile, summarise, write_csv
+from vision.types import Reading, TileReading
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "real"
+
+
+def _quad(x, y):
+    return [[x, y], [x, y + 20], [x + 40, y + 20], [x + 40, y]]
+
+
+def _truth_tile(x, y, halves, **kw):
+    t = {"tile": str(Tile.of(*halves)), "halves": list(halves), "corners": _quad(x, y),
+         "face_up": True, "visible": 1.0, "cut": False}
+    t.update(kw)
+    return t
+
+
+def _read(x, y, halves, cut=False):
+    q = _quad(x, y)
+    if cut:
+        return TileReading(None, None, q, (x + 20, y + 10), 0, cut=True)
+    return TileReading(Tile.of(*halves), halves, q, (x + 20, y + 10), 0, confidence=0.9,
+                       half_confidences=(0.9, 0.9))
+
+
+def test_score_rendered_counts_hits_misses_phantoms_and_cut():
+    truth = {"tiles": [
+        _truth_tile(0, 0, (1, 2)),
+        _truth_tile(100, 0, (3, 4)),
+        _truth_tile(200, 0, (5, 5)),                    # missed
+        _truth_tile(300, 0, (0, 6), face_up=False),     # face down: reading it is false
+        _truth_tile(400, 0, (2, 2), visible=0.5),       # partly hidden: ignored
+        _truth_tile(500, 0, (1, 1), cut=True, visible=0.6),
+    ]}
+    reading = Reading((_read(0, 0, (1, 2)), _read(100, 0, (3, 6)), _read(300, 0, (0, 6)),
+                       _read(400, 0, (2, 2)), _read(500, 0, None, cut=True),
+                       _read(600, 100, (4, 4))), 800, 200)
+    row = score_rendered(reading, truth, "x")
+    assert (row.truth, row.found, row.matched, row.false) == (3, 5, 2, 2)
+    assert row.tiles_right == 1 and row.halves_right == 3 and row.halves_total == 6
+    assert (row.cut_truth, row.cut_flagged) == (1, 1)
+    assert not row.frame_right
+    assert row.recall == pytest.approx(2 / 3) and row.precision == pytest.approx(3 / 5)
+
+
+def test_halves_are_compared_end_to_end():
+    truth = {"tiles": [_truth_tile(0, 0, (2, 5))]}
+    # same tile read from the other end: corners rotated by two, halves swapped
+    q = _quad(0, 0)
+    r = TileReading(Tile.of(2, 5), (5, 2), q[2:] + q[:2], (20, 10), 180, confidence=0.9)
+    row = score_rendered(Reading((r,), 100, 100), truth, "x")
+    assert row.halves_right == 2 and row.frame_right
+
+
+def test_single_tile_and_board_scores():
+    one = Reading((_read(0, 0, (4, 6)),), 100, 100)
+    assert score_single_tile(one, Tile.of(6, 4), "a").frame_right
+    assert not score_single_tile(one, Tile.of(6, 5), "a").frame_right
+    tiles = [_read(50 * i, 0, t.halves) for i, t in enumerate(full_set(6))]
+    assert score_board(Reading(tuple(tiles), 2000, 100), "b").frame_right
+    row = score_board(Reading(tuple(tiles[:-1] + tiles[:1]), 2000, 100), "b")
+    assert not row.frame_right and "missing 6-6" in row.note and "duplicate" in row.note
+
+
+def test_csv_has_one_row_per_image(tmp_path):
+    rows = [Row("rendered", "a", truth=2, found=2, matched=2, tiles_right=2, frame_right=True),
+            Row("rendered", "b", truth=1, found=0)]
+    write_csv(rows, tmp_path / "out.csv")
+    with open(tmp_path / "out.csv") as f:
+        got = list(csv.DictReader(f))
+    assert [g["image"] for g in got] == ["a", "b"] and got[1]["recall"] == "0.0"
+    s = summarise(rows)["rendered"]
+    assert s["recall"] == pytest.approx(2 / 3) and s["frames_right"] == 0.5
+
+
+def test_evaluate_needs_something_to_do(capsys):
+    assert main(["evaluate"]) == 2
+    assert "nothing to evaluate" in capsys.readouterr().err
+
+
+@pytest.mark.real
+@pytest.mark.slow
+@pytest.mark.skipif(not REAL.is_dir(), reason=f"real photos not present at {REAL}")
+def test_real_photos_sample_is_read(tmp_path, capsys):
+    out = tmp_path / "real.csv"
+    assert main(["evaluate", "--real", str(REAL), "--real-limit", "28", "--csv", str(out)]) == 0
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    bj = [r for r in rows if r["source"] == "bjorkwall"]
+    ddd = [r for r in rows if r["source"] == "ddd"]
+    assert len(bj) == 28 and len(ddd) == 3
+    # tolerant floors, well under the targets: the figures are recorded in docs/benchmarks.md
+    assert sum(r["frame_right"] == "True" for r in bj) >= 10
+    assert all(int(r["tiles_right"]) >= 18 for r in ddd)

@@ -1,0 +1,103 @@
+"""Pip reading: the classical reader, the pooled PipReader (with a fake classifier)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reader_synth as synth
+from vision.halves import half_crops
+from vision.pips import PipReadError, PipReader, pool, tile_values
+from vision.pips_classical import CropError, read_halves
+
+
+@pytest.mark.parametrize("a,b", [(0, 1), (2, 3), (4, 5), (6, 6), (7, 8), (9, 0)])
+@pytest.mark.parametrize("angle", [0, 63, 200])
+def test_classical_reads_drawn_halves(a, b, angle):
+    img = synth.table(200, 200, seed=a * 10 + b)
+    corners = synth.draw_tile(img, (100, 100), angle, 40, (a, b))
+    probs = read_halves(half_crops(img, corners))
+    assert probs.shape == (2, 16)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-6)
+    assert list(probs.argmax(axis=1)) == [a, b]
+
+
+def test_classical_rejects_what_is_not_crops():
+    with pytest.raises(CropError, match="expected a \\(N, S, S\\)"):
+        read_halves(np.zeros((48, 48)))
+
+
+class FakeClassifier:
+    """Says every half shows ``value`` with probability ``p``; counts its calls."""
+
+    def __init__(self, value: int, p: float = 0.9) -> None:
+        self.value, self.p, self.calls = value, p, []
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        self.calls.append(len(crops))
+        out = np.full((len(crops), 16), (1 - self.p) / 15)
+        out[:, self.value] = self.p
+        return out
+
+
+def _crops(values):
+    img = synth.table(100 * len(values), 120, seed=1)
+    out = []
+    for i, (a, b) in enumerate(values):
+        out.append(half_crops(img, synth.draw_tile(img, (50 + 100 * i, 60), 0, 30, (a, b))))
+    return img, np.concatenate(out)
+
+
+def test_all_halves_go_to_the_classifier_in_one_batch():
+    fake = FakeClassifier(3)
+    _, crops = _crops([(3, 3), (3, 3), (3, 3)])
+    values = PipReader(classifier=fake).read_tiles(crops)
+    assert fake.calls == [6]
+    assert [v.halves for v in values] == [(3, 3)] * 3
+    # both agree: the pooled confidence beats either reader alone (the fake says 0.9 a half)
+    alone = PipReader(classifier=None).read_tiles(crops)
+    assert values[0].confidence > max(alone[0].confidence, 0.9 * 0.9)
+
+
+def test_disagreement_lowers_confidence_and_ranks_alternatives():
+    _, crops = _crops([(2, 5)])
+    agree = PipReader(classifier=FakeClassifier(5, 0.6)).read_tiles(crops)[0]
+    fake = FakeClassifier(4, 0.6)
+    mixed = PipReader(classifier=fake).read_tiles(crops)[0]
+    assert mixed.confidence < PipReader(classifier=None).read_tiles(crops)[0].confidence
+    probs = [p for _, p in mixed.alternatives]
+    assert probs == sorted(probs, reverse=True)
+    assert agree.halves[1] == 5
+
+
+def test_pool_is_a_normalised_log_linear_mix():
+    p = np.full((1, 16), 1 / 16)
+    q = np.zeros((1, 16))
+    q[0, 7] = 1.0
+    out = pool(p, q, 1.0, 0.5)
+    assert out.argmax() == 7 and out.sum() == pytest.approx(1.0)
+    assert pool(p, None) is p
+    with pytest.raises(PipReadError, match="expected shape"):
+        pool(p, np.zeros((2, 16)))
+
+
+def test_tile_values_merge_orders_and_respect_the_set():
+    probs = np.zeros((2, 16))
+    probs[0, [3, 12]] = [0.6, 0.4]
+    probs[1, [5]] = [1.0]
+    (v,) = tile_values(probs, set_max=15)
+    assert v.halves == (3, 5) and v.confidence == pytest.approx(0.6)
+    assert v.alternatives[0][0] == "5-12"
+    (v6,) = tile_values(probs, set_max=6)
+    assert v6.confidence == pytest.approx(1.0)
+    with pytest.raises(PipReadError, match="expected shape"):
+        tile_values(np.zeros((3, 16)))
+
+
+def test_reader_options_are_checked():
+    with pytest.raises(PipReadError, match="cnn_weight"):
+        PipReader(classifier=None, cnn_weight=5.0)
+    with pytest.raises(PipReadError, match="classifier"):
+        PipReader(classifier="cnn")
+    with pytest.raises(PipReadError, match="even number"):
+        PipReader(classifier=None).read_tiles(np.zeros((3, 48, 48), np.float32))

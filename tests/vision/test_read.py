@@ -1,0 +1,146 @@
+"""The read pipeline and the read/count commands: good photos, bad inputs, JSON schema."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+import reader_synth as synth
+from companion.cli import main
+from vision import read as read_mod
+from vision.pips import PipReader
+from vision.read import ImageError, Reader, check_image, load_image
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return Reader(PipReader(classifier=None))
+
+
+@pytest.fixture(scope="module")
+def table_png(tmp_path_factory):
+    img = synth.table(640, 400, seed=11)
+    synth.draw_tile(img, (150, 150), 0, 34, (2, 6))
+    synth.draw_tile(img, (400, 220), 60, 34, (5, 1))
+    synth.draw_tile(img, (636, 80), 0, 34, (3, 3))   # runs out of the picture
+    path = tmp_path_factory.mktemp("read") / "table.png"
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def test_reads_tiles_and_flags_the_cut_one(reader, table_png):
+    r = reader.read_file(table_png)
+    assert sorted(str(t.tile) for t in r.read_tiles) == ["1-5", "2-6"]
+    cut = [t for t in r.tiles if t.cut]
+    assert len(cut) == 1 and cut[0].tile is None
+    assert any("run out of the picture" in w for w in r.warnings)
+    assert set(r.timings_ms) >= {"load", "check", "detect", "crop", "pips", "total"}
+    assert (r.width, r.height) == (640, 400)
+
+
+def test_large_photo_is_read_at_reduced_scale_with_corners_in_original_pixels(reader):
+    img = synth.table(2560, 1600, seed=12)
+    quad = synth.draw_tile(img, (800, 600), 30, 80, (4, 6))
+    r = reader.read(img)
+    (t,) = r.tiles
+    assert str(t.tile) == "4-6"
+    assert np.allclose(np.array(t.center), quad.mean(axis=0), atol=6)
+
+
+def _write(tmp_path, name, data: bytes):
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+BAD_FILES = [
+    ("missing.png", None, "no such file"),
+    ("empty.png", b"", "the file is empty"),
+    ("text.png", b"hello, not a picture", "not an image"),
+    ("half.png", cv2.imencode(".png", np.zeros((50, 50, 3), np.uint8))[1].tobytes()[:40],
+     "not an image"),
+]
+
+
+@pytest.mark.parametrize("name,data,message", BAD_FILES)
+def test_bad_files_give_clear_errors(tmp_path, name, data, message):
+    path = tmp_path / name if data is None else _write(tmp_path, name, data)
+    with pytest.raises(ImageError, match=message):
+        load_image(path)
+
+
+def test_folder_is_not_a_photo(tmp_path):
+    with pytest.raises(ImageError, match="is not a file"):
+        load_image(tmp_path)
+
+
+@pytest.mark.parametrize("frame,message", [
+    ("a string", "expected a numpy image array"),
+    (np.zeros((40, 40, 3), np.float32), "expected 8-bit pixels"),
+    (np.zeros((40, 40, 2), np.uint8), r"expected shape \(H, W, 3\)"),
+    (np.zeros((8, 8, 3), np.uint8), "too small to hold a tile"),
+])
+def test_bad_frames_give_clear_errors(frame, message):
+    with pytest.raises(ImageError, match=message):
+        check_image(frame)
+
+
+def test_enormous_image_is_refused_above_the_stated_limit(monkeypatch):
+    monkeypatch.setattr(read_mod, "MAX_PIXELS", 100 * 100)
+    with pytest.raises(ImageError, match="megapixel limit"):
+        check_image(np.zeros((101, 100, 3), np.uint8))
+
+
+@pytest.mark.parametrize("level,word", [(0, "all black"), (255, "all white"), (128, "one flat")])
+def test_blank_image_gives_empty_reading_with_warning(reader, level, word):
+    r = reader.read(np.full((120, 160, 3), level, np.uint8))
+    assert r.tiles == () and any(word in w for w in r.warnings)
+
+
+def test_empty_table_gives_empty_reading_with_warning(reader):
+    r = reader.read(synth.table(320, 240, seed=13))
+    assert r.tiles == () and r.warnings
+
+
+def test_grayscale_frame_is_accepted(reader):
+    img = synth.table(300, 200, seed=14)
+    synth.draw_tile(img, (150, 100), 0, 30, (1, 4))
+    r = reader.read(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    assert [str(t.tile) for t in r.tiles] == ["1-4"]
+
+
+def test_set_max_is_checked(reader):
+    with pytest.raises(ImageError, match="set_max"):
+        reader.read(synth.table(100, 100), set_max=16)
+
+
+def test_read_json_schema(table_png, capsys):
+    assert main(["read", str(table_png), "--json", "--set", "6"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= {"tiles", "warnings", "width", "height", "timings_ms"}
+    for t in data["tiles"]:
+        assert set(t) >= {"tile", "halves", "corners", "center", "angle", "layer", "confidence",
+                          "cut"}
+        assert len(t["corners"]) == 4 and all(len(p) == 2 for p in t["corners"])
+        assert t["layer"] == 0 and 0 <= t["confidence"] <= 1
+        if not t["cut"]:
+            a, b = t["halves"]
+            assert t["tile"] == f"{min(a, b)}-{max(a, b)}"
+
+
+def test_count_prints_tiles_and_pip_total(table_png, capsys):
+    assert main(["count", str(table_png), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(data["tiles"]) == ["1-5", "2-6"]
+    assert data["pips"] == 14 and data["complete"] is False
+
+
+@pytest.mark.parametrize("command", ["read", "count"])
+def test_commands_on_bad_input_exit_2_with_a_message(tmp_path, capsys, command):
+    bad = _write(tmp_path, "x.jpg", b"not a jpeg")
+    assert main([command, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "not an image" in err and "Traceback" not in err

@@ -1,0 +1,379 @@
+"""How well the reader reads: one CSV row per image, and a printed summary.
+
+Sources:
+
+- **rendered**: scenes from the renderer (:mod:`vision.render`), held-out seeds and styles by
+  default, generated on the fly (or a folder of ``NAME.png`` + ``NAME.json`` it wrote). A ground
+  truth tile "should be read" when it is face up, at least 90% visible and not cut; reading is
+  matched to truth by polygon IoU (>= :data:`MATCH_IOU`). Detection recall is over the tiles
+  that should be read; precision counts as false a found tile that matches no face-up truth tile
+  (a phantom, or a face-down tile); a found tile over a partly hidden or cut tile is neither.
+  A half is right when its value matches the truth half at the same end.
+- **real** (``../shared/real``): ``bjorkwall-dev`` single-tile photos (right when exactly one
+  tile is read and it is the folder's tile) and ``ddd-dev`` board photos (right when exactly the
+  28 tiles of a double-six set are read, each once).
+
+``--bench``: the median time per stage of reading 1280x720 rendered frames with 30 tiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import cv2
+import numpy as np
+
+from companion.errors import DominoError
+from companion.tiles import Tile, full_set
+from vision.read import Reader, load_image
+from vision.types import Reading
+
+MATCH_IOU = 0.5
+STAGES = ("detect", "crop", "pips", "total")
+
+
+class EvaluateError(DominoError):
+    """An evaluation that cannot run: a missing folder, no renderer, bad options."""
+
+
+@dataclass
+class Row:
+    """One image's figures (one CSV row)."""
+
+    source: str
+    image: str
+    truth: int = 0          # tiles that should be read
+    found: int = 0          # tiles read (not cut)
+    matched: int = 0        # read tiles matched to a should-be-read truth tile
+    false: int = 0          # read tiles matching no face-up truth tile
+    halves_right: int = 0
+    halves_total: int = 0
+    tiles_right: int = 0
+    cut_truth: int = 0      # cut truth tiles that are face up and in view
+    cut_flagged: int = 0    # of those, reported as cut
+    frame_right: bool = False
+    ms_detect: float = 0.0
+    ms_crop: float = 0.0
+    ms_pips: float = 0.0
+    ms_total: float = 0.0
+    note: str = ""
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.truth if self.truth else 1.0
+
+    @property
+    def precision(self) -> float:
+        return (self.found - self.false) / self.found if self.found else 1.0
+
+
+def _poly_iou(a: np.ndarray, b: np.ndarray) -> float:
+    pa, pb = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    if cv2.contourArea(pa) <= 0 or cv2.contourArea(pb) <= 0:
+        return 0.0
+    # convex hulls so a corner order that goes the other way round still measures
+    pa, pb = cv2.convexHull(pa), cv2.convexHull(pb)
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    union = cv2.contourArea(pa) + cv2.contourArea(pb) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def _timings(row: Row, reading: Reading) -> None:
+    for stage in STAGES:
+        setattr(row, f"ms_{stage}", round(reading.timings_ms.get(stage, 0.0), 2))
+
+
+def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
+    """Compare a reading with the renderer's ground truth (the shared JSON layout)."""
+    row = Row("rendered", name)
+    _timings(row, reading)
+    gts = truth.get("tiles", [])
+    should = [g for g in gts if g.get("face_up") and g.get("visible", 0) >= 0.9 and not g.get("cut")]
+    row.truth = len(should)
+    row.cut_truth = sum(1 for g in gts if g.get("face_up") and g.get("cut") and g.get("visible", 0) > 0.3)
+    used: set[int] = set()
+    for t in reading.tiles:
+        corners = np.array(t.corners)
+        best, best_iou = None, 0.0
+        for k, g in enumerate(gts):
+            if k in used:
+                continue
+            iou = _poly_iou(corners, np.array(g["corners"]))
+            if iou > best_iou:
+                best, best_iou = k, iou
+        g = gts[best] if best is not None and best_iou >= MATCH_IOU else None
+        if t.cut:
+            if g is not None and g.get("cut"):
+                row.cut_flagged += 1
+                used.add(best)
+            continue
+        row.found += 1
+        if g is None or not g.get("face_up"):
+            row.false += 1
+            continue
+        used.add(best)
+        if not (g.get("visible", 0) >= 0.9 and not g.get("cut")):
+            continue  # a partly hidden or cut tile: neither right nor false
+        row.matched += 1
+        gc = np.array(g["corners"], float)
+        g_first, g_second = gc[:2].mean(axis=0), gc[2:].mean(axis=0)
+        p_first = corners[:2].mean(axis=0)
+        same = np.linalg.norm(p_first - g_first) <= np.linalg.norm(p_first - g_second)
+        gh = list(g["halves"]) if same else list(g["halves"])[::-1]
+        row.halves_total += 2
+        row.halves_right += sum(int(a == b) for a, b in zip(t.halves, gh))
+        if Tile.of(*t.halves) == Tile.parse(g["tile"]).plain():
+            row.tiles_right += 1
+    row.halves_total = max(row.halves_total, 2 * row.truth)
+    row.frame_right = (row.matched == row.truth and row.tiles_right == row.truth
+                       and row.false == 0)
+    return row
+
+
+def score_single_tile(reading: Reading, expected: Tile, name: str) -> Row:
+    """A bjorkwall photo: exactly one tile, the expected one."""
+    row = Row("bjorkwall", name, truth=1)
+    _timings(row, reading)
+    read = reading.read_tiles
+    row.found = len(read)
+    right = [t for t in read if t.tile == expected]
+    row.matched = min(1, len(read))
+    row.false = max(0, len(read) - 1)
+    row.halves_total = 2
+    if read:
+        t = max(read, key=lambda r: r.confidence)
+        row.halves_right = sum(1 for h in t.halves if h in expected.halves) if t.halves else 0
+        row.halves_right = min(2, row.halves_right) if t.tile != expected else 2
+    row.tiles_right = 1 if right and len(read) == 1 else 0
+    row.frame_right = bool(row.tiles_right)
+    if not row.frame_right:
+        row.note = "read " + (" ".join(str(t.tile) for t in read) or "nothing")
+    return row
+
+
+def score_board(reading: Reading, name: str) -> Row:
+    """A ddd board photo: exactly the 28 tiles of a double-six set, each once."""
+    row = Row("ddd", name, truth=28)
+    _timings(row, reading)
+    read = [t.tile for t in reading.read_tiles]
+    row.found = len(read)
+    want = set(full_set(6))
+    seen = set(read)
+    row.tiles_right = len(seen & want)
+    row.matched = row.tiles_right
+    row.false = len(read) - len([t for t in read if t in want])
+    dup = len(read) - len(seen)
+    missing = sorted(str(t) for t in want - seen)
+    row.frame_right = len(read) == 28 and seen == want
+    row.note = (f"missing {' '.join(missing)}" if missing else "") + \
+               (f"; {dup} duplicate(s)" if dup else "") + \
+               (f"; cut {len(reading.tiles) - len(reading.read_tiles)}"
+                if len(reading.tiles) != len(reading.read_tiles) else "")
+    return row
+
+
+# ------------------------------------------------------------------------------------------
+# sources
+
+
+def _renderer():
+    try:
+        from vision.render import random_scene_spec, render_scene  # type: ignore[attr-defined]
+    except ImportError:
+        try:
+            from vision.render.sampling import random_scene_spec
+            from vision.render.scene import render_scene
+        except ImportError as exc:
+            raise EvaluateError(f"the scene renderer (vision.render) cannot be used ({exc}); "
+                                "pass --rendered-dir with scenes written by "
+                                "'domino-companion render'") from None
+    return random_scene_spec, render_scene
+
+
+def held_out_seed_min() -> int:
+    try:
+        from vision.render.sampling import HELD_OUT_SEED_MIN
+        return int(HELD_OUT_SEED_MIN)
+    except ImportError:
+        return 0
+
+
+def rendered_scenes(count: int, seed: int, held_out: bool = True, **constraints: Any
+                    ) -> Iterator[tuple[str, np.ndarray, dict[str, Any]]]:
+    """(name, image, truth) for ``count`` scenes from seed ``seed`` on."""
+    random_scene_spec, render_scene = _renderer()
+    for s in range(seed, seed + count):
+        spec = random_scene_spec(s, held_out=held_out, **constraints)
+        scene = render_scene(spec)
+        yield f"scene-{s}", scene.image_bgr, scene.truth
+
+
+def folder_scenes(folder: Path) -> Iterator[tuple[str, np.ndarray, dict[str, Any]]]:
+    """(name, image, truth) for every NAME.png with a NAME.json beside it."""
+    if not folder.is_dir():
+        raise EvaluateError(f"{folder}: no such folder of rendered scenes (NAME.png + NAME.json)")
+    pngs = sorted(folder.glob("*.png"))
+    if not pngs:
+        raise EvaluateError(f"{folder}: holds no .png scenes; write some with "
+                            "'domino-companion render --out DIR'")
+    for png in pngs:
+        js = png.with_suffix(".json")
+        if not js.exists():
+            continue
+        yield png.stem, load_image(png), json.loads(js.read_text())
+
+
+def bjorkwall_photos(root: Path, limit: int | None = None) -> list[tuple[Path, Tile]]:
+    """(path, tile) for the bjorkwall photos, every k-th one when ``limit`` is given."""
+    items = []
+    for d in sorted((root / "bjorkwall-dev").iterdir()):
+        if not d.is_dir():
+            continue
+        a, b = d.name.split("x")
+        tile = Tile.of(int(a), int(b))
+        items += [(p, tile) for p in sorted(d.glob("*.jpg"))]
+    if limit and limit < len(items):
+        step = len(items) / limit
+        items = [items[int(i * step)] for i in range(limit)]
+    return items
+
+
+# ------------------------------------------------------------------------------------------
+# running and summarising
+
+
+def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
+    """Figures per source: recall, precision, half and tile accuracy, frames right, ms."""
+    out: dict[str, dict[str, Any]] = {}
+    for source in sorted({r.source for r in rows}):
+        rs = [r for r in rows if r.source == source]
+        truth = sum(r.truth for r in rs)
+        found = sum(r.found for r in rs)
+        summary = {
+            "images": len(rs),
+            "truth_tiles": truth,
+            "recall": sum(r.matched for r in rs) / truth if truth else 1.0,
+            "precision": (found - sum(r.false for r in rs)) / found if found else 1.0,
+            "halves_right": (sum(r.halves_right for r in rs) / max(1, sum(r.halves_total for r in rs))),
+            "tiles_right": sum(r.tiles_right for r in rs) / truth if truth else 1.0,
+            "frames_right": sum(r.frame_right for r in rs) / len(rs),
+            "cut_flagged": (f"{sum(r.cut_flagged for r in rs)}/{sum(r.cut_truth for r in rs)}"),
+        }
+        for stage in STAGES:
+            summary[f"median_ms_{stage}"] = statistics.median(getattr(r, f"ms_{stage}") for r in rs)
+        out[source] = summary
+    return out
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    fields = list(asdict(rows[0]).keys()) + ["recall", "precision"] if rows else ["source"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            d = asdict(r)
+            d["recall"] = round(r.recall, 4)
+            d["precision"] = round(r.precision, 4)
+            w.writerow(d)
+
+
+def bench(frames: int = 10, repeats: int = 3, seed: int = 0, n_tiles: int = 30) -> dict[str, float]:
+    """Median ms per stage of reading 1280x720 rendered frames with ``n_tiles`` tiles."""
+    reader = Reader()
+    per_stage: dict[str, list[float]] = {s: [] for s in ("check", "detect", "crop", "pips", "total")}
+    found = []
+    for _name, image, _truth in rendered_scenes(frames, seed, held_out=False, n_tiles=n_tiles,
+                                                size=(1280, 720), hands=0, loose=0):
+        for _ in range(repeats):
+            r = reader.read(image)
+            for k in per_stage:
+                per_stage[k].append(r.timings_ms.get(k, 0.0))
+        found.append(len(r.tiles))
+    result = {k: statistics.median(v) for k, v in per_stage.items()}
+    result["tiles_found_median"] = statistics.median(found)
+    return result
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rendered", type=int, default=0, metavar="N",
+                        help="evaluate on N rendered held-out scenes made on the fly")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="first scene seed (default: the first held-out seed)")
+    parser.add_argument("--rendered-dir", type=Path, default=None, metavar="DIR",
+                        help="evaluate on scenes already written by 'domino-companion render'")
+    parser.add_argument("--real", type=Path, default=None, metavar="PATH",
+                        help="the real photos folder (holding bjorkwall-dev/ and ddd-dev/)")
+    parser.add_argument("--real-limit", type=int, default=None, metavar="N",
+                        help="use only N evenly spread bjorkwall photos (default: all)")
+    parser.add_argument("--csv", type=Path, default=None, metavar="OUT",
+                        help="write one row per image to this CSV file")
+    parser.add_argument("--bench", action="store_true",
+                        help="time reading 1280x720 frames with 30 tiles, per stage")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="also write the rendered scenes used to this folder")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bench:
+        started = time.perf_counter()
+        figures = bench(seed=args.seed or 0)
+        print("read 1280x720 frames with 30 tiles (10 rendered frames x 3 runs), median ms per stage:")
+        for k, v in figures.items():
+            print(f"  {k:>20}: {v:.1f}")
+        print(f"  (bench took {time.perf_counter() - started:.0f} s)")
+        return 0
+    if not (args.rendered or args.rendered_dir or args.real):
+        raise EvaluateError("nothing to evaluate: give --rendered N, --rendered-dir DIR, "
+                            "--real PATH or --bench")
+    if args.rendered < 0:
+        raise EvaluateError(f"--rendered must be >= 0, got {args.rendered}")
+    reader = Reader()
+    rows: list[Row] = []
+    scenes: list[Iterable[tuple[str, np.ndarray, dict[str, Any]]]] = []
+    if args.rendered:
+        seed = held_out_seed_min() if args.seed is None else args.seed
+        scenes.append(rendered_scenes(args.rendered, seed, held_out=True))
+    if args.rendered_dir:
+        scenes.append(folder_scenes(args.rendered_dir))
+    for source in scenes:
+        for name, image, truth in source:
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(args.keep / f"{name}.png"), image)
+                (args.keep / f"{name}.json").write_text(json.dumps(truth))
+            rows.append(score_rendered(reader.read(image, int(truth.get("set_max", 15))), truth, name))
+    if args.real:
+        root = args.real
+        if not (root / "bjorkwall-dev").is_dir() and not (root / "ddd-dev").is_dir():
+            raise EvaluateError(f"{root}: holds neither bjorkwall-dev/ nor ddd-dev/; give the "
+                                "real photos folder (../shared/real)")
+        if (root / "bjorkwall-dev").is_dir():
+            for path, tile in bjorkwall_photos(root, args.real_limit):
+                reading = reader.read_file(path, set_max=6)
+                rows.append(score_single_tile(reading, tile, f"{path.parent.name}/{path.name}"))
+        if (root / "ddd-dev").is_dir():
+            for path in sorted((root / "ddd-dev").glob("*.jpg")):
+                rows.append(score_board(reader.read_file(path, set_max=6), path.name))
+    for source, s in summarise(rows).items():
+        print(f"{source}: {s['images']} images, {s['truth_tiles']} tiles: "
+              f"recall {s['recall']:.4f}, precision {s['precision']:.4f}, "
+              f"halves right {s['halves_right']:.4f}, tiles right {s['tiles_right']:.4f}, "
+              f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}; "
+              f"median ms detect {s['median_ms_detect']:.1f} crop {s['median_ms_crop']:.1f} "
+              f"pips {s['median_ms_pips']:.1f} total {s['median_ms_total']:.1f}")
+    for r in rows:
+        if r.source == "ddd":
+            print(f"  ddd {r.image}: {r.found} read, {r.tiles_right}/28 distinct right; {r.note}")
+    if args.csv:
+        write_csv(rows, args.csv)
+        print(f"wrote {len(rows)} rows to {args.csv}", file=sys.stderr)
+    return 0
