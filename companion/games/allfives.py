@@ -178,8 +178,6 @@ class AllFives(LineGame):
         return total
 
     def placements(self, tile: Tile, player: str) -> list[Tile | None]:
-        if tile in self.table:
-            return []
         if not self.table:
             if self.options["opening"] == "double" and not tile.is_double:
                 return []

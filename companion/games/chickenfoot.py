@@ -104,16 +104,11 @@ class Chickenfoot(LineGame):
 
     # ---- layout ---------------------------------------------------------------------------
     def placements(self, tile: Tile, player: str) -> list[Tile | None]:
-        if tile in self.table:
-            return []
+        # every arm ends in a different tile, so no placement repeats
         if self.pending is not None:
             double = self.pending[0]
             return [double] if tile.has(double.low) else []
-        out: list[Tile | None] = []
-        for t, v in self.ends:
-            if tile.has(v) and t not in out:
-                out.append(t)
-        return out
+        return [t for t, v in self.ends if tile.low == v or tile.high == v]
 
     def why_not(self, tile: Tile, on: Tile | None, player: str) -> str:
         if self.pending is not None:

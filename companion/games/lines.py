@@ -25,10 +25,15 @@ from companion.tiles import Tile, pip_total
 
 
 def fast_copy(value: Any) -> Any:
-    """Copy nested lists and dicts; everything else (tiles, numbers, text) is immutable."""
+    """Copy nested lists and dicts; everything else (tiles, numbers, text) is immutable.
+
+    The state keeps every list homogeneous (all tiles, all names, all ``[tile, value]`` pairs),
+    so a list whose first item is neither a list nor a dict is copied shallowly."""
     kind = type(value)
     if kind is list:
-        return [fast_copy(x) for x in value]
+        if value and type(value[0]) in (list, dict):
+            return [fast_copy(x) for x in value]
+        return value[:]
     if kind is dict:
         return {k: fast_copy(x) for k, x in value.items()}
     return value

@@ -82,6 +82,7 @@ from companion.moves import Move
 from companion.tiles import Tile, full_set, pip_total
 
 TRAINS = 6
+THIRTEENS = Tile.of(13, 13)
 
 
 @register
@@ -129,16 +130,17 @@ class SuperDominoes(LineGame):
         return tile.has(value) or (tile.is_double and value == 13)
 
     def placements(self, tile: Tile, player: str) -> list[Tile | None]:
-        if tile in self.table:
-            return []
         if not self.table:
             return [None] if tile.is_double else []
+        # the spinner and every arm end are different tiles, so no placement repeats
         out: list[Tile | None] = []
         sp = self.spinner
-        if sp is not None and self.trains < TRAINS and self.fits(tile, sp.low):
+        lo, hi, dbl = tile.low, tile.high, tile.low == tile.high
+        if sp is not None and self.trains < TRAINS and (
+                lo == sp.low or hi == sp.low or (dbl and sp.low == 13)):
             out.append(sp)
         for t, v in self.ends:
-            if self.fits(tile, v) and t not in out:
+            if lo == v or hi == v or (dbl and v == 13):
                 out.append(t)
         if self.spell is not None and player != self.spell[1]:
             out = [t for t in out if t == self.spell[0]]
@@ -362,7 +364,7 @@ class SuperDominoes(LineGame):
         if value == 3:  # 3. reverse
             self.direction = -self.direction
             events.append(Event("reverse", p, 0, "the direction of play reverses"))
-        if tile.is_double and not opening and tile != Tile.of(13, 13):  # 4. skip
+        if tile.is_double and not opening and tile != THIRTEENS:  # 4. skip
             self.skip = True
             nxt = self.players[(self.turn + self.direction) % n]
             events.append(Event("skip", nxt, 0, f"{nxt} misses a turn after the double {tile}"))
