@@ -229,3 +229,36 @@ def test_write_scene_rejects_bad_name(tmp_path) -> None:
     scene = render_scene(_spec([Placement(Tile.of(2, 3), (2, 3), (0.0, 0.0), 0.0)]))
     with pytest.raises(RenderSpecError, match="plain file stem"):
         write_scene(scene, tmp_path, "../x")
+
+
+@pytest.mark.parametrize("seed", [51, 53])
+def test_game_layout_shows_a_real_table_of_the_simulated_game(seed: int) -> None:
+    from companion.simulate import play_random_game
+    spec = random_scene_spec(seed, layout="game", boneyard=False, loose=0, hands=0, n_tiles=15,
+                             size=SMALL)
+    truth = render_scene(spec).truth
+    game = truth["game"]
+    assert game["name"] in ("allfives", "chickenfoot", "super") and len(truth["tiles"]) >= 5
+    sim = play_random_game(game["name"], game["players"], game["seed"],
+                           max_moves=game["moves_applied"])
+    on_table = {str(t) for t in sim.game.table_tiles()}
+    assert {t["tile"] for t in truth["tiles"]} <= on_table
+    # touching tiles of a play share the value at the touching halves
+    geom = geometry_for_set(truth["set_max"])
+    by_tile = {t["tile"]: t for t in truth["tiles"]}
+
+    def half_centres(t: dict) -> np.ndarray:
+        a = math.radians(t["table_mm"]["angle"])
+        d = np.array([math.cos(a), math.sin(a)]) * geom.length_mm / 4
+        c = np.array(t["table_mm"]["center"])
+        return np.array([c - d, c + d])
+
+    for play in game["plays"][1:]:
+        new, _, on = play.split(" ")
+        a, b = by_tile[str(Tile.parse(new))], by_tile[str(Tile.parse(on))]
+        ha, hb = half_centres(a), half_centres(b)
+        dist = np.linalg.norm(ha[:, None] - hb[None], axis=2)
+        i, j = np.unravel_index(np.argmin(dist), dist.shape)
+        if Tile.parse(new).is_double or Tile.parse(on).is_double:
+            continue  # a crosswise double touches the line with both halves
+        assert a["halves"][i] == b["halves"][j], play

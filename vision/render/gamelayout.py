@@ -1,8 +1,177 @@
-"""Layouts from simulated games (filled in when the rules-core simulator is available)."""
+"""Layouts from simulated games: the rules core's seeded self-play as the value source.
+
+:func:`game_layout` plays a seeded random game (``companion.simulate.play_random_game``) of a line
+game (``allfives``, ``chickenfoot``, ``super``), stops the current round when its table holds about
+``n_tiles`` tiles, and lays those plays out geometrically: each play goes on the tile the log
+names in ``on``, at a free socket of that tile whose value matches. Sockets by game:
+
+* the first tile of a line: both ends; a later tile: its far end;
+* ``allfives``: the first double is the spinner: four sockets (both long sides, both ends);
+* ``chickenfoot``: the centre double takes six toes (three per long side, two of each three at
+  45 degrees); a later double lies crosswise and takes three toes on its far side;
+* ``super``: the opening double is a fat spinner with six trains.
+
+Arms turn 90 degrees at the layout bounds (as players curl a line at the table edge). If a play
+finds no room the layout stops there, so it always shows a real prefix of the game. The geometry
+(:class:`vision.render.layouts.Arm`, :class:`Occupancy`) knows nothing of the rules.
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from companion.tiles import Tile
+from vision.render.errors import RenderSpecError
+from vision.render.layouts import Arm, Occupancy, Placement, _start_free, toe_starts
+from vision.render.tiles import TileGeometry
+
+#: Line games this module can lay out, with the players drawn for them.
+GAMES: dict[str, tuple[int, ...]] = {"allfives": (2, 3, 4), "chickenfoot": (2, 3, 4, 5),
+                                     "super": (2, 3, 4)}
+
+
+#: The set each of those games is played with.
+SET_OF_GAME: dict[str, int] = {"allfives": 6, "chickenfoot": 9, "super": 15}
 
 
 def available() -> bool:
     """Whether the rules core's simulator can be used as a value source."""
-    return False
+    try:
+        from companion.simulate import play_random_game  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _hub_sockets(game: str, geom: TileGeometry, v: int) -> list[tuple[np.ndarray, float]]:
+    L, W = geom.length_mm, geom.width_mm
+    if game == "chickenfoot" or game == "super":
+        return [(p, d) for p, d in zip(toe_starts(geom), [0.0, 180.0, -45.0, 45.0, 135.0, 225.0])]
+    return [(np.array([W / 2, 0.0]), 0.0), (np.array([-W / 2, 0.0]), 180.0),
+            (np.array([0.0, -L / 2]), 270.0), (np.array([0.0, L / 2]), 90.0)]
+
+
+def _plays_of_round(game_name: str, players: int, seed: int, n_tiles: int
+                    ) -> tuple[list[tuple[Tile, Tile | None]], int, Any]:
+    from companion.simulate import play_random_game
+
+    sim = play_random_game(game_name, players, seed, max_moves=3000)
+    plays: list[tuple[Tile, Tile | None]] = []
+    best: tuple[list, int] = ([], 0)
+    for k, move in enumerate(sim.moves):
+        if move.kind == "deal":
+            plays = []
+        elif move.kind == "play" and move.tile is not None:
+            plays.append((move.tile, move.on))
+            if len(plays) > len(best[0]):
+                best = (list(plays), k + 1)
+            if len(plays) >= n_tiles:
+                return plays, k + 1, sim
+    return best[0], best[1], sim
+
+
+def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
+                extent_mm: tuple[float, float], game_name: str | None = None
+                ) -> tuple[list[Placement], dict[str, Any]]:
+    """Placements of a simulated game's table with about ``n_tiles`` tiles, and the game's
+    ground truth (``name``, ``seed``, ``players``, ``moves_applied``: replaying that many moves of
+    ``play_random_game(name, players, seed)`` gives this table; ``plays`` as laid out)."""
+    if not available():
+        raise RenderSpecError("layout 'game' needs companion.simulate (the rules core's "
+                              "self-play); use another layout")
+    if game_name is None:
+        game_name = str(rng.choice(sorted(GAMES)))
+    if game_name not in GAMES:
+        raise RenderSpecError(f"game {game_name!r} cannot be laid out; use one of {sorted(GAMES)}")
+    players = int(rng.choice(GAMES[game_name]))
+    seed = int(rng.integers(0, 2**31 - 1))
+    plays, n_moves, sim = _plays_of_round(game_name, players, seed, n_tiles)
+    set_max = SET_OF_GAME[game_name]
+    ew, eh = extent_mm
+    bounds = (-ew / 2, -eh / 2, ew / 2, eh / 2)
+    occ = Occupancy(geom)
+    out: list[Placement] = []
+    sockets: dict[Tile, list[Arm]] = {}
+    gap = 0.3
+    first_double_seen = False
+
+    def place_first(t: Tile) -> None:
+        nonlocal first_double_seen
+        if t.is_double:
+            pl = Placement(t, t.halves, (0.0, 0.0), 90.0)
+            first_double_seen = True
+            arms = []
+            for p, d in _hub_sockets(game_name, geom, t.low):
+                arm = Arm(p, d, t.low)
+                arms.append(arm)
+            sockets[t] = arms
+        else:
+            pl = Placement(t, t.halves, (0.0, 0.0), 0.0)
+            a1 = Arm(np.array([geom.length_mm / 2, 0.0]), 0.0, t.high)
+            a0 = Arm(np.array([-geom.length_mm / 2, 0.0]), 180.0, t.low)
+            a0.last_double = a1.last_double = False
+            sockets[t] = [a1, a0]
+        occ.add(pl)
+        out.append(pl)
+
+    def fits(pl: Placement) -> bool:
+        fp = pl.footprint(geom)
+        inside = (fp[:, 0].min() >= bounds[0] and fp[:, 0].max() <= bounds[2]
+                  and fp[:, 1].min() >= bounds[1] and fp[:, 1].max() <= bounds[3])
+        return inside and occ.free(pl)
+
+    applied = []
+    for tile, on in plays:
+        if not out:
+            if on is not None:
+                place_first(on)
+                applied.append(f"{on}")
+            else:
+                place_first(tile)
+                applied.append(f"{tile}")
+                continue
+        if on is None or on not in sockets:
+            break
+        arm = next((a for a in sockets[on] if a.alive and tile.has(a.value)), None)
+        if arm is None and tile.is_double:
+            # a double across a line end that it does not match (Super Dominoes: on a 13)
+            arm = next((a for a in sockets[on] if a.alive), None)
+        if arm is None:
+            break
+        placed = None
+        turns = [0.0] if (arm.last_double or tile.is_double) else [0.0, 90.0, -90.0]
+        for turn in turns:
+            probe = Arm(arm.p, arm.deg, arm.value)
+            if turn == 0.0 and not occ.free(probe.candidate(tile, geom, gap)[0]):
+                pushed = _start_free(arm.p, arm.deg, arm.value, tile, geom, occ, max_mm=60.0)
+                if pushed is not None:
+                    probe = pushed
+            pl, end = probe.candidate(tile, geom, gap, turn)
+            if fits(pl):
+                placed = (pl, end, arm.deg + turn)
+                break
+        if placed is None:
+            break
+        pl, end, deg = placed
+        occ.add(pl)
+        out.append(pl)
+        arm.alive = False
+        nv = tile.low if tile.is_double else tile.other(arm.value)
+        nxt = Arm(end, deg, nv)
+        nxt.last_double = tile.is_double
+        new = [nxt]
+        if tile.is_double and game_name == "chickenfoot":
+            # a double on a toe takes three toes: straight on, and two at 45 degrees
+            base = end - np.array([np.cos(np.radians(deg)), np.sin(np.radians(deg))]) * 0.0
+            for d in (deg - 45.0, deg + 45.0):
+                toe = Arm(base, d, nv)
+                new.append(toe)
+        sockets[tile] = new
+        applied.append(f"{tile} on {on}")
+        if len(out) >= n_tiles:
+            break
+    info = {"name": game_name, "seed": seed, "players": list(sim.header.players),
+            "moves_applied": n_moves, "set_max": set_max, "plays": applied}
+    return out, info

@@ -203,6 +203,16 @@ def _start_free(arm_p: np.ndarray, deg: float, value: int, probe: Tile, geom: Ti
     return None
 
 
+def toe_starts(geom: TileGeometry) -> list[np.ndarray]:
+    """Where the six toes of a crosswise hub double at the origin start, for the directions
+    0, 180, -45, 45, 135, 225 degrees: straight toes at the middle of the long sides, diagonal
+    toes near the corners."""
+    L, W = geom.length_mm, geom.width_mm
+    y = 0.35 * L
+    return [np.array([W / 2, 0.0]), np.array([-W / 2, 0.0]), np.array([W / 2, -y]),
+            np.array([W / 2, y]), np.array([-W / 2, y]), np.array([-W / 2, -y])]
+
+
 def _hub(dealer: Dealer, occ: Occupancy, out: list[Placement], rng: np.random.Generator,
          value: int | None = None) -> Placement:
     if value is not None:
@@ -256,8 +266,7 @@ def layout(kind: str, set_max: int, geom: TileGeometry, rng: np.random.Generator
         v = hub.tile.low
         if kind == "chickenfoot":
             dirs = [0.0, 180.0, -45.0, 45.0, 135.0, 225.0]
-            starts = [np.array([W / 2, 0.0]) if d in (-45.0, 0.0, 45.0)
-                      else np.array([-W / 2, 0.0]) for d in dirs]
+            starts = toe_starts(geom)
         else:
             n_arms = int(rng.choice([6, 8]))
             dirs = [i * 360.0 / n_arms for i in range(n_arms)]
@@ -267,7 +276,7 @@ def layout(kind: str, set_max: int, geom: TileGeometry, rng: np.random.Generator
             t = dealer.matching(v)
             if t is None:
                 break
-            arm = _start_free(s, d, v, t, geom, occ)
+            arm = _start_free(s, d, v, t, geom, occ, max_mm=60.0)
             if arm is None:
                 dealer.give_back(t)
                 continue

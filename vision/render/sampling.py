@@ -103,13 +103,22 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
         raise RenderSpecError(f"layout {kind!r} is unknown; use one of {kinds}")
 
     set_max = constraints.get("set_max")
+    game_name = None
+    if kind == "game":
+        sets = {name: gamelayout.SET_OF_GAME[name] for name in sorted(gamelayout.GAMES)}
+        names = [g for g, n in sets.items() if set_max is None or n == set_max]
+        if not names:
+            raise RenderSpecError(f"no simulated line game uses a double-{set_max} set; games "
+                                  f"and sets: {sets}")
+        game_name = str(rng.choice(names))
+        set_max = sets[game_name]
     if set_max is None:
         set_max = 9 if kind == "chickenfoot" else int(rng.choice([6, 6, 6, 9, 12, 15]))
     geom = geometry_for_set(int(set_max))
     set_size = (set_max + 1) * (set_max + 2) // 2
     n_tiles = constraints.get("n_tiles")
     if n_tiles is None:
-        n_tiles = int(rng.integers(6, 34))
+        n_tiles = int(rng.integers(6, min(34, set_size - 2)))
     if not isinstance(n_tiles, (int, np.integer)) or not 1 <= n_tiles <= set_size:
         raise RenderSpecError(f"n_tiles {n_tiles!r} must be 1..{set_size} for a double-{set_max} "
                               "set")
@@ -121,7 +130,8 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     dealer = Dealer(set_max, rng)
     game = None
     if kind == "game":
-        placements, game = gamelayout.game_layout(rng, geom, n_tiles, (ew * 1.4, eh * 1.4))
+        placements, game = gamelayout.game_layout(rng, geom, n_tiles, (ew * 1.4, eh * 1.4),
+                                                  game_name=game_name)
         used = {p.tile.plain() for p in placements}
         dealer.left = [t for t in dealer.left if t not in used]
     else:
@@ -217,13 +227,15 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
         fill = float(rng.uniform(0.75, 1.12))  # > 1: the layout is cut by the frame edge
     fit_pts = np.array([[fit[0, 0], fit[0, 1]], [fit[1, 0], fit[0, 1]], [fit[1, 0], fit[1, 1]],
                         [fit[0, 0], fit[1, 1]]])
+    if not markers:  # fit the tiles themselves, not their bounding box
+        fit_pts = np.concatenate([p.footprint(geom) for p in placements])
     target = (float(fit[:, 0].mean() + rng.normal(0, 10)), float(fit[:, 1].mean() + rng.normal(0, 10)))
     cam_h = 200.0
     spec_cam = CameraSpec(cam_h, tilt, rotation, hfov, target, dist)
     for _ in range(60):
         spec_cam = CameraSpec(cam_h, tilt, rotation, hfov, target, dist)
         cam = Camera(spec_cam, width, height)
-        uv = cam.project(np.column_stack([fit_pts, np.zeros(4)]))
+        uv = cam.project(np.column_stack([fit_pts, np.zeros(len(fit_pts))]))
         span = max((uv[:, 0].max() - uv[:, 0].min()) / width,
                    (uv[:, 1].max() - uv[:, 1].min()) / height,
                    2 * np.abs(uv[:, 0] - width / 2).max() / width,

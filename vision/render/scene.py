@@ -219,11 +219,11 @@ def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
     wd = spec.width_px
     finger_len = 0.75 * wd
     palm_c = T - d * (finger_len + 0.45 * wd)
-    wrist = palm_c - d * 0.55 * wd
+    wrist = palm_c - d * 0.25 * wd  # inside the palm, so arm and palm join
     # forearm from beyond the border to the wrist
     E2 = E - d * wd
-    arm = np.array([E2 + nrm * wd * 0.55, wrist + nrm * wd * 0.42, wrist - nrm * wd * 0.42,
-                    E2 - nrm * wd * 0.55])
+    arm = np.array([E2 + nrm * wd * 0.42, wrist + nrm * wd * 0.36, wrist - nrm * wd * 0.36,
+                    E2 - nrm * wd * 0.42])
     cv2.fillConvexPoly(mask, np.round(arm).astype(np.int32), 255, cv2.LINE_AA)
     ang = math.degrees(math.atan2(d[1], d[0]))
     cv2.ellipse(mask, (int(palm_c[0]), int(palm_c[1])), (int(0.55 * wd), int(0.5 * wd)), ang,
@@ -406,8 +406,10 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
         sh = cv2.GaussianBlur(np.roll(m, (int(0.15 * hs.width_px), int(0.1 * hs.width_px)),
                                       (0, 1)), (0, 0), 0.25 * hs.width_px)
         img *= (1 - 0.45 * sh)[..., None]
-        yy = np.linspace(0.85, 1.1, H, dtype=np.float32)[:, None, None]
-        skin = np.array(hs.skin_bgr, np.float32) * yy
+        # rounded look: darker towards the outline, lighter along the middle of arm and palm
+        dist = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
+        shade = 0.72 + 0.36 * np.clip(dist / (0.22 * hs.width_px), 0, 1)
+        skin = np.array(hs.skin_bgr, np.float32) * shade[..., None]
         img[:] = img * (1 - m[..., None]) + skin * m[..., None]
         idbuf[mask > 127] = -1
         gloss[mask > 127] = 0.05

@@ -182,6 +182,8 @@ def table_texture(family: str, variant: int, seed: int, size_px: tuple[int, int]
             base = np.array((225, 228, 232), np.float32)
             n = _fbm(rng, h, w, 3)
             xx = np.arange(w, dtype=np.float32)[None, :] * mm
-            v = np.abs(np.sin(xx / 60.0 + 8.0 * n)) ** 0.3
-            img = base * (0.7 + 0.3 * v)[..., None]
+            n2 = _fbm(rng, h, w, 12, octaves=3)
+            v = np.abs(np.sin(xx / 70.0 + 7.0 * n + 2.0 * n2))
+            vein = np.exp(-v / 0.04)  # thin grey veins where the warped sine crosses zero
+            img = base * (0.93 + 0.07 * n2 - 0.3 * vein)[..., None]
     return cv2.convertScaleAbs(img)
