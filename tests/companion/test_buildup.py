@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -12,7 +13,7 @@ import pytest
 from companion.errors import IllegalMoveError, MoveFormatError, OptionError
 from companion.games.buildup import BuildUp, covers
 from companion.moves import Move
-from companion.tiles import Tile
+from companion.tiles import Tile, full_set
 
 DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "known_answers" /
                    "buildup.json").read_text())
@@ -153,3 +154,26 @@ def test_seeded_games_keep_every_tile_and_replay() -> None:
             assert all(lo <= s <= hi for s in g.scores.values())
         again = play(g.players, log)
         assert again.snapshot() == g.snapshot()
+
+
+def test_generator_and_checker_agree_on_every_tile_and_top() -> None:
+    """Without hands: each unplayed tile of Bob's colour on each top is accepted exactly when
+    legal_moves lists it."""
+    g = play(["Ann", "Bob"], DATA["cases"][0]["log"][:3])  # Bob to play after two plays
+    legal = g.legal_moves()
+    on_table = set(g.table_tiles())
+    tried = ok = 0
+    for tile in full_set(6, "blue"):
+        for top in g.tops():
+            m = Move.play("Bob", tile, top)
+            listed = m in legal
+            if listed:
+                copy.deepcopy(g).apply(m)
+            else:
+                with pytest.raises(IllegalMoveError):
+                    g.apply(m)
+            tried += 1
+            ok += listed
+    assert tried == 28 * 12 and 0 < ok < tried
+    assert ok == len([m for m in legal if m.kind == "play"])
+    assert all(m.tile not in on_table for m in legal if m.kind == "play")

@@ -3,6 +3,7 @@ out, scoring; hand-checked known answers in tests/data/known_answers/stackernoes
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -175,3 +176,79 @@ def test_seeded_games_keep_every_tile_and_replay() -> None:
             assert sorted(everything) == full_set(9)
             assert all(0 <= s <= g.score_bounds()[1] for s in g.scores.values())
         assert play(log, tuple(g.players)).snapshot() == g.snapshot()
+
+
+def test_branch_grows_in_line_and_matches_its_end() -> None:
+    log = case("root +12 with an extra turn, branch +8, branch cap +6, bridge with its supports")["log"]
+    g = play(log[:10])  # the run, 1-1, 3-8 (root), 2-7 (branch from the root)
+    assert g.current_player == "Bob"
+    with pytest.raises(IllegalMoveError, match=re.escape(
+            "the half touching the end of the branch at [5, 2] must show 7, not 9")):
+        g.apply(at("Bob", "6-9", [[5, 4], [5, 3]], 0))
+    with pytest.raises(IllegalMoveError, match="must extend an open end"):
+        g.apply(at("Bob", "7-9", [[6, 2], [7, 2]], 0))  # a 90-degree turn
+    assert g.apply(at("Bob", "7-9", [[5, 3], [5, 4]], 0)) == []
+    assert g.current_player == "Ann" and g.scores == {"Ann": 40, "Bob": 0}
+
+
+def test_unseen_hands_offer_every_unplayed_tile_that_fits() -> None:
+    g = play(case("cap +6 on the run's right end after 7 tiles")["log"][:7])
+    legal = g.legal_moves()
+    tiles = {m.tile for m in legal if m.kind == "play"}
+    assert Tile.parse("6-9") in tiles and Tile.parse("0-0") not in tiles
+    assert [str(m) for m in legal if m.kind != "play"] == ["Bob draws 1"]
+    for m in legal:  # every legal move is accepted
+        copy.deepcopy(g).apply(m)
+
+
+def _canon(m: Move) -> Move:
+    """A double's two cell orders are one placement: sort them."""
+    if m.kind == "play" and m.tile is not None and m.tile.is_double:
+        return Move.play(m.player or "", m.tile, at=sorted(m.extra["at"]), level=m.extra["level"])
+    return m
+
+
+def _near_miss(m: Move, rng: random.Random, unplayed: list[Tile]) -> Move:
+    """A legal play changed a little: one cell moved, the level changed, halves swapped or
+    another tile."""
+    cells = [list(c) for c in m.extra["at"]]
+    level = m.extra["level"]
+    tile = m.tile
+    kind = rng.randrange(4)
+    if kind == 0:
+        c = rng.randrange(2)
+        cells[c][rng.randrange(2)] += rng.choice((-1, 1))
+    elif kind == 1:
+        level = max(0, level + rng.choice((-1, 1)))
+    elif kind == 2:
+        cells.reverse()
+    else:
+        tile = rng.choice(unplayed)
+    return _canon(at(m.player or "", str(tile), cells, level))
+
+
+def test_generator_and_checker_agree_on_near_misses() -> None:
+    """Legal plays and small changes of them are accepted exactly when legal_moves lists them."""
+    rng = random.Random(7)
+    checked = accepted = 0
+    for _game in range(2):
+        g = Stackernoes(["Ann", "Bob"])
+        g.apply(at("Ann", "4-4", [[0, 0], [1, 0]], 0))
+        while not g.round_over and len(g.placed) < 30:
+            me = g.current_player or ""
+            legal = [_canon(m) for m in g.legal_moves()]
+            plays = [m for m in legal if m.kind == "play"]
+            unplayed = [t for t in full_set(9) if t not in set(g.placed)]
+            for base_move in rng.sample(plays, min(6, len(plays))):
+                for m in (base_move, _near_miss(base_move, rng, unplayed),
+                          _near_miss(base_move, rng, unplayed)):
+                    listed = m in legal
+                    if listed:
+                        copy.deepcopy(g).apply(m)  # raises if the checker disagrees
+                    else:
+                        with pytest.raises(IllegalMoveError):
+                            g.apply(m)
+                    checked += 1
+                    accepted += listed
+            g.apply(rng.choice(plays) if plays else Move.draw(me, 1))
+    assert checked > 500 and 100 < accepted < checked - 100, (checked, accepted)
