@@ -100,7 +100,7 @@ def _parse_options(text: str | None) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from waitress import create_server
 
-    from web_ui import create_app, default_data_dir
+    from web_ui import create_app, default_data_dir, stop_streams
     from web_ui.services import SessionHolder
 
     data_dir = args.data_dir or default_data_dir()
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.close()
+        stop_streams(app, server)
         store.close()
     return 0
 

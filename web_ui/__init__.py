@@ -16,6 +16,8 @@ logic lives here.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -40,9 +42,28 @@ DEFAULTS: dict[str, Any] = {
 
 
 def default_data_dir() -> Path:
-    """Where the game database and the secrets file live unless told otherwise."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "domino-companion"
+    """Where the game database and the secrets file live unless told otherwise: the
+    ``DOMINO_COMPANION_HOME`` environment variable, else the user data folder (platformdirs),
+    the same folder calibration uses."""
+    env = os.environ.get("DOMINO_COMPANION_HOME")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("domino-companion", appauthor=False))
+
+
+def stop_streams(app: Flask, server: Any = None, wait_s: float = 3.0) -> None:
+    """End every open stream, wait (up to ``wait_s``) until they have, then close ``server``
+    (a waitress server) and let its worker threads finish."""
+    app.extensions["shutdown"].set()
+    deadline = time.monotonic() + wait_s
+    gates = (app.extensions["sse_gate"], app.extensions["mjpeg_gate"])
+    while any(g.open for g in gates) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if server is not None:
+        server.close()
+        server.task_dispatcher.shutdown(timeout=wait_s)
 
 
 def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHolder | None = None,
@@ -66,6 +87,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHold
         holder = SessionHolder.resume(LogStore(app.config["DB"]))
     app.extensions["session"] = holder
     app.extensions["frames"] = frames
+    app.extensions["shutdown"] = threading.Event()  # set it to end every open stream
     app.extensions["sse_gate"] = StreamGate("live-update", int(app.config["SSE_MAX_STREAMS"]))
     app.extensions["mjpeg_gate"] = StreamGate("video", int(app.config["MJPEG_MAX_STREAMS"]))
 

@@ -6,12 +6,14 @@ event whenever the game changes (or a new game replaces it) and a ``camera`` eve
 camera's state changes. A comment line (``: hb``) goes out every ``SSE_HEARTBEAT_S`` seconds so
 dead connections are found and proxies keep the line open. Each open stream holds one waitress
 worker thread, so at most ``SSE_MAX_STREAMS`` are open; one more gets 503 with a message. A
-stream ends after ``STREAM_MAX_S`` seconds and the browser reconnects.
+stream ends after ``STREAM_MAX_S`` seconds, or when ``app.extensions["shutdown"]`` is set
+(the server stopping), and the browser reconnects.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any, Iterator
 
@@ -38,7 +40,7 @@ def camera_status() -> dict[str, Any]:
 
 
 def _events(holder: SessionHolder, frames: Any, heartbeat: float, retry_ms: int,
-            max_s: float, state_fn: Any) -> Iterator[str]:
+            max_s: float, state_fn: Any, stop: threading.Event) -> Iterator[str]:
     start = last_beat = time.monotonic()
     yield f"retry: {retry_ms}\n\n"
     snap = state_fn()
@@ -47,7 +49,7 @@ def _events(holder: SessionHolder, frames: Any, heartbeat: float, retry_ms: int,
     cam = dict(NO_CAMERA) if frames is None else frames.status()
     cam_key = cam.get("state")
     yield sse("camera", cam)
-    while time.monotonic() - start < max_s:
+    while time.monotonic() - start < max_s and not stop.is_set():
         session = holder.session
         if holder.generation != gen or session is None:
             if holder.generation != gen:
@@ -92,7 +94,7 @@ def events() -> ResponseReturnValue:
 
     body = _events(app.extensions["session"], app.extensions.get("frames"),
                    float(cfg["SSE_HEARTBEAT_S"]), int(cfg["SSE_RETRY_MS"]),
-                   float(cfg["STREAM_MAX_S"]), state_fn)
+                   float(cfg["STREAM_MAX_S"]), state_fn, app.extensions["shutdown"])
     resp = Response(body, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"

@@ -10,6 +10,7 @@ that went away is noticed and its thread freed. At most ``MJPEG_MAX_STREAMS`` vi
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Iterator
 
@@ -29,7 +30,8 @@ def _part(jpeg: bytes) -> bytes:
             .encode() + jpeg + b"\r\n")
 
 
-def _frames(source: FrameSource, keepalive: float, max_s: float) -> Iterator[bytes]:
+def _frames(source: FrameSource, keepalive: float, max_s: float,
+            stop: threading.Event) -> Iterator[bytes]:
     start = time.monotonic()
     seen = 0
     last: bytes | None = None
@@ -37,7 +39,7 @@ def _frames(source: FrameSource, keepalive: float, max_s: float) -> Iterator[byt
     if first is not None:
         seen, last = first
         yield _part(last)
-    while time.monotonic() - start < max_s:
+    while time.monotonic() - start < max_s and not stop.is_set():
         got = source.wait_frame(seen, min(keepalive, max(0.01, max_s - (time.monotonic() - start))))
         if got is not None:
             seen, last = got
@@ -61,7 +63,8 @@ def video() -> ResponseReturnValue:
         resp.headers["Retry-After"] = "10"
         return resp
     cfg = current_app.config
-    resp = Response(_frames(source, float(cfg["MJPEG_KEEPALIVE_S"]), float(cfg["STREAM_MAX_S"])),
+    resp = Response(_frames(source, float(cfg["MJPEG_KEEPALIVE_S"]), float(cfg["STREAM_MAX_S"]),
+                            current_app.extensions["shutdown"]),
                     mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}")
     resp.headers["Cache-Control"] = "no-cache, no-store"
     resp.call_on_close(gate.leave)

@@ -115,7 +115,8 @@ function renderAlerts(s) {
   list.replaceChildren();
   for (const a of s.alerts) {
     const box = el("div", { class: "alert alert-" + a.kind, "data-alert": a.id },
-      el("p", { class: "amsg" }, a.kind === "illegal" ? "Illegal placement: " : "Uncertain reading: ", a.message));
+      el("p", { class: "amsg" }, a.kind === "illegal" ? "Illegal placement: " : "Uncertain reading: ",
+        a.legal && a.legal.length ? a.message.split("; legal: ")[0] : a.message));
     if (a.legal && a.legal.length) {
       box.append(el("p", { class: "legal" }, "Legal now: " + a.legal.slice(0, 8).join(", ") + (a.legal.length > 8 ? ` (and ${a.legal.length - 8} more)` : "")));
     }

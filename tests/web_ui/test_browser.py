@@ -1,0 +1,236 @@
+"""The dashboard in headless Chromium (Playwright driving Debian's /usr/bin/chromium).
+
+Each test runs a fresh app under waitress on 127.0.0.1 and a free port (closed at the end).
+``scripts/setup.sh`` installs playwright and chromium; without them these tests skip and say so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from companion.simulate import play_random_game
+from conftest import PLAYERS, make_app
+from web_ui import stop_streams
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOT_DIR = Path(os.environ.get("DASHBOARD_SHOTS", "/tmp"))
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: run "
+                               "scripts/setup.sh (pip install playwright)")
+if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    pytest.skip(f"{CHROMIUM} is missing: run scripts/setup.sh as root (apt-get install chromium)",
+                allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+class Live:
+    """A dashboard served by waitress in a thread, for one test."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        from waitress import create_server
+
+        self.app = make_app(tmp_path, STREAM_MAX_S=20.0, SSE_HEARTBEAT_S=1.0)
+        self.server = create_server(self.app, host="127.0.0.1", port=0, threads=12)
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        self.contexts: list[Any] = []
+
+    @property
+    def code(self) -> str:
+        return str(self.app.extensions["secrets"].pairing_code)
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+        stop_streams(self.app, self.server)
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Live]:
+    srv = Live(tmp_path)
+    yield srv
+    srv.close()
+
+
+def open_page(browser: Any, live: Live, errors: list[str], **ctx: Any) -> Any:
+    context = browser.new_context(**ctx)
+    live.contexts.append(context)
+    context.set_default_timeout(8000)
+    page = context.new_page()
+    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.goto(live.url + "/")
+    page.wait_for_selector("#live.ok")  # the live stream is connected
+    return page
+
+
+def pair_in_page(page: Any, live: Live) -> None:
+    page.click("#pair-btn")
+    assert page.inner_text("#host-code") == live.code  # shown on the host's own page
+    page.fill("#pair-code", live.code)
+    page.click("#pair-submit")
+    page.wait_for_selector("#role:has-text('Controller')")
+    page.wait_for_selector("#live.ok")
+
+
+def api_post(page: Any, path: str, body: Any) -> Any:
+    token = page.get_attribute('meta[name="csrf-token"]', "content")
+    resp = page.request.post(page.url.rstrip("/") + path, data=body,
+                             headers={"X-CSRF-Token": token})
+    return resp
+
+
+def test_controller_follows_a_game_live(browser: Any, live: Live) -> None:
+    errors: list[str] = []
+    page = open_page(browser, live, errors, viewport={"width": 1024, "height": 768})
+    pair_in_page(page, live)
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=12)
+    for m in sim.moves:
+        resp = api_post(page, "/api/submit", {"entry": m.to_json()})
+        assert resp.status == 200, resp.text()
+    game = sim.game
+    for p in PLAYERS:  # the scores shown without a reload
+        page.wait_for_selector(f".player[data-player='{p}'] .pscore:text-is('{game.scores[p]}')")
+    assert page.inner_text("#last-move").startswith(str(sim.moves[-1]))
+    assert page.locator("#history li").count() == len(sim.moves)
+    turn = game.current_player
+    assert "to play" in page.inner_text(f".player[data-player='{turn}']")
+    need = 100 - game.scores["Ann"]
+    assert f"needs {need} to reach 100" in page.inner_text(".player[data-player='Ann']")
+    assert page.locator("#houses-card").is_visible()
+    page.screenshot(path=str(SHOT_DIR / "dashboard-1024x768.png"), full_page=True)
+    assert errors == []
+
+
+def test_illegal_alert_correction_and_undo(browser: Any, live: Live) -> None:
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=6)
+    for m in sim.moves[:5]:
+        assert api_post(page, "/api/submit", {"entry": m.to_json()}).status == 200
+    right = sim.moves[5]
+    # a wrong tile entered in the play form
+    page.select_option("#play-form select[name=player]", right.player)
+    page.fill("#play-form input[name=play]", "6-6")
+    page.click("#play-form button[type=submit]")
+    alert = page.wait_for_selector(".alert-illegal")
+    text = alert.inner_text()
+    assert "Illegal placement" in text and "Legal now:" in text
+    # correct it with the right tile
+    page.click(".alert-illegal button:has-text('Correct')")
+    page.fill(".correct-form input[name=play]", str(right.tile))
+    page.fill(".correct-form input[name=on]", str(right.on) if right.on else "")
+    page.click(".correct-form button[type=submit]")
+    page.wait_for_selector("#alerts", state="hidden")
+    page.wait_for_selector(f"#last-move:has-text('{right.player} plays')")
+    assert "[correction]" in page.inner_text("#last-move")
+    assert page.locator("#history li").count() == 6
+    # undo in one tap
+    page.click("#undo-btn")
+    sync_api.expect(page.locator("#history li")).to_have_count(5)
+    assert live.app.extensions["session"].session.state()["moves"] == 5
+    # an illegal entry dismissed leaves the log as it was
+    page.fill("#play-form input[name=play]", "6-6")
+    page.click("#play-form button[type=submit]")
+    page.click(".alert-illegal button:has-text('Dismiss')")
+    page.wait_for_selector("#alerts", state="hidden")
+    assert live.app.extensions["session"].session.state()["moves"] == 5
+    assert errors == []
+
+
+def test_spectator_cannot_change_anything(browser: Any, live: Live) -> None:
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    assert page.inner_text("#role") == "Spectator (read only)"
+    assert page.is_disabled("#undo-btn")
+    assert not page.locator("#entry-card").is_visible()
+    assert not page.locator("#game-card").is_visible()
+    assert errors == []
+    # even a hand-made request is refused: read only
+    status = page.evaluate("""async () => {
+        const token = document.querySelector('meta[name=csrf-token]').content;
+        const r = await fetch('/api/undo', {method: 'POST', headers: {
+            'Content-Type': 'application/json', 'X-CSRF-Token': token}, body: '{}'});
+        return [r.status, (await r.json()).error];
+    }""")
+    assert status[0] == 403 and "read only" in status[1]
+    # a POST without the CSRF token is refused too
+    status = page.evaluate("""async () => {
+        const r = await fetch('/api/submit', {method: 'POST', headers: {
+            'Content-Type': 'application/json'}, body: '{"entry": {"player": "Ann", "pass": true}}'});
+        return [r.status, (await r.json()).error];
+    }""")
+    assert status[0] == 403 and "CSRF" in status[1]
+    # the spectator still follows the game live
+    session = live.app.extensions["session"].session
+    sim = play_random_game("allfives", PLAYERS, seed=5, max_moves=3)
+    for m in sim.moves:
+        session.submit(m)
+    sync_api.expect(page.locator("#history li")).to_have_count(3)
+    assert session.state()["moves"] == 3
+    # the only console errors are the browser's notes on the two refused requests
+    assert len(errors) == 2 and all("403 (FORBIDDEN)" in e for e in errors), errors
+
+
+def test_controller_post_without_csrf_is_refused(browser: Any, live: Live) -> None:
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    status = page.evaluate("""async () => {
+        const r = await fetch('/api/undo', {method: 'POST', headers: {
+            'Content-Type': 'application/json'}, body: '{}'});
+        return r.status;
+    }""")
+    assert status == 403
+    assert len(errors) == 1 and "403 (FORBIDDEN)" in errors[0], errors
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (768, 1024)])
+def test_tablet_viewports(browser: Any, live: Live, size: tuple[int, int]) -> None:
+    errors: list[str] = []
+    w, h = size
+    page = open_page(browser, live, errors, viewport={"width": w, "height": h},
+                     has_touch=True, is_mobile=False, color_scheme="dark")
+    pair_in_page(page, live)
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=9)
+    for m in sim.moves:
+        api_post(page, "/api/submit", {"entry": m.to_json()})
+    sync_api.expect(page.locator("#history li")).to_have_count(9)
+    assert page.evaluate("document.documentElement.scrollWidth") <= w, "no sideways scrolling"
+    small = page.evaluate("""() => [...document.querySelectorAll('button, .btn, input, select')]
+        .filter(e => e.offsetParent !== null)
+        .map(e => [e.id || e.name || e.textContent.trim(), e.getBoundingClientRect()])
+        .filter(([, r]) => r.height < 44 || r.width < 44).map(([n]) => n)""")
+    assert small == [], f"touch targets under 44 px: {small}"
+    # undo stays visible after scrolling to the bottom
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    box = page.locator("#undo-btn").bounding_box()
+    assert box is not None and 0 <= box["y"] < h
+    # dark mode from prefers-color-scheme, and the toggle switches it
+    bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.click("#theme-btn")
+    assert page.evaluate("document.documentElement.dataset.theme") == "light"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != bg
+    page.screenshot(path=str(SHOT_DIR / f"dashboard-{w}x{h}.png"))
+    assert errors == []
