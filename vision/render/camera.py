@@ -133,8 +133,10 @@ def _distortion_maps(width: int, height: int, k_bytes: bytes,
     K = np.frombuffer(k_bytes, np.float64).reshape(3, 3)
     dist = np.frombuffer(dist_bytes, np.float64)
     step = 8
-    gx = np.arange(0, width + step, step, dtype=np.float64)
-    gy = np.arange(0, height + step, step, dtype=np.float64)
+    nx, ny = -(-width // step), -(-height // step)
+    # grid at cell centres: resizing by exactly ``step`` then puts grid i at pixel (i+0.5)*step-0.5
+    gx = (np.arange(nx, dtype=np.float64) + 0.5) * step - 0.5
+    gy = (np.arange(ny, dtype=np.float64) + 0.5) * step - 0.5
     xx, yy = np.meshgrid(gx, gy)
     k1, k2, p1, p2, k3 = dist
     fx, fy, cx, cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
@@ -145,17 +147,11 @@ def _distortion_maps(width: int, height: int, k_bytes: bytes,
         radial = 1 + k1 * r2 + k2 * r2 ** 2 + k3 * r2 ** 3
         x = (xd - 2 * p1 * x * y - p2 * (r2 + 2 * x * x)) / radial
         y = (yd - p1 * (r2 + 2 * y * y) - 2 * p2 * x * y) / radial
-    und = np.stack([x * fx + cx, y * fy + cy], -1)
-    und = und.reshape(len(gy), len(gx), 2)
-    resid = (und - np.stack([xx, yy], -1)).astype(np.float32)  # smooth and small
-    full_w, full_h = len(gx) * step, len(gy) * step
-    rx = cv2.resize(resid[..., 0], (full_w, full_h), interpolation=cv2.INTER_LINEAR)
-    ry = cv2.resize(resid[..., 1], (full_w, full_h), interpolation=cv2.INTER_LINEAR)
-    # resize samples cell centres: output pixel x reads grid position x/step at index x+(step-1)/2
-    off = (step - 1) // 2
-    sx = np.clip(np.arange(width) + off, 0, full_w - 1)
-    sy = np.clip(np.arange(height) + off, 0, full_h - 1)
-    ix, iy = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
-    mx = ix + rx[np.ix_(sy, sx)]
-    my = iy + ry[np.ix_(sy, sx)]
+    # interpolate the (small, smooth) displacement, then add the pixel grid back
+    rx = (x * fx + cx - xx).astype(np.float32)
+    ry = (y * fy + cy - yy).astype(np.float32)
+    rx = cv2.resize(rx, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)[:height, :width]
+    ry = cv2.resize(ry, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)[:height, :width]
+    mx = rx + np.arange(width, dtype=np.float32)[None, :]
+    my = ry + np.arange(height, dtype=np.float32)[:, None]
     return np.ascontiguousarray(mx), np.ascontiguousarray(my)

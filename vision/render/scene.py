@@ -248,217 +248,251 @@ def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
 
 # --- rendering ----------------------------------------------------------------------------------
 
-def render_scene(spec: SceneSpec) -> RenderedScene:
-    """Render ``spec`` into a webcam-like BGR picture with its ground truth (pure function)."""
-    spec.check()
-    W, H = spec.width, spec.height
-    cam = Camera(spec.camera, W, H)
-    geom = geometry_for_set(spec.set_max)
-    rng = np.random.default_rng(spec.seed)  # only for pixel noise and textures
-    H0 = cam.plane_homography(0.0)
-    f = cam.K[0, 0]
+@dataclass
+class _Canvas:
+    """The picture being drawn (float32 BGR), which tile owns each pixel's top face (-1 none),
+    and how glossy each pixel is (for the lamp's glare)."""
 
-    # table ------------------------------------------------------------------------------------
+    img: np.ndarray
+    idbuf: np.ndarray
+    gloss: np.ndarray
+
+
+@dataclass(frozen=True)
+class _TileRig:
+    """Geometry shared by every tile of a scene."""
+
+    geom: TileGeometry
+    outline: np.ndarray  # rounded outline, local mm
+    normals: np.ndarray  # outward normal of each outline edge, local
+
+    @classmethod
+    def of(cls, geom: TileGeometry) -> "_TileRig":
+        outline = geom.outline_local(per_corner=3)
+        e = np.roll(outline, -1, axis=0) - outline
+        n = np.column_stack([e[:, 1], -e[:, 0]])
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        if np.dot(n[0], outline[0] + outline[1]) < 0:
+            n = -n
+        return cls(geom, outline, n)
+
+    def world(self, pl: Placement, local: np.ndarray) -> np.ndarray:
+        return local @ _rot(pl.angle_deg).T + np.array(pl.center_mm)
+
+
+_TABLE_GLOSS = {"wood": 0.15, "stone": 0.35, "felt": 0.0, "cloth": 0.0, "paper": 0.05}
+
+
+def _draw_table(spec: SceneSpec, cam: Camera, ppm_img: float) -> _Canvas:
+    W, H = spec.width, spec.height
+    H0 = cam.plane_homography(0.0)
     x0, y0, x1, y1 = _table_region(cam, H0)
-    ppm_img = f / cam.spec.height_mm * math.cos(math.radians(cam.spec.tilt_deg))
     tex_ppm = min(1.2 * ppm_img, 1280.0 / max(x1 - x0, y1 - y0))
     tw, th = max(16, int((x1 - x0) * tex_ppm)), max(16, int((y1 - y0) * tex_ppm))
     tex = table_texture(spec.table_family, spec.table_variant, spec.seed, (tw, th), tex_ppm)
     A = np.array([[1 / tex_ppm, 0, x0], [0, 1 / tex_ppm, y0], [0, 0, 1]])
     img = cv2.warpPerspective(tex, H0 @ A, (W, H), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REFLECT).astype(np.float32)
-    idbuf = np.full((H, W), -1, np.int16)
-    gloss = np.zeros((H, W), np.float32)
-    gloss[:] = {"wood": 0.15, "stone": 0.35, "felt": 0.0, "cloth": 0.0, "paper": 0.05}[
-        spec.table_family]
+    return _Canvas(img, np.full((H, W), -1, np.int16),
+                   np.full((H, W), _TABLE_GLOSS[spec.table_family], np.float32))
 
-    # markers ----------------------------------------------------------------------------------
-    markers_truth = []
-    if spec.markers:
-        s = spec.marker_size_mm
-        rx0, ry0, rx1, ry1 = spec.marker_rect_mm
-        for mid, (cx, cy) in enumerate(((rx0, ry0), (rx1, ry0), (rx1, ry1), (rx0, ry1))):
-            patch = _marker_patch(mid)
-            cell = s / 6.0
-            ppx = patch.shape[0] / (8 * cell)  # patch px per mm
-            Am = np.array([[1 / ppx, 0, cx - 4 * cell], [0, 1 / ppx, cy - 4 * cell], [0, 0, 1]])
-            _warp_patch(img, np.repeat(patch[..., None], 3, 2), H0 @ Am)
-            sq = np.array([[cx - s / 2, cy - s / 2], [cx + s / 2, cy - s / 2],
-                           [cx + s / 2, cy + s / 2], [cx - s / 2, cy + s / 2]])
-            markers_truth.append({"id": mid, "corners_und": _apply_h(H0, sq),
-                                  "center_mm": [cx, cy], "size_mm": s})
 
-    # tiles: order far to near ------------------------------------------------------------------
+def _draw_markers(spec: SceneSpec, cam: Camera, cv: _Canvas) -> list[dict[str, Any]]:
+    """Markers lie flat on the table (z = 0), each in its white border; returns their truth
+    with undistorted corners (top-left, top-right, bottom-right, bottom-left of the black
+    square, as cv2.aruco reports them)."""
+    out: list[dict[str, Any]] = []
+    if not spec.markers:
+        return out
+    H0 = cam.plane_homography(0.0)
+    s = spec.marker_size_mm
+    rx0, ry0, rx1, ry1 = spec.marker_rect_mm
+    for mid, (cx, cy) in enumerate(((rx0, ry0), (rx1, ry0), (rx1, ry1), (rx0, ry1))):
+        patch = _marker_patch(mid)
+        cell = s / 6.0
+        ppx = patch.shape[0] / (8 * cell)  # patch px per mm
+        Am = np.array([[1 / ppx, 0, cx - 4 * cell], [0, 1 / ppx, cy - 4 * cell], [0, 0, 1]])
+        res = _warp_patch(cv.img, np.repeat(patch[..., None], 3, 2), H0 @ Am)
+        if res is not None:
+            (bx0, by0, bx1, by1), a = res
+            g = cv.gloss[by0:by1, bx0:bx1]
+            g[:] = g * (1 - a) + a * 0.1
+        sq = np.array([[cx - s / 2, cy - s / 2], [cx + s / 2, cy - s / 2],
+                       [cx + s / 2, cy + s / 2], [cx - s / 2, cy + s / 2]])
+        out.append({"id": mid, "corners_und": _apply_h(H0, sq), "center_mm": [cx, cy],
+                    "size_mm": s})
+    return out
+
+
+def _shadow_poly(rig: _TileRig, cam: Camera, lamp: np.ndarray, pl: Placement, z_base: float,
+                 z_top: float) -> np.ndarray:
+    """Image polygon of the shadow a tile (from ``z_base`` to ``z_top``) casts on ``z_base``."""
+    base = rig.world(pl, rig.outline)
+    k = (z_top - z_base) / max(1.0, lamp[2] - z_top)
+    top = base + (base - lamp[:2]) * k  # the lamp ray through a top point meets z_base here
+    hull = cv2.convexHull(np.concatenate([base, top]).astype(np.float32)).reshape(-1, 2)
+    return _apply_h(cam.plane_homography(z_base), hull.astype(np.float64))
+
+
+def _darken_roi(cv: _Canvas, poly: np.ndarray, sigma: float, strength: float) -> None:
+    H, W = cv.idbuf.shape
+    pad = int(3 * sigma) + 2
+    x0, y0 = max(0, int(poly[:, 0].min()) - pad), max(0, int(poly[:, 1].min()) - pad)
+    x1, y1 = min(W, int(poly[:, 0].max()) + pad + 1), min(H, int(poly[:, 1].max()) + pad + 1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m8 = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    _fill(m8, poly - [x0, y0], 255)
+    m = cv2.GaussianBlur(m8, (0, 0), sigma).astype(np.float32) * np.float32(strength / 255.0)
+    cv.img[y0:y1, x0:x1] *= (1.0 - m)[..., None]
+
+
+def _cast_table_shadows(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
+                        ppm_img: float) -> None:
+    """Soft shadows of the layer-0 tiles on the table, in one pass at half resolution."""
+    lt = spec.light
+    polys = [_shadow_poly(rig, cam, np.array(lt.lamp_mm), p, 0.0, rig.geom.thickness_mm)
+             for p in spec.placements if p.layer == 0]
+    if not polys or lt.shadow <= 0:
+        return
+    H, W = cv.idbuf.shape
+    m8 = np.zeros(((H + 1) // 2, (W + 1) // 2), np.uint8)
+    for p in polys:
+        _fill(m8, p * 0.5, 255)
+    m8 = cv2.GaussianBlur(m8, (0, 0), max(0.6, lt.shadow_blur_mm * ppm_img * 0.5))
+    m = cv2.resize(m8, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    cv.img *= (1.0 - np.float32(lt.shadow / 255.0) * m)[..., None]
+
+
+def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
+                ppm_img: float) -> dict[int, dict[str, Any]]:
+    """Every tile far to near: its shadow on what it rests on, side walls shaded per facet, the
+    top face from its texture. Returns per tile the undistorted top corners and face area."""
+    geom, T = rig.geom, rig.geom.thickness_mm
     lamp = np.array(spec.light.lamp_mm, np.float64)
-    T = geom.thickness_mm
-    outline = geom.outline_local(per_corner=3)
-    n_out = len(outline)
-    edge_normals = []
-    for j in range(n_out):
-        e = outline[(j + 1) % n_out] - outline[j]
-        nn = np.array([e[1], -e[0]])
-        edge_normals.append(nn / np.linalg.norm(nn))
-    edge_normals_arr = np.array(edge_normals)
-    # outline is counter-clockwise in y-down coordinates => (e_y, -e_x) points outwards? check sign
-    if np.dot(edge_normals_arr[0], outline[0] + outline[1]) < 0:
-        edge_normals_arr = -edge_normals_arr
-
-    def world(pl: Placement, local: np.ndarray) -> np.ndarray:
-        return local @ _rot(pl.angle_deg).T + np.array(pl.center_mm)
-
-    order = sorted(range(len(spec.placements)), key=lambda i: -float(cam.depth(np.array(
-        [[*spec.placements[i].center_mm, -(spec.placements[i].layer + 1) * T]]))[0]))
-
-    # cast shadows of layer-0 tiles on the table, in one pass at half resolution
-    def shadow_poly(pl: Placement, z_base: float, z_top: float) -> np.ndarray:
-        base = world(pl, outline)
-        top = base.copy()
-        # a point at height z_top casts onto the plane z_base along the lamp ray
-        k = (z_top - z_base) / max(1.0, lamp[2] - z_top)
-        top = top + (top - lamp[:2]) * k
-        pts = np.concatenate([base, top])
-        hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        return _apply_h(cam.plane_homography(z_base), hull)
-
-    def darken(mask_scale: float, polys: list[np.ndarray]) -> None:
-        nonlocal img
-        if not polys or spec.light.shadow <= 0:
-            return
-        sm8 = np.zeros((int(H * mask_scale) + 1, int(W * mask_scale) + 1), np.uint8)
-        for p in polys:
-            _fill(sm8, p * mask_scale, 255, aa=True)
-        sm = sm8.astype(np.float32) / 255.0
-        sig = max(0.6, spec.light.shadow_blur_mm * ppm_img * mask_scale)
-        sm = cv2.GaussianBlur(sm, (0, 0), sig)
-        sm = cv2.resize(sm, (W, H), interpolation=cv2.INTER_LINEAR)
-        img *= (1.0 - spec.light.shadow * np.clip(sm, 0, 1))[..., None]
-
-    darken(0.5, [shadow_poly(p, 0.0, T) for p in spec.placements if p.layer == 0])
-
-    tile_truth: dict[int, dict[str, Any]] = {}
-    areas: dict[int, float] = {}
+    f = cam.K[0, 0]
+    tops = np.array([[*p.center_mm, -(p.layer + 1) * T] for p in spec.placements]).reshape(-1, 3)
+    depth = cam.depth(tops) if len(tops) else np.zeros(0)
+    order = sorted(range(len(spec.placements)), key=lambda i: -depth[i])
     light_dir = lamp[:2] - np.array(cam.spec.target_mm)
     light_dir = light_dir / (np.linalg.norm(light_dir) + 1e-9)
+    n_out = len(rig.outline)
+    truth: dict[int, dict[str, Any]] = {}
     for i in order:
         pl, style = spec.placements[i], spec.tile_styles[i]
         z_bot, z_top = pl.layer * T, (pl.layer + 1) * T
         if pl.layer > 0 and spec.light.shadow > 0:
-            sp = shadow_poly(pl, z_bot, z_top)
-            sig = max(0.6, spec.light.shadow_blur_mm * 0.5 * ppm_img)
-            pad = int(3 * sig) + 2
-            bx0 = max(0, int(sp[:, 0].min()) - pad)
-            by0 = max(0, int(sp[:, 1].min()) - pad)
-            bx1 = min(W, int(sp[:, 0].max()) + pad + 1)
-            by1 = min(H, int(sp[:, 1].max()) + pad + 1)
-            if bx1 > bx0 and by1 > by0:
-                sm8 = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-                _fill(sm8, sp - [bx0, by0], 255)
-                sm = cv2.GaussianBlur(sm8.astype(np.float32) / 255.0, (0, 0), sig)
-                img[by0:by1, bx0:bx1] *= (1.0 - spec.light.shadow * sm)[..., None]
+            _darken_roi(cv, _shadow_poly(rig, cam, lamp, pl, z_bot, z_top),
+                        max(0.6, spec.light.shadow_blur_mm * 0.5 * ppm_img), spec.light.shadow)
         Ht, Hb = cam.plane_homography(z_top), cam.plane_homography(z_bot)
-        wo = world(pl, outline)
-        top_px = _apply_h(Ht, wo)
-        bot_px = _apply_h(Hb, wo)
+        wo = rig.world(pl, rig.outline)
+        top_px, bot_px = _apply_h(Ht, wo), _apply_h(Hb, wo)
         side = np.array(style.side_bgr, np.float64)
         hull = cv2.convexHull(np.concatenate([top_px, bot_px]).astype(np.float32)).reshape(-1, 2)
-        _fill(img, hull.astype(np.float64), tuple(side * 0.6))
-        _fill(idbuf, hull.astype(np.float64), -1, aa=False)
-        normals = edge_normals_arr @ _rot(pl.angle_deg).T
-        cxy = cam.C[:2]
-        for j in range(n_out):
-            mid = (wo[j] + wo[(j + 1) % n_out]) / 2
-            to_cam = cxy - mid
-            if np.dot(normals[j], to_cam) <= 0:
-                continue
-            shade = 0.5 + 0.45 * max(0.0, float(np.dot(normals[j], light_dir)))
-            quad = np.array([top_px[j], top_px[(j + 1) % n_out], bot_px[(j + 1) % n_out],
-                             bot_px[j]])
-            _fill(img, quad, tuple(side * shade))
-        # top face
-        ppm_tile = f / max(1.0, float(cam.depth(np.array([[*pl.center_mm, -z_top]]))[0]))
-        tex_ppm_tile = float(min(24.0, max(3.0, round(2 * 1.6 * ppm_tile) / 2)))
-        face, alpha = face_texture(tuple(pl.halves), style, geom, tex_ppm_tile, pl.face_up)
+        _fill(cv.img, hull.astype(np.float64), tuple(side * 0.6))
+        _fill(cv.idbuf, hull.astype(np.float64), -1, aa=False)
+        normals = rig.normals @ _rot(pl.angle_deg).T
+        mids = (wo + np.roll(wo, -1, axis=0)) / 2
+        facing = np.einsum("ij,ij->i", normals, cam.C[:2] - mids) > 0
+        shades = 0.5 + 0.45 * np.clip(normals @ light_dir, 0, None)
+        for j in np.flatnonzero(facing):
+            k = (j + 1) % n_out
+            _fill(cv.img, np.array([top_px[j], top_px[k], bot_px[k], bot_px[j]]),
+                  tuple(side * shades[j]))
+        ppm_tile = f / max(1.0, float(depth[i]))
+        tex_ppm = float(min(24.0, max(3.0, round(2 * 1.6 * ppm_tile) / 2)))
+        face, alpha = face_texture(tuple(pl.halves), style, geom, tex_ppm, pl.face_up)
         fh, fw = face.shape[:2]
-        sx, sy = geom.length_mm / fw, geom.width_mm / fh
-        A_tex = np.array([[sx, 0, -geom.length_mm / 2], [0, sy, -geom.width_mm / 2], [0, 0, 1]])
+        A_tex = np.array([[geom.length_mm / fw, 0, -geom.length_mm / 2],
+                          [0, geom.width_mm / fh, -geom.width_mm / 2], [0, 0, 1]])
         R2 = _rot(pl.angle_deg)
         A_world = np.array([[R2[0, 0], R2[0, 1], pl.center_mm[0]],
                             [R2[1, 0], R2[1, 1], pl.center_mm[1]], [0, 0, 1]])
-        M = Ht @ A_world @ A_tex
-        res = _warp_patch(img, face, M, alpha)
+        res = _warp_patch(cv.img, face, Ht @ A_world @ A_tex, alpha)
         if res is not None:
             (rx0, ry0, rx1, ry1), a = res
-            inside = a > 0.5
-            idbuf[ry0:ry1, rx0:rx1][inside] = i
-            g = gloss[ry0:ry1, rx0:rx1]
+            cv.idbuf[ry0:ry1, rx0:rx1][a > 0.5] = i
+            g = cv.gloss[ry0:ry1, rx0:rx1]
             g[:] = g * (1 - a) + a * style.gloss
-        areas[i] = float(cv2.contourArea(top_px.astype(np.float32)))
-        corners_und = _apply_h(Ht, world(pl, geom.corners_local()))
-        tile_truth[i] = {"corners_und": corners_und, "z_top": z_top}
+        truth[i] = {"corners_und": _apply_h(Ht, rig.world(pl, geom.corners_local())),
+                    "outline_und": top_px, "z_top": z_top,
+                    "area": float(cv2.contourArea(top_px.astype(np.float32)))}
+    return truth
 
-    # hands --------------------------------------------------------------------------------------
-    hands_truth = []
+
+def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
+    """Arms reaching in over everything, with a soft shadow; returns undistorted polygons."""
+    H, W = cv.idbuf.shape
+    polys = []
     for hs in spec.hands:
         mask = _hand_mask(hs, W, H)
         if not mask.any():
             continue
-        m = mask.astype(np.float32) / 255.0
-        sh = cv2.GaussianBlur(np.roll(m, (int(0.15 * hs.width_px), int(0.1 * hs.width_px)),
-                                      (0, 1)), (0, 0), 0.25 * hs.width_px)
-        img *= (1 - 0.45 * sh)[..., None]
+        # shadow: the mask shifted away from the lamp side and blurred, at quarter resolution
+        q = cv2.resize(mask, ((W + 3) // 4, (H + 3) // 4), interpolation=cv2.INTER_AREA)
+        shift = np.float32([[1, 0, 0.04 * hs.width_px], [0, 1, 0.03 * hs.width_px]])
+        q = cv2.warpAffine(q, shift, (q.shape[1], q.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+        q = cv2.GaussianBlur(q, (0, 0), max(1.0, 0.06 * hs.width_px))
+        sh = cv2.resize(q, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+        cv.img *= (1 - np.float32(0.45 / 255.0) * sh)[..., None]
+        inside = mask > 127
         # rounded look: darker towards the outline, lighter along the middle of arm and palm
-        dist = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
+        dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
         shade = 0.72 + 0.36 * np.clip(dist / (0.22 * hs.width_px), 0, 1)
         skin = np.array(hs.skin_bgr, np.float32) * shade[..., None]
-        img[:] = img * (1 - m[..., None]) + skin * m[..., None]
-        idbuf[mask > 127] = -1
-        gloss[mask > 127] = 0.05
-        contours, _ = cv2.findContours((mask > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
+        m = (mask.astype(np.float32) / 255.0)[..., None]
+        cv.img[:] = cv.img * (1 - m) + skin * m
+        cv.idbuf[inside] = -1
+        cv.gloss[inside] = 0.05
+        contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL,
                                        cv2.CHAIN_APPROX_SIMPLE)
         big = max(contours, key=cv2.contourArea)
-        poly = cv2.approxPolyDP(big, 1.5, True).reshape(-1, 2).astype(np.float64)
-        hands_truth.append(poly)
+        polys.append(cv2.approxPolyDP(big, 1.5, True).reshape(-1, 2).astype(np.float64))
+    return polys
 
-    # light --------------------------------------------------------------------------------------
+
+def _light(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> np.ndarray:
+    """The lamp's fall-off, exposure, vignetting and white balance in one gain map, then the
+    lamp's specular glare on glossy surfaces; returns uint8 BGR."""
     lt = spec.light
+    H, W = cv.idbuf.shape
+    lamp = np.array(lt.lamp_mm, np.float64)
+    H0inv = np.linalg.inv(cam.plane_homography(0.0))
     step = 16
     gx, gy = np.meshgrid(np.arange(0, W + step, step, dtype=np.float64),
                          np.arange(0, H + step, step, dtype=np.float64))
-    pts = np.column_stack([gx.ravel(), gy.ravel(), np.ones(gx.size)]) @ np.linalg.inv(H0).T
-    tmm = pts[:, :2] / pts[:, 2:3]
-    dxy = tmm - lamp[:2]
+    pts = np.column_stack([gx.ravel(), gy.ravel(), np.ones(gx.size)]) @ H0inv.T
+    dxy = pts[:, :2] / pts[:, 2:3] - lamp[:2]
     d2 = (dxy ** 2).sum(1) + lamp[2] ** 2
-    irr = (lamp[2] ** 3) / d2 ** 1.5  # cos(theta)/d^2, 1 straight under the lamp
+    irr = (lamp[2] ** 3) / d2 ** 1.5  # cos(theta) / d^2, 1 straight under the lamp
     field_ = (lt.ambient + (1 - lt.ambient) * irr).reshape(gx.shape).astype(np.float32)
-    field_ = cv2.resize(field_, (gx.shape[1] * step, gx.shape[0] * step),
-                        interpolation=cv2.INTER_LINEAR)[:H, :W]
-    gain = field_ * np.float32(lt.exposure)
+    gain = cv2.resize(field_, (gx.shape[1] * step, gx.shape[0] * step),
+                      interpolation=cv2.INTER_LINEAR)[:H, :W] * np.float32(lt.exposure)
     if lt.vignette > 0:
         xs = (np.arange(W, dtype=np.float32) - W / 2) / (W / 2)
         ys = (np.arange(H, dtype=np.float32) - H / 2) / (W / 2)
         r2 = ys[:, None] ** 2 + xs[None, :] ** 2
         gain *= 1 - np.float32(lt.vignette / 1.6) * np.minimum(r2, 1.6)
-    gain3 = cv2.merge([gain * np.float32(g) for g in lt.wb_gains_bgr])
-    img = cv2.multiply(img, gain3)
+    img = cv.img
+    img *= gain[..., None]
     if lt.glare > 0:
-        zt = T
+        # the mirror image of the lamp in the tile-top plane, seen from the camera
+        zt = geometry_for_set(spec.set_max).thickness_mm  # top of a tile on the table
         hc = cam.spec.height_mm
-        mirror_h = 2 * zt - lamp[2]
-        s = (hc - zt) / (hc - mirror_h)
+        s = (hc - zt) / (hc - (2 * zt - lamp[2]))
         spot = cam.C[:2] + s * (lamp[:2] - cam.C[:2])
         spot_px = _apply_h(cam.plane_homography(zt), spot[None])[0]
         sig = lt.glare_size_mm * ppm_img
-        xs = np.arange(W, dtype=np.float32)
-        ys = np.arange(H, dtype=np.float32)
-        gy_ = np.exp(-((ys - spot_px[1]) ** 2) / (2 * sig ** 2)).astype(np.float32)
-        gx_ = np.exp(-((xs - spot_px[0]) ** 2) / (2 * sig ** 2)).astype(np.float32)
-        blob = np.outer(gy_, gx_) * np.float32(255.0 * lt.glare * 1.6) * gloss
-        img = cv2.add(img, cv2.merge([blob, blob, blob]))
+        gy_ = np.exp(-((np.arange(H) - spot_px[1]) ** 2) / (2 * sig ** 2)).astype(np.float32)
+        gx_ = np.exp(-((np.arange(W) - spot_px[0]) ** 2) / (2 * sig ** 2)).astype(np.float32)
+        blob = np.outer(gy_, gx_) * np.float32(255.0 * lt.glare * 1.6) * cv.gloss
+        img += blob[..., None]
+    img = cv2.transform(img, np.diag(np.array(lt.wb_gains_bgr, np.float32)))
+    return cv2.convertScaleAbs(img)
 
-    # lens, blur, noise, compression ----------------------------------------------------------
-    out = cv2.convertScaleAbs(img)
-    out = cam.distort_image(out)
-    dg = spec.degrade
+
+def _degrade(out: np.ndarray, dg: DegradeSpec, rng: np.random.Generator) -> np.ndarray:
+    """Defocus, motion blur, sensor noise, JPEG round trip."""
     if dg.defocus_sigma_px > 0.2:
         out = cv2.GaussianBlur(out, (0, 0), dg.defocus_sigma_px)
     if dg.motion_px >= 1.5:
@@ -470,29 +504,62 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
                  (int(round(c + dx * c)), int(round(c + dy * c))), 1.0, 1, cv2.LINE_AA)
         out = cv2.filter2D(out, -1, ker / ker.sum())
     if dg.noise_sigma > 0:
-        noise = rng.normal(0, dg.noise_sigma, out.shape).astype(np.float32)
-        lum_noise = rng.normal(0, dg.noise_sigma * 0.6, out.shape[:2]).astype(np.float32)
-        out = np.clip(out.astype(np.float32) + noise + lum_noise[..., None], 0, 255
-                      ).astype(np.uint8)
+        # luminance noise per pixel; colour noise at half resolution (as after demosaicing)
+        h, w = out.shape[:2]
+        lum = rng.standard_normal((h, w), dtype=np.float32) * np.float32(dg.noise_sigma)
+        chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32)
+        chroma = cv2.resize(chroma * np.float32(0.7 * dg.noise_sigma), (w, h),
+                            interpolation=cv2.INTER_NEAREST)
+        chroma += lum[..., None]
+        out = cv2.convertScaleAbs(cv2.add(out.astype(np.float32), chroma))
     if dg.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(dg.jpeg_quality)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
 
-    # ground truth -------------------------------------------------------------------------------
-    counts = np.bincount(idbuf[idbuf >= 0].ravel(), minlength=len(spec.placements))
+
+def render_scene(spec: SceneSpec) -> RenderedScene:
+    """Render ``spec`` into a webcam-like BGR picture with its ground truth (pure function)."""
+    spec.check()
+    W, H = spec.width, spec.height
+    cam = Camera(spec.camera, W, H)
+    geom = geometry_for_set(spec.set_max)
+    rig = _TileRig.of(geom)
+    rng = np.random.default_rng(spec.seed)  # only for sensor noise
+    ppm_img = cam.K[0, 0] / cam.spec.height_mm * math.cos(math.radians(cam.spec.tilt_deg))
+
+    cv = _draw_table(spec, cam, ppm_img)
+    markers_truth = _draw_markers(spec, cam, cv)
+    _cast_table_shadows(spec, cam, rig, cv, ppm_img)
+    tile_truth = _draw_tiles(spec, cam, rig, cv, ppm_img)
+    hands_truth = _draw_hands(spec, cv)
+    out = _light(spec, cam, cv, ppm_img)
+    out = cam.distort_image(out)
+    out = _degrade(out, spec.degrade, rng)
+    truth = _truth(spec, cam, geom, cv, tile_truth, markers_truth, hands_truth)
+    out.setflags(write=False)
+    return RenderedScene(out, truth)
+
+
+def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
+           tile_truth: dict[int, dict[str, Any]], markers_truth: list[dict[str, Any]],
+           hands_truth: list[np.ndarray]) -> dict[str, Any]:
+    W, H = spec.width, spec.height
+    T = geom.thickness_mm
+    counts = np.bincount(cv.idbuf[cv.idbuf >= 0].ravel(), minlength=len(spec.placements))
     tiles_gt = []
     for i, pl in enumerate(spec.placements):
         tt = tile_truth[i]
         corners = cam.distort_pixels(tt["corners_und"])
         center = corners.mean(0)
         a = (corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2
-        outline_px = cam.distort_pixels(_apply_h(cam.plane_homography(tt["z_top"]),
-                                                 world(pl, outline)))
+        outline_px = cam.distort_pixels(tt["outline_und"])
         cut = bool(np.any(outline_px < 0) or np.any(outline_px[:, 0] > W - 1)
                    or np.any(outline_px[:, 1] > H - 1))
-        vis = float(min(1.0, counts[i] / areas[i])) if areas[i] > 0 else 0.0
+        vis = float(min(1.0, counts[i] / tt["area"])) if tt["area"] > 0 else 0.0
         tiles_gt.append({
-            "id": i, "tile": str(pl.tile.plain()), "halves": [int(pl.halves[0]), int(pl.halves[1])],
+            "id": i, "tile": str(pl.tile.plain()),
+            "halves": [int(pl.halves[0]), int(pl.halves[1])],
             "corners": np.round(corners, 2).tolist(), "center": np.round(center, 2).tolist(),
             "angle": round(math.degrees(math.atan2(a[1], a[0])), 2),
             "table_mm": {"center": [round(pl.center_mm[0], 2), round(pl.center_mm[1], 2)],
@@ -501,7 +568,9 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
             "layer": pl.layer, "face_up": pl.face_up, "visible": round(vis, 4), "cut": cut,
             "colour": pl.tile.colour, "style": spec.tile_styles[i].family,
         })
-    truth: dict[str, Any] = {
+    lt, dg = spec.light, spec.degrade
+    H0 = cam.plane_homography(0.0)
+    return {
         "image": "", "width": W, "height": H, "seed": spec.seed, "set_max": spec.set_max,
         "style": {"table": spec.table_family, "table_variant": spec.table_variant,
                   "tile_styles": sorted({s.family for s in spec.tile_styles}),
@@ -524,12 +593,10 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
                             "(a point h mm above the table has z = -h)"},
         "table_to_image": (H0 / H0[2, 2]).tolist(),
         "tiles": tiles_gt,
-        "markers": [{"id": m["id"], "corners": np.round(cam.distort_pixels(m["corners_und"]),
-                                                         2).tolist(),
+        "markers": [{"id": m["id"],
+                     "corners": np.round(cam.distort_pixels(m["corners_und"]), 2).tolist(),
                      "center_mm": m["center_mm"], "size_mm": m["size_mm"]}
                     for m in markers_truth],
         "hands": [np.round(cam.distort_pixels(p), 1).tolist() for p in hands_truth],
         "game": spec.game,
     }
-    out.setflags(write=False)
-    return RenderedScene(out, truth)

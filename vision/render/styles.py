@@ -112,8 +112,12 @@ def _fbm(rng: np.random.Generator, h: int, w: int, base: int, octaves: int = 4) 
     return cv2.resize(out / total, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _gauss(rng: np.random.Generator, shape: tuple[int, ...], sigma: float) -> np.ndarray:
-    return rng.standard_normal(shape, dtype=np.float32) * np.float32(sigma)
+def _gauss(rng: np.random.Generator, shape: tuple[int, int, int], sigma: float) -> np.ndarray:
+    """Per-pixel gaussian grain: a seeded 256 x 256 block tiled over ``shape`` (cheap; the
+    repeat is hidden once the texture is warped into the picture)."""
+    block = rng.standard_normal((256, 256), dtype=np.float32) * np.float32(sigma)
+    h, w = shape[0], shape[1]
+    return np.tile(block, (-(-h // 256), -(-w // 256)))[:h, :w, None]
 
 
 def table_texture(family: str, variant: int, seed: int, size_px: tuple[int, int],

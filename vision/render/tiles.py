@@ -155,6 +155,49 @@ def _marble(w: int, h: int, seed: int) -> np.ndarray:
     return (1.0 - v) ** 6
 
 
+@lru_cache(maxsize=2048)
+def _face_layers(halves: tuple[int, int], geom: TileGeometry, px_per_mm: float, face_up: bool,
+                 divider: bool, spinner_pin: bool, marbled: bool
+                 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], np.ndarray, np.ndarray,
+                            np.ndarray]:
+    """Colour-free layers of a face: alpha, shading (bevel, marbling), one pip coverage mask
+    per half, the divider mask and the pin's body and highlight masks (float32, 0..1)."""
+    w = max(8, int(round(geom.length_mm * px_per_mm)))
+    h = max(4, int(round(geom.width_mm * px_per_mm)))
+    ppm = w / geom.length_mm
+    alpha = _rounded_alpha(w, h, round(geom.corner_radius_mm * ppm, 2))
+    rim = cv2.GaussianBlur(alpha, (0, 0), max(0.8, 0.9 * ppm))
+    shading = 0.78 + 0.22 * np.clip(rim * 1.6 - 0.3, 0, 1)
+    if marbled:
+        shading = shading * (1 - 0.18 * _marble(w, h, seed=halves[0] * 31 + halves[1]))
+    shift = 4
+    sc = float(1 << shift)
+    zeros = np.zeros((h, w), np.uint8)
+    pips = [zeros.copy(), zeros.copy()]
+    div, pin, glint = zeros.copy(), zeros.copy(), zeros.copy()
+    if face_up:
+        half_w = geom.width_mm / 2 * ppm
+        if divider:
+            y0, y1 = int(round(0.12 * h * sc)), int(round(0.88 * h * sc))
+            x = int(round(w / 2 * sc))
+            cv2.line(div, (x, y0), (x, y1), 255, max(1, int(round(0.7 * ppm))), cv2.LINE_AA,
+                     shift)
+        for k, n in enumerate(halves):
+            cx_half = w / 4 if k == 0 else 3 * w / 4
+            for along, across, r in pip_layout(n):
+                cx, cy = cx_half + along * (w / 4), h / 2 + across * half_w
+                cv2.circle(pips[k], (int(round(cx * sc)), int(round(cy * sc))),
+                           int(round(max(1.0, r * half_w) * sc)), 255, -1, cv2.LINE_AA, shift)
+        if spinner_pin:
+            rad = 1.6 * ppm
+            c = (int(round(w / 2 * sc)), int(round(h / 2 * sc)))
+            cv2.circle(pin, c, int(round(rad * sc)), 255, -1, cv2.LINE_AA, shift)
+            cv2.circle(glint, (c[0] - int(rad * sc / 3), c[1] - int(rad * sc / 3)),
+                       int(round(rad * sc / 3)), 255, -1, cv2.LINE_AA, shift)
+    f32 = [m.astype(np.float32) / 255.0 for m in (pips[0], pips[1], div, pin, glint)]
+    return alpha, shading.astype(np.float32), f32[:2], f32[2], f32[3], f32[4]
+
+
 @lru_cache(maxsize=4096)
 def face_texture(halves: tuple[int, int], style: TileStyle, geom: TileGeometry,
                  px_per_mm: float, face_up: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -167,44 +210,19 @@ def face_texture(halves: tuple[int, int], style: TileStyle, geom: TileGeometry,
         pip_layout(v)  # validates
     if not 1.0 <= px_per_mm <= 40.0:
         raise RenderSpecError(f"texture resolution {px_per_mm!r} px/mm is out of range 1..40")
-    w = max(8, int(round(geom.length_mm * px_per_mm)))
-    h = max(4, int(round(geom.width_mm * px_per_mm)))
-    ppm = w / geom.length_mm
-    alpha = _rounded_alpha(w, h, round(geom.corner_radius_mm * ppm, 2)).copy()
+    alpha, shading, pips, div, pin, glint = _face_layers(
+        tuple(int(v) for v in halves), geom, float(px_per_mm), bool(face_up), style.divider,
+        style.spinner_pin, style.marbled)
     base = np.array(style.face_bgr if face_up else style.back_bgr, np.float32)
-    face = np.empty((h, w, 3), np.float32)
-    face[:] = base
-    if style.marbled:
-        m = _marble(w, h, seed=halves[0] * 31 + halves[1])[..., None]
-        face = face * (1 - 0.18 * m) + 0.18 * m * 90.0
-    # a soft bevel: the face darkens towards its rim
-    rim = cv2.GaussianBlur(alpha, (0, 0), max(0.8, 0.9 * ppm))
-    face *= (0.78 + 0.22 * np.clip(rim * 1.6 - 0.3, 0, 1))[..., None]
+    face = shading[..., None] * base
+    layers = [(div, style.divider_bgr), (pips[0], style.pip_colour(halves[0])),
+              (pips[1], style.pip_colour(halves[1])), (pin, (60, 150, 190)),
+              (glint, (190, 235, 250))]
+    for m, colour in layers:
+        if face_up and m.any():
+            m3 = m[..., None]
+            face = face * (1 - m3) + np.array(colour, np.float32) * m3
     face_u8 = np.clip(face, 0, 255).astype(np.uint8)
-    if face_up:
-        shift = 4
-        sc = float(1 << shift)
-        half_w = geom.width_mm / 2 * ppm  # half of the across size, in px
-        if style.divider:
-            y0, y1 = int(round(0.12 * h * sc)), int(round(0.88 * h * sc))
-            x = int(round(w / 2 * sc))
-            cv2.line(face_u8, (x, y0), (x, y1), style.divider_bgr,
-                     max(1, int(round(0.7 * ppm))), cv2.LINE_AA, shift)
-        for k, n in enumerate(halves):
-            cx_half = w / 4 if k == 0 else 3 * w / 4
-            for along, across, r in pip_layout(n):
-                cx = cx_half + along * (w / 4)
-                cy = h / 2 + across * half_w
-                rad = max(1.0, r * half_w)
-                col = style.pip_colour(int(n))
-                cv2.circle(face_u8, (int(round(cx * sc)), int(round(cy * sc))),
-                           int(round(rad * sc)), col, -1, cv2.LINE_AA, shift)
-        if style.spinner_pin:
-            rad = 1.6 * ppm
-            c = (int(round(w / 2 * sc)), int(round(h / 2 * sc)))
-            cv2.circle(face_u8, c, int(round(rad * sc)), (60, 150, 190), -1, cv2.LINE_AA, shift)
-            cv2.circle(face_u8, (c[0] - int(rad * sc / 3), c[1] - int(rad * sc / 3)),
-                       int(round(rad * sc / 3)), (190, 235, 250), -1, cv2.LINE_AA, shift)
     face_u8.setflags(write=False)
     alpha.setflags(write=False)
     return face_u8, alpha
