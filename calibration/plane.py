@@ -180,6 +180,8 @@ def _detector() -> cv2.aruco.ArucoDetector:
     if _DETECTOR is None:
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        # the default polygon accuracy (0.03) is kept: 0.05 found one more rendered scene's
+        # markers (42 vs 41 of 44) but lost a marker on a clean straight-down view
         _DETECTOR = cv2.aruco.ArucoDetector(aruco_dictionary(), params)
     return _DETECTOR
 

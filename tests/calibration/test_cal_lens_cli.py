@@ -1,0 +1,121 @@
+"""ChArUco lens calibration on warped board views, and the calibrate command end to end."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.calibrate import parse_corners
+from calibration.files import load_lens, load_plane, save_lens
+from calibration.lens import board_image, calibrate_lens, charuco_board
+from calibration.plane import CalibrationError, MarkerLayout, plane_from_markers
+from calibration.synth import SynthCamera, synth_view
+from companion.cli import main
+
+K_TRUE = np.array([[620.0, 0, 320], [0, 620.0, 240], [0, 0, 1]])
+
+
+def _board_views(n: int) -> list[np.ndarray]:
+    board = charuco_board()
+    ppm = 4.0
+    margin = 10.0
+    img = board_image(board, px_per_mm=ppm, margin_mm=margin)
+    S_inv = np.array([[1 / ppm, 0, -margin], [0, 1 / ppm, -margin], [0, 0, 1]])
+    views = []
+    rng = np.random.default_rng(11)
+    for k in range(n):
+        ax = np.deg2rad(rng.uniform(-30, 30))
+        ay = np.deg2rad(rng.uniform(-30, 30))
+        R = cv2.Rodrigues(np.array([ax, ay, rng.uniform(-0.3, 0.3)]))[0]
+        t = np.array([-105.0, -75.0, 0]) @ R.T + np.array([rng.uniform(-20, 20),
+                                                           rng.uniform(-20, 20), 430.0])
+        H = K_TRUE @ np.column_stack([R[:, 0], R[:, 1], t]) @ S_inv
+        view = cv2.warpPerspective(img, H, (640, 480), flags=cv2.INTER_AREA,
+                                   borderValue=110)
+        views.append(cv2.cvtColor(view, cv2.COLOR_GRAY2BGR))
+    return views
+
+
+def test_charuco_calibration_recovers_the_focal_length(tmp_path):
+    cal = calibrate_lens(_board_views(6))
+    assert cal.views >= 5 and cal.rms_px < 1.0
+    assert cal.camera.K[0, 0] == pytest.approx(620, rel=0.03)
+    assert cal.camera.K[0, 2] == pytest.approx(320, abs=15)
+    save_lens(cal.camera, cal.rms_px, cal.views, tmp_path)
+    cam, problems = load_lens(tmp_path)
+    assert problems == [] and np.allclose(cam.K, cal.camera.K)
+    assert cam.source == "lens-calibration"
+
+
+def test_charuco_too_few_views_is_explained():
+    blank = np.full((480, 640, 3), 128, np.uint8)
+    with pytest.raises(CalibrationError, match=r"0 of 3 views were usable"):
+        calibrate_lens([blank] * 3)
+
+
+def test_lens_scaling_to_another_resolution():
+    from calibration.plane import CameraModel
+    cam = CameraModel(K_TRUE, np.zeros(5), "lens-calibration", (640, 480))
+    assert cam.scaled_to((1280, 960)).K[0, 0] == pytest.approx(1240)
+    with pytest.raises(CalibrationError, match="another aspect ratio"):
+        cam.scaled_to((1280, 720))
+
+
+def test_calibrate_command_from_a_photo(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # no person at the terminal
+    layout = MarkerLayout(600, 450)
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), synth_view(layout, SynthCamera(900, 25, 5, target_mm=(300, 225)),
+                                       seed=2).image_bgr)
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "saved:" in text
+    assert float(re.search(r"tilted ([\d.]+) degrees", text).group(1)) == pytest.approx(25, abs=1)
+    plane, problems = load_plane(out)
+    assert plane is not None and problems == [] and plane.method == "markers"
+    assert plane.pose.height_mm == pytest.approx(900, rel=0.03)
+    preview = cv2.imread(str(out / "preview.png"))
+    assert preview.shape[0] >= 720 and preview.shape[1] > 1280  # camera view + top-down view
+    doc = json.loads((out / "table.json").read_text())
+    assert doc["kind"] == "table-calibration" and doc["version"] == 1
+    # without the size and with no terminal: an error naming the flag, not a hang
+    assert main(["calibrate", "--image", str(photo), "--out", str(out)]) == 2
+    assert "--table-mm" in capsys.readouterr().err
+    assert main(["calibrate", "--out", str(out)]) == 2
+    assert "--image PHOTO or --camera" in capsys.readouterr().err
+
+
+def test_calibrate_command_manual_corners_and_failures(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    layout = MarkerLayout(600, 450)
+    cam = SynthCamera(900, 25, 0, target_mm=(300, 225))
+    photo = tmp_path / "t.png"
+    cv2.imwrite(str(photo), synth_view(layout, cam, seed=2, markers=(0, 1)).image_bgr)
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "missing 2, 3 (bottom-right, bottom-left)" in err and "NOT saved" in err
+    assert (out / "preview.png").exists() and not (out / "table.json").exists()
+    H = cam.table_to_image()
+    q = np.column_stack([layout.table_corners_mm(), np.ones(4)]) @ H.T
+    px = q[:, :2] / q[:, 2:]
+    corners = ",".join(f"{v:.1f}" for v in px.ravel())
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450",
+                 "--corners", corners, "--out", str(out)]) == 0
+    plane, _ = load_plane(out)
+    assert plane.method == "manual"
+    assert main(["calibrate", "--image", str(tmp_path / "nope.png"), "--table-mm", "600x450",
+                 "--out", str(out)]) == 2
+    assert "no such photo" in capsys.readouterr().err
+    assert main(["calibrate", "--camera", "5", "--table-mm", "600x450", "--out", str(out)]) == 2
+    assert "no camera at index 5" in capsys.readouterr().err
+    with pytest.raises(CalibrationError, match="8 numbers"):
+        parse_corners("1,2,3")
