@@ -231,14 +231,14 @@ def test_write_scene_rejects_bad_name(tmp_path) -> None:
         write_scene(scene, tmp_path, "../x")
 
 
-@pytest.mark.parametrize("seed", [51, 53])
-def test_game_layout_shows_a_real_table_of_the_simulated_game(seed: int) -> None:
+@pytest.mark.parametrize("seed, name", [(51, "chickenfoot"), (53, "super"), (54, "allfives")])
+def test_game_layout_shows_a_real_table_of_the_simulated_game(seed: int, name: str) -> None:
     from companion.simulate import play_random_game
-    spec = random_scene_spec(seed, layout="game", boneyard=False, loose=0, hands=0, n_tiles=15,
-                             size=SMALL)
+    spec = random_scene_spec(seed, layout="game", game=name, boneyard=False, loose=0, hands=0,
+                             n_tiles=15, size=SMALL)
     truth = render_scene(spec).truth
     game = truth["game"]
-    assert game["name"] in ("allfives", "chickenfoot", "super") and len(truth["tiles"]) >= 5
+    assert game["name"] == name and len(truth["tiles"]) >= 5
     sim = play_random_game(game["name"], game["players"], game["seed"],
                            max_moves=game["moves_applied"])
     on_table = {str(t) for t in sim.game.table_tiles()}
@@ -262,3 +262,26 @@ def test_game_layout_shows_a_real_table_of_the_simulated_game(seed: int) -> None
         if Tile.parse(new).is_double or Tile.parse(on).is_double:
             continue  # a crosswise double touches the line with both halves
         assert a["halves"][i] == b["halves"][j], play
+
+
+@pytest.mark.parametrize("game", ["buildup", "stackernoes"])
+def test_stacking_games_put_tiles_on_tiles(game: str) -> None:
+    spec = random_scene_spec(61, layout="game", game=game, n_tiles=25, size=SMALL, loose=0,
+                             boneyard=False, hands=0)
+    truth = render_scene(spec).truth
+    assert truth["game"]["name"] == game
+    layers = [t["layer"] for t in truth["tiles"]]
+    assert max(layers) >= 1
+    T = geometry_for_set(truth["set_max"]).thickness_mm
+    for t in truth["tiles"]:
+        assert t["table_mm"]["z_mm"] == pytest.approx(t["layer"] * T)
+    if game == "buildup":  # one coloured set per player
+        assert {t["colour"] for t in truth["tiles"]} <= {"red", "blue", "green", "yellow"}
+    # a tile with another directly on top of it is (mostly) hidden
+    top = {}
+    for t in truth["tiles"]:
+        key = tuple(np.round(t["table_mm"]["center"], -1))
+        top[key] = max(top.get(key, -1), t["layer"])
+    covered = [t for t in truth["tiles"]
+               if t["layer"] < top[tuple(np.round(t["table_mm"]["center"], -1))]]
+    assert covered and np.median([t["visible"] for t in covered]) < 0.5

@@ -11,6 +11,14 @@ names in ``on``, at a free socket of that tile whose value matches. Sockets by g
   45 degrees); a later double lies crosswise and takes three toes on its far side;
 * ``super``: the opening double is a fat spinner with six trains.
 
+Stacking games are laid out from their own geometry:
+
+* ``buildup``: each player's stacks (one coloured double-six set per player) in a row in front of
+  them, rows one behind the other; a tile played on a stack lies on it one layer up, slightly
+  askew;
+* ``stackernoes``: the plays name their half-tile cells and level, so each tile goes exactly
+  there (cell = half a tile), at layer = level.
+
 Arms turn 90 degrees at the layout bounds (as players curl a line at the table edge). If a play
 finds no room the layout stops there, so it always shows a real prefix of the game. The geometry
 (:class:`vision.render.layouts.Arm`, :class:`Occupancy`) knows nothing of the rules.
@@ -27,13 +35,15 @@ from vision.render.errors import RenderSpecError
 from vision.render.layouts import Arm, Occupancy, Placement, _start_free, toe_starts
 from vision.render.tiles import TileGeometry
 
-#: Line games this module can lay out, with the players drawn for them.
+#: Games this module can lay out, with the numbers of players drawn for them.
 GAMES: dict[str, tuple[int, ...]] = {"allfives": (2, 3, 4), "chickenfoot": (2, 3, 4, 5),
-                                     "super": (2, 3, 4)}
+                                     "super": (2, 3, 4), "buildup": (2, 3, 4),
+                                     "stackernoes": (2, 3, 4)}
 
 
 #: The set each of those games is played with.
-SET_OF_GAME: dict[str, int] = {"allfives": 6, "chickenfoot": 9, "super": 15}
+SET_OF_GAME: dict[str, int] = {"allfives": 6, "chickenfoot": 9, "super": 15, "buildup": 6,
+                               "stackernoes": 9}
 
 
 def available() -> bool:
@@ -87,6 +97,10 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
         raise RenderSpecError(f"game {game_name!r} cannot be laid out; use one of {sorted(GAMES)}")
     players = int(rng.choice(GAMES[game_name]))
     seed = int(rng.integers(0, 2**31 - 1))
+    if game_name == "buildup":
+        return _buildup_layout(rng, geom, n_tiles, players, seed)
+    if game_name == "stackernoes":
+        return _stackernoes_layout(geom, n_tiles, players, seed)
     plays, n_moves, sim = _plays_of_round(game_name, players, seed, n_tiles)
     set_max = SET_OF_GAME[game_name]
     ew, eh = extent_mm
@@ -174,4 +188,69 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
             break
     info = {"name": game_name, "seed": seed, "players": list(sim.header.players),
             "moves_applied": n_moves, "set_max": set_max, "plays": applied}
+    return out, info
+
+
+def _buildup_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int, players: int,
+                    seed: int) -> tuple[list[Placement], dict[str, Any]]:
+    from companion.simulate import play_random_game
+
+    full = play_random_game("buildup", players, seed, max_moves=400)
+    first_round = next((k for k, m in enumerate(full.moves) if m.kind == "end_round"),
+                       len(full.moves))
+    n_moves = int(rng.integers(1, max(2, first_round)))
+    sim = play_random_game("buildup", players, seed, max_moves=n_moves)
+    L, W = geom.length_mm, geom.width_mm
+    out: list[Placement] = []
+    for row, name in enumerate(sim.header.players):
+        for col, stack in enumerate(sim.game.layouts[name]):
+            x, y = col * (W + 22.0), row * (L + 28.0)
+            for layer, t in enumerate(stack):
+                jx, jy = (rng.normal(0, 1.2, 2) if layer else (0.0, 0.0))
+                ang = 90.0 + float(rng.normal(0, 3 if layer else 1.5))
+                halves = t.halves if rng.random() < 0.5 else (t.high, t.low)
+                out.append(Placement(t, halves, (float(x + jx), float(y + jy)), ang,
+                                     layer=layer))
+    if out:
+        cx = float(np.mean([p.center_mm[0] for p in out]))
+        cy = float(np.mean([p.center_mm[1] for p in out]))
+        out = [Placement(p.tile, p.halves, (p.center_mm[0] - cx, p.center_mm[1] - cy),
+                         p.angle_deg, p.layer, p.face_up) for p in out]
+    info = {"name": "buildup", "seed": seed, "players": list(sim.header.players),
+            "moves_applied": n_moves, "set_max": 6,
+            "plays": [f"{m.tile} on {m.on}" for m in sim.moves if m.kind == "play"]}
+    return out, info
+
+
+def _stackernoes_layout(geom: TileGeometry, n_tiles: int, players: int, seed: int
+                        ) -> tuple[list[Placement], dict[str, Any]]:
+    from companion.simulate import play_random_game
+
+    sim = play_random_game("stackernoes", players, seed, max_moves=3000)
+    cell = geom.length_mm / 2 + 0.3
+    out: list[Placement] = []
+    n_moves = 0
+    plays = []
+    for k, m in enumerate(sim.moves):
+        if m.kind == "end_round" and out:
+            break
+        if m.kind != "play" or m.tile is None:
+            continue
+        (ax, ay), (bx, by) = m.extra["at"]
+        level = int(m.extra.get("level", 0))
+        c = ((ax + bx) / 2 * cell, (ay + by) / 2 * cell)
+        ang = float(np.degrees(np.arctan2(by - ay, bx - ax)))
+        out.append(Placement(m.tile, (m.tile.low, m.tile.high), (float(c[0]), float(c[1])),
+                             ang, layer=level))
+        plays.append(f"{m.tile} at {m.extra['at']} level {level}")
+        n_moves = k + 1
+        if len(out) >= n_tiles:
+            break
+    if out:
+        cx = float(np.mean([p.center_mm[0] for p in out]))
+        cy = float(np.mean([p.center_mm[1] for p in out]))
+        out = [Placement(p.tile, p.halves, (p.center_mm[0] - cx, p.center_mm[1] - cy),
+                         p.angle_deg, p.layer, p.face_up) for p in out]
+    info = {"name": "stackernoes", "seed": seed, "players": list(sim.header.players),
+            "moves_applied": n_moves, "set_max": 9, "plays": plays}
     return out, info

@@ -27,7 +27,8 @@ from vision.render.layouts import (LAYOUT_KINDS, Dealer, Occupancy, Placement, e
 from vision.render.scene import DegradeSpec, HandSpec, LightSpec, SceneSpec
 from vision.render.styles import (HELD_OUT_TABLE_FAMILIES, HELD_OUT_TILE_FAMILIES,
                                   SET_COLOURS, TABLE_FAMILIES, TILE_FAMILIES,
-                                  TRAIN_TABLE_FAMILIES, TRAIN_TILE_FAMILIES, tile_style)
+                                  TRAIN_TABLE_FAMILIES, TRAIN_TILE_FAMILIES, tile_style,
+                                  tile_style_for_colour)
 from vision.render.tiles import geometry_for_set
 
 #: First seed of the held-out range.
@@ -35,7 +36,7 @@ HELD_OUT_SEED_MIN = 1_000_000
 
 _KNOWN = ("set_max", "layout", "n_tiles", "tilt_range", "rotation_range", "markers",
           "tile_families", "table_families", "size", "held_out", "hands", "boneyard", "loose",
-          "degrade", "hfov_range")
+          "degrade", "hfov_range", "game")
 
 SKIN_BGR = ((150, 185, 230), (120, 160, 215), (90, 130, 190), (60, 95, 150), (45, 70, 110),
             (170, 200, 235))
@@ -73,7 +74,8 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     ``rotation_range`` (default (0, 360)), ``markers`` (bool), ``tile_families``,
     ``table_families``, ``size`` ((w, h), default (1280, 720)), ``held_out`` (bool), ``hands``
     (number of hands), ``boneyard`` (bool), ``loose`` (extra loose tiles), ``degrade`` (False for
-    a clean picture), ``hfov_range`` (degrees, default (55, 78)).
+    a clean picture), ``hfov_range`` (degrees, default (55, 78)), ``game`` (with
+    ``layout="game"``: ``allfives``, ``chickenfoot``, ``super``, ``buildup`` or ``stackernoes``).
     """
     unknown = sorted(set(constraints) - set(_KNOWN))
     if unknown:
@@ -106,7 +108,11 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     game_name = None
     if kind == "game":
         sets = {name: gamelayout.SET_OF_GAME[name] for name in sorted(gamelayout.GAMES)}
-        names = [g for g, n in sets.items() if set_max is None or n == set_max]
+        want = constraints.get("game")
+        if want is not None and want not in sets:
+            raise RenderSpecError(f"game {want!r} cannot be laid out; use one of {sorted(sets)}")
+        names = [g for g, n in sets.items()
+                 if (set_max is None or n == set_max) and (want is None or g == want)]
         if not names:
             raise RenderSpecError(f"no simulated line game uses a double-{set_max} set; games "
                                   f"and sets: {sets}")
@@ -176,7 +182,15 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     elif held_out:
         pass
     family = str(rng.choice(tile_fams))
-    if family == "coloured" and rng.random() < 0.35 and kind != "game":
+    set_colours = sorted({p.tile.colour for p in placements if p.tile.colour})
+    if set_colours:  # a game with one coloured set per player; extras join one of the sets
+        placements = [p if p.tile.colour else
+                      Placement(p.tile.with_colour(str(rng.choice(set_colours))), p.halves,
+                                p.center_mm, p.angle_deg, p.layer, p.face_up)
+                      for p in placements]
+        by_colour = {c: tile_style_for_colour(c, rng) for c in set_colours}
+        styles = [by_colour[p.tile.colour] for p in placements]
+    elif family == "coloured" and rng.random() < 0.35 and kind != "game":
         # several coloured sets on one table (as in Build Up): the colour is part of the tile
         names = list(rng.choice(sorted(SET_COLOURS), size=int(rng.integers(2, 5)), replace=False))
         styles_by = {c: tile_style("coloured", rng, colour=str(c)) for c in names}

@@ -89,6 +89,16 @@ def tile_style(family: str, rng: np.random.Generator, colour: str | None = None)
     raise RenderSpecError(f"tile family {family!r} is unknown; use one of {list(TILE_FAMILIES)}")
 
 
+def tile_style_for_colour(colour: str, rng: np.random.Generator) -> TileStyle:
+    """The style of a set told apart by ``colour`` (Build Up seats): a coloured face with white
+    pips, or for ``black`` / ``white`` sets the black or white family named by that colour."""
+    if colour in ("black", "white"):
+        st = tile_style(colour, rng)
+        return TileStyle(**{**{f: getattr(st, f) for f in TileStyle.__slots__},  # type: ignore[arg-type]
+                            "colour": colour})
+    return tile_style("coloured", rng, colour=colour)
+
+
 # --- tables ------------------------------------------------------------------------------------
 
 def _noise(rng: np.random.Generator, h: int, w: int, cells: tuple[int, int]) -> np.ndarray:
