@@ -8,3 +8,11 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+# Browser tests (tests/web_ui/test_browser.py): playwright comes with the dev extra above; it
+# drives Debian's chromium (Playwright's own browser download cannot work here). Installed when
+# missing and we are root; otherwise those tests skip and say why.
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing Debian's chromium for the browser tests" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi

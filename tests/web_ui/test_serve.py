@@ -1,0 +1,98 @@
+"""``domino-companion serve``: a real waitress process on a free port, stopped by Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from companion.serve import trusted_hosts
+
+
+def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str, str]:
+    cmd = [sys.executable, "-m", "companion", "serve", "--data-dir", str(tmp_path),
+           "--port", "0", "--no-browser", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = code = ""
+    deadline = time.monotonic() + 30
+    assert proc.stdout is not None
+    while time.monotonic() < deadline and not (url and code):
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if "dashboard: " in line:
+            url = line.split("dashboard: ")[1].strip()
+        if "pairing code for controllers: " in line:
+            code = line.split(": ")[-1].strip()
+    if not url:
+        proc.kill()
+        raise AssertionError(f"serve printed no address: {proc.communicate()[0]}")
+    return proc, url, code
+
+
+def stop(proc: subprocess.Popen) -> str:
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 0, out
+    return out
+
+
+def get_json(url: str, host: str | None = None) -> tuple[int, dict]:
+    req = urllib.request.Request(url, headers={"Host": host} if host else {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_serve_starts_a_game_and_resumes_it(tmp_path: Path) -> None:
+    proc, url, code = start(tmp_path, "--game", "allfives", "--players", "Ann,Bob,Cy",
+                            "--options", '{"target": 150}')
+    try:
+        assert url.startswith("http://127.0.0.1:")
+        assert len(code) == 6 and code.isdigit()
+        status, state = get_json(url + "api/state")
+        assert status == 200
+        assert state["players"] == ["Ann", "Bob", "Cy"] and state["target"] == 150
+        status, err = get_json(url + "api/state", host="rebind.attacker.example")
+        assert status == 400 and "not trusted" in err["error"]
+    finally:
+        stop(proc)
+    secrets = tmp_path / "dashboard-secrets.json"
+    assert oct(secrets.stat().st_mode & 0o777) == "0o600"
+    proc, url, code2 = start(tmp_path)  # no --game: the latest game again
+    try:
+        status, state = get_json(url + "api/state")
+        assert state["game_id"] == 1 and state["players"] == ["Ann", "Bob", "Cy"]
+    finally:
+        stop(proc)
+
+
+def test_serve_bad_arguments(tmp_path: Path) -> None:
+    for args, words in [(["--game", "allfives"], "--game needs --players"),
+                        (["--game", "allfives", "--players", "Ann,Bob", "--options", "{x"],
+                         "--options must be a JSON object"),
+                        (["--game", "nosuch", "--players", "Ann,Bob"], "no game called"),
+                        (["--players", "Ann,Bob"], "give --game too")]:
+        res = subprocess.run([sys.executable, "-m", "companion", "serve", "--data-dir",
+                              str(tmp_path), "--no-browser", "--port", "0", *args],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert words in res.stderr, (args, res.stderr)
+
+
+def test_trusted_hosts() -> None:
+    assert trusted_hosts("127.0.0.1", []) == ["localhost", "127.0.0.1"]
+    assert trusted_hosts("192.168.1.5", ["tablet.lan"]) == ["localhost", "127.0.0.1",
+                                                            "192.168.1.5", "tablet.lan"]
+    lan = trusted_hosts("0.0.0.0", [])
+    assert lan[:2] == ["localhost", "127.0.0.1"] and len(lan) >= 3
+    assert "0.0.0.0" not in lan
