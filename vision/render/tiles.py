@@ -158,10 +158,10 @@ def _marble(w: int, h: int, seed: int) -> np.ndarray:
 @lru_cache(maxsize=2048)
 def _face_layers(halves: tuple[int, int], geom: TileGeometry, px_per_mm: float, face_up: bool,
                  divider: bool, spinner_pin: bool, marbled: bool
-                 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], np.ndarray, np.ndarray,
-                            np.ndarray]:
-    """Colour-free layers of a face: alpha, shading (bevel, marbling), one pip coverage mask
-    per half, the divider mask and the pin's body and highlight masks (float32, 0..1)."""
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Colour-free layers of a face: alpha, shading (bevel, marbling), a label per pixel
+    (0 face, 1 divider, 2 pips of the first half, 3 of the second, 4 pin, 5 pin highlight) and
+    that label's anti-aliased coverage 0..1."""
     w = max(8, int(round(geom.length_mm * px_per_mm)))
     h = max(4, int(round(geom.width_mm * px_per_mm)))
     ppm = w / geom.length_mm
@@ -194,8 +194,14 @@ def _face_layers(halves: tuple[int, int], geom: TileGeometry, px_per_mm: float, 
             cv2.circle(pin, c, int(round(rad * sc)), 255, -1, cv2.LINE_AA, shift)
             cv2.circle(glint, (c[0] - int(rad * sc / 3), c[1] - int(rad * sc / 3)),
                        int(round(rad * sc / 3)), 255, -1, cv2.LINE_AA, shift)
-    f32 = [m.astype(np.float32) / 255.0 for m in (pips[0], pips[1], div, pin, glint)]
-    return alpha, shading.astype(np.float32), f32[:2], f32[2], f32[3], f32[4]
+    # one label per pixel (later layers win) and its anti-aliased coverage
+    label = np.zeros((h, w), np.uint8)
+    cover = np.zeros((h, w), np.float32)
+    for k, m in enumerate((div, pips[0], pips[1], pin, glint), start=1):
+        on = m > 0
+        label[on] = k
+        cover[on] = m[on].astype(np.float32) / 255.0
+    return alpha, shading.astype(np.float32), label, cover
 
 
 @lru_cache(maxsize=4096)
@@ -210,18 +216,17 @@ def face_texture(halves: tuple[int, int], style: TileStyle, geom: TileGeometry,
         pip_layout(v)  # validates
     if not 1.0 <= px_per_mm <= 40.0:
         raise RenderSpecError(f"texture resolution {px_per_mm!r} px/mm is out of range 1..40")
-    alpha, shading, pips, div, pin, glint = _face_layers(
+    alpha, shading, label, cover = _face_layers(
         tuple(int(v) for v in halves), geom, float(px_per_mm), bool(face_up), style.divider,
         style.spinner_pin, style.marbled)
     base = np.array(style.face_bgr if face_up else style.back_bgr, np.float32)
     face = shading[..., None] * base
-    layers = [(div, style.divider_bgr), (pips[0], style.pip_colour(halves[0])),
-              (pips[1], style.pip_colour(halves[1])), (pin, (60, 150, 190)),
-              (glint, (190, 235, 250))]
-    for m, colour in layers:
-        if face_up and m.any():
-            m3 = m[..., None]
-            face = face * (1 - m3) + np.array(colour, np.float32) * m3
+    if face_up:
+        lut = np.array([(0, 0, 0), style.divider_bgr, style.pip_colour(halves[0]),
+                        style.pip_colour(halves[1]), (60, 150, 190), (190, 235, 250)],
+                       np.float32)
+        c3 = cover[..., None]
+        face = face * (1 - c3) + lut[label] * c3
     face_u8 = np.clip(face, 0, 255).astype(np.uint8)
     face_u8.setflags(write=False)
     alpha.setflags(write=False)
