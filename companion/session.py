@@ -30,6 +30,7 @@ from companion.games import Game
 from companion.gamelog import Header, log_lines
 from companion.moves import Move
 from companion.store import LogStore
+from companion.tiles import Tile
 
 #: Camera readings below this confidence ask a person before they count.
 CONFIRM_BELOW = 0.9
@@ -40,7 +41,7 @@ class Alert:
     """Something a person must look at: an illegal placement or an uncertain reading."""
 
     id: int
-    kind: str  # "illegal" or "confirm"
+    kind: str  # "illegal", "confirm" or "notice"
     message: str
     entry: dict[str, Any]
     legal: list[str] = field(default_factory=list)
@@ -191,6 +192,27 @@ class Session:
             result = self._apply(move)
             self._changed()
             return result
+
+    def notice(self, message: str) -> Alert:
+        """Tell a person about a table change that is no game entry (a tile knocked, the table
+        cleared); it stays until dismissed."""
+        with self._lock:
+            return self._alert("notice", message, {})
+
+    def resolve_taken_back(self, present: set) -> list[Alert]:
+        """Close the alerts of camera entries whose tile is no longer on the table (the player
+        took an illegal or doubtful tile back); returns the closed alerts."""
+        with self._lock:
+            gone = []
+            for a in list(self.alerts):
+                tile = a.entry.get("play") if a.entry else None
+                if a.kind in ("illegal", "confirm") and tile is not None and \
+                        a.entry.get("source") == "camera" and Tile.parse(tile) not in present:
+                    self.alerts.remove(a)
+                    gone.append(a)
+            if gone:
+                self._changed()
+            return gone
 
     def dismiss(self, alert_id: int) -> None:
         """Drop an alert without changing the log (the tile was taken back, a phantom...)."""

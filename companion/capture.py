@@ -1,0 +1,235 @@
+"""Capture in its own thread: a bounded queue, a watchdog, paced reconnects, frozen frames.
+
+:class:`CaptureThread` owns one camera source (anything with ``read() -> Frame | None`` and
+``close()``, see :mod:`vision.sources` and :mod:`vision.virtual_camera`). It reads as fast as the
+source delivers and keeps only the newest frames: when the consumer is slower, the oldest queued
+frame is dropped and counted. :meth:`CaptureThread.status` tells the dashboard what is going on
+and what to do about it:
+
+* ``starting``: no frame yet;
+* ``live``: frames arrive;
+* ``stalled``: no frame for ``stall_s`` seconds although the source is open;
+* ``frozen``: the same picture for ``frozen_s`` seconds while the driver says all is well;
+* ``offline``: the source failed or could not be opened; reconnects are tried every
+  ``reconnect_s`` seconds;
+* ``ended``: a file or folder came to its end.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import zlib
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+import cv2
+import numpy as np
+
+from companion.errors import DominoError
+
+
+class FrameLike(Protocol):
+    frame_bgr: np.ndarray
+    timestamp: float
+    index: int
+
+
+class SourceLike(Protocol):
+    description: str
+
+    def read(self) -> FrameLike | None: ...
+
+    def close(self) -> None: ...
+
+
+#: What to tell a person for each camera state.
+HINTS: dict[str, str] = {
+    "starting": "starting the camera...",
+    "live": "",
+    "stalled": "no pictures from the camera for {age:.0f} s: check its cable or network; "
+               "reconnecting by itself",
+    "frozen": "the picture has not changed for {age:.0f} s: the camera may be hung; unplug and "
+              "replug it, or choose another camera",
+    "offline": "camera offline: {error}; trying again every {retry:.0f} s",
+    "ended": "the recording has ended",
+}
+
+
+@dataclass(frozen=True)
+class CameraStatus:
+    state: str
+    message: str
+    frames: int
+    dropped: int
+    fps: float
+    last_frame_age_s: float | None
+    reconnects: int
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "message": self.message, "frames": self.frames,
+                "dropped": self.dropped, "fps": round(self.fps, 1),
+                "last_frame_age_s": None if self.last_frame_age_s is None
+                else round(self.last_frame_age_s, 2),
+                "reconnects": self.reconnects, "source": self.source}
+
+
+def frame_signature(frame_bgr: np.ndarray) -> int:
+    """A cheap fingerprint of a picture: equal for byte-identical frames (frozen camera)."""
+    small = cv2.resize(frame_bgr, (64, 36), interpolation=cv2.INTER_AREA)
+    return zlib.crc32(small.tobytes())
+
+
+class CaptureThread:
+    """Reads a source in a background thread; see the module docstring."""
+
+    def __init__(self, open_source: Callable[[], SourceLike], queue_size: int = 2,
+                 stall_s: float = 3.0, frozen_s: float = 5.0, reconnect_s: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if queue_size < 1:
+            raise ValueError(f"queue_size must be at least 1, got {queue_size}")
+        self._open = open_source
+        self._queue: queue.Queue = queue.Queue(maxsize=queue_size)
+        self.stall_s = stall_s
+        self.frozen_s = frozen_s
+        self.reconnect_s = reconnect_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._source: SourceLike | None = None
+        self.description = "camera"
+        self.frames = 0
+        self.dropped = 0
+        self.reconnects = 0
+        self._error = ""
+        self._ended = False
+        self._opened_at: float | None = None
+        self._last_frame_at: float | None = None
+        self._last_change_at: float | None = None
+        self._last_sig: int | None = None
+        self._fps_window: list[float] = []
+
+    # lifecycle --------------------------------------------------------------------------------
+    def start(self) -> "CaptureThread":
+        self._thread = threading.Thread(target=self._run, name="capture", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._close()
+
+    def _close(self) -> None:
+        src, self._source = self._source, None
+        if src is not None:
+            try:
+                src.close()
+            except Exception:  # noqa: BLE001 - closing a broken device must not kill capture
+                pass
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self._source is None:
+                if not self._try_open():
+                    self._stop.wait(self.reconnect_s)
+                    continue
+            try:
+                frame = self._source.read()  # type: ignore[union-attr]
+            except (DominoError, OSError, cv2.error) as exc:
+                with self._lock:
+                    self._error = str(exc)
+                self._close()
+                self._stop.wait(self.reconnect_s)
+                continue
+            if frame is None:
+                with self._lock:
+                    self._ended = True
+                self._close()
+                return
+            self._deliver(frame)
+
+    def _try_open(self) -> bool:
+        try:
+            src = self._open()
+        except (DominoError, OSError, cv2.error) as exc:
+            with self._lock:
+                self._error = str(exc)
+            return False
+        with self._lock:
+            if self._opened_at is not None:
+                self.reconnects += 1
+            self._source = src
+            self.description = getattr(src, "description", "camera")
+            self._opened_at = self._clock()
+            self._error = ""
+        return True
+
+    def _deliver(self, frame: FrameLike) -> None:
+        now = self._clock()
+        sig = frame_signature(frame.frame_bgr)
+        with self._lock:
+            self.frames += 1
+            self._last_frame_at = now
+            if sig != self._last_sig or self._last_change_at is None:
+                self._last_change_at = now
+                self._last_sig = sig
+            self._fps_window.append(now)
+            if len(self._fps_window) > 30:
+                del self._fps_window[0]
+        while True:
+            try:
+                self._queue.put_nowait(frame)
+                return
+            except queue.Full:
+                try:
+                    self._queue.get_nowait()
+                    with self._lock:
+                        self.dropped += 1
+                except queue.Empty:
+                    pass
+
+    # consumer side ----------------------------------------------------------------------------
+    def get(self, timeout: float | None = None) -> FrameLike | None:
+        """The next queued frame (the newest ones are kept), or None after ``timeout``."""
+        try:
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    @property
+    def ended(self) -> bool:
+        with self._lock:
+            return self._ended and self._queue.empty()
+
+    def status(self) -> CameraStatus:
+        now = self._clock()
+        with self._lock:
+            age = None if self._last_frame_at is None else now - self._last_frame_at
+            still_for = None if self._last_change_at is None else now - self._last_change_at
+            fps = 0.0
+            if len(self._fps_window) >= 2 and self._fps_window[-1] > self._fps_window[0]:
+                fps = (len(self._fps_window) - 1) / (self._fps_window[-1] - self._fps_window[0])
+            if self._ended:
+                state = "ended"
+            elif self._source is None and (self._error or self._opened_at is not None):
+                state = "offline"
+            elif self._source is None or age is None:
+                opened_age = None if self._opened_at is None else now - self._opened_at
+                state = "stalled" if opened_age is not None and opened_age > self.stall_s else "starting"
+                age = opened_age if state == "stalled" else age
+            elif age > self.stall_s:
+                state = "stalled"
+            elif still_for is not None and still_for > self.frozen_s:
+                state = "frozen"
+            else:
+                state = "live"
+            message = HINTS[state].format(age=(still_for if state == "frozen" else (age or 0.0)),
+                                          error=self._error or "no camera",
+                                          retry=self.reconnect_s)
+            return CameraStatus(state, message, self.frames, self.dropped, fps, age,
+                                self.reconnects, self.description)

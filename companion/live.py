@@ -1,0 +1,210 @@
+"""The live companion: camera frames in, checked game-log entries out.
+
+One :class:`LiveLoop` joins the stages, in one direction:
+
+    frame -> still-table gate -> reader (when still) -> agreement over consecutive readings
+          -> table change against the last accepted reading -> the game's interpreter
+          -> Session.submit (rules check, alert or log) / Session.notice
+
+:meth:`LiveLoop.process` handles one frame and is what tests and the headless demo call, frame by
+frame, deterministically. :meth:`LiveLoop.start` runs it over a :class:`~companion.capture.CaptureThread`
+in a background thread for the live mode. :meth:`LiveLoop.status` and
+:meth:`LiveLoop.annotated_jpeg` feed the dashboard.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from companion.interpret import Interpreter, interpreter_for
+from companion.session import Session
+from companion.tracking import Seen, diff
+
+
+@dataclass
+class LoopStats:
+    frames: int = 0
+    readings: int = 0
+    accepted: int = 0
+    read_ms: deque = field(default_factory=lambda: deque(maxlen=50))
+    frame_times: deque = field(default_factory=lambda: deque(maxlen=60))
+
+
+class LiveLoop:
+    """See the module docstring. ``reader`` is a :class:`vision.read.Reader` (or anything with
+    ``read(frame_bgr, set_max) -> Reading``)."""
+
+    def __init__(self, session: Session, reader: Any, gate: Any | None = None,
+                 interpreter: Interpreter | None = None, agree: int = 2, set_max: int | None = None,
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        from vision.still import StillGate
+
+        self.session = session
+        self.reader = reader
+        self.gate = gate or StillGate()
+        self.interpreter = interpreter or interpreter_for(session.game.name)
+        self.agree = max(1, agree)
+        self.set_max = set_max if set_max is not None else session.game.set_max
+        self.on_event = on_event
+        self.baseline: list[Seen] = []
+        self._candidate: list[Seen] | None = None
+        self._candidate_count = 0
+        self._done_for_this_still = False
+        self.stats = LoopStats()
+        self.last_verdict: dict[str, Any] = {"state": "waiting", "message": "waiting for the camera"}
+        self.last_reading: Any = None
+        self._last_frame: np.ndarray | None = None
+        self._jpeg: bytes | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.capture: Any = None
+
+    # one frame ---------------------------------------------------------------------------------
+    def process(self, frame_bgr: np.ndarray) -> list[dict[str, Any]]:
+        """Handle one frame; returns what happened (submissions and notices) as JSON dicts."""
+        self.stats.frames += 1
+        self.stats.frame_times.append(time.monotonic())
+        verdict = self.gate.update(frame_bgr)
+        self.last_verdict = verdict.to_json()
+        happened: list[dict[str, Any]] = []
+        if not verdict.read_now:
+            self._done_for_this_still = False
+            self._candidate, self._candidate_count = None, 0
+        elif not self._done_for_this_still:
+            t0 = time.perf_counter()
+            reading = self.reader.read(frame_bgr, self.set_max)
+            self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
+            self.stats.readings += 1
+            self.last_reading = reading
+            seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
+            if self._candidate is not None and _same_table(self._candidate, seen):
+                self._candidate_count += 1
+            else:
+                self._candidate, self._candidate_count = seen, 1
+            if self._candidate_count >= self.agree:
+                happened = self._accept(seen)
+                self._done_for_this_still = True
+        self._last_frame = frame_bgr
+        return happened
+
+    def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
+        change = diff(self.baseline, seen)
+        self.baseline = seen
+        self.stats.accepted += 1
+        happened: list[dict[str, Any]] = []
+        if change.empty:
+            return happened
+        present = {s.tile for s in seen}
+        self.session.resolve_taken_back(present)
+        for prop in self.interpreter.proposals(change, self.session.game):
+            if prop.entry is None:
+                self.session.notice(prop.message)
+                happened.append({"notice": prop.message})
+            else:
+                result = self.session.submit(prop.entry, source="camera")
+                happened.append({"entry": prop.entry, "result": result.to_json()})
+        if self.on_event is not None:
+            for h in happened:
+                self.on_event("camera", h)
+        return happened
+
+    # the live thread ---------------------------------------------------------------------------
+    def start(self, capture: Any) -> "LiveLoop":
+        """Process frames from ``capture`` (a started CaptureThread) in a background thread."""
+        self.capture = capture
+        self._thread = threading.Thread(target=self._run, name="live-loop", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            frame = self.capture.get(timeout=0.5)
+            if frame is None:
+                if self.capture.ended:
+                    return
+                continue
+            self.process(frame.frame_bgr)
+            self._render_annotated()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+
+    # views -----------------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        times = list(self.stats.frame_times)
+        fps = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else 0.0
+        read_ms = sorted(self.stats.read_ms)
+        out: dict[str, Any] = {
+            "gate": self.last_verdict,
+            "fps": round(fps, 1),
+            "frames": self.stats.frames,
+            "readings": self.stats.readings,
+            "accepted": self.stats.accepted,
+            "read_ms_median": round(read_ms[len(read_ms) // 2], 1) if read_ms else None,
+            "tiles_seen": len(self.baseline),
+        }
+        if self.capture is not None:
+            out["camera"] = self.capture.status().to_json()
+        return out
+
+    def _render_annotated(self) -> None:
+        frame = self._last_frame
+        if frame is None:
+            return
+        img = annotate(frame, self.last_reading, self.last_verdict.get("message", ""))
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        if ok:
+            with self._lock:
+                self._jpeg = buf.tobytes()
+
+    def annotated_jpeg(self) -> bytes | None:
+        """The last frame with every tile's value and confidence drawn on it, as JPEG."""
+        with self._lock:
+            return self._jpeg
+
+
+def _same_table(a: list[Seen], b: list[Seen], tol: float = 0.5) -> bool:
+    """Two readings agree: the same tiles at about the same places."""
+    if {s.tile for s in a} != {s.tile for s in b}:
+        return False
+    where = {s.tile: s for s in a}
+    for s in b:
+        o = where[s.tile]
+        if float(np.linalg.norm(o.center - s.center)) > tol * max(1.0, o.width):
+            return False
+    return True
+
+
+def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarray:
+    """Draw each read tile's outline, value and confidence (green sure, amber unsure, red cut)."""
+    img = frame_bgr.copy()
+    if reading is not None:
+        for t in reading.tiles:
+            pts = np.asarray(t.corners, dtype=np.int32)
+            if t.cut:
+                colour = (0, 0, 255)
+                label = "cut"
+            else:
+                colour = (0, 200, 0) if t.confidence >= 0.9 else (0, 170, 255)
+                label = f"{t.tile} {t.confidence:.2f}"
+            cv2.polylines(img, [pts], True, colour, 2, cv2.LINE_AA)
+            c = tuple(int(v) for v in np.asarray(t.center))
+            cv2.putText(img, label, (c[0] - 30, c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3,
+                        cv2.LINE_AA)
+            cv2.putText(img, label, (c[0] - 30, c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1,
+                        cv2.LINE_AA)
+    if message:
+        cv2.putText(img, message, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
+        cv2.putText(img, message, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 1,
+                    cv2.LINE_AA)
+    return img

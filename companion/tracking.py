@@ -1,0 +1,160 @@
+"""From two accepted readings of the table to what changed: a :class:`TableChange`.
+
+Tiles are matched by value (a tile is unique in its set) and position: a tile seen in both
+readings at about the same place stayed; further away it moved; only in the new reading it was
+added; only in the old one it was removed. For each added tile the change says what it touches:
+which of its halves lies against which half of which other tile, end to end or side by side.
+This module knows geometry only; the game's interpreter turns the change into a log entry.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from companion.tiles import Tile
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One tile as the camera saw it, in image pixels (or table mm: the units just agree)."""
+
+    tile: Tile
+    halves: tuple[int, int]
+    corners: tuple[tuple[float, float], ...]
+    confidence: float = 1.0
+    alternatives: tuple[tuple[str, float], ...] = ()
+    layer: int = 0
+
+    @property
+    def center(self) -> np.ndarray:
+        return np.asarray(self.corners, dtype=np.float64).mean(axis=0)
+
+    @property
+    def width(self) -> float:
+        """The short side (the scale of the tile in these units)."""
+        c = np.asarray(self.corners, dtype=np.float64)
+        return float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
+
+    def half_centres(self) -> np.ndarray:
+        """Centres of the two halves (halves[0] near corners 0-1)."""
+        c = np.asarray(self.corners, dtype=np.float64)
+        mid = c.mean(axis=0)
+        return np.stack([((c[0] + c[1]) / 2 + mid) / 2, ((c[2] + c[3]) / 2 + mid) / 2])
+
+    @classmethod
+    def from_reading(cls, t: Any) -> "Seen":
+        """From a :class:`vision.types.TileReading` (or anything with the same fields)."""
+        return cls(t.tile, tuple(t.halves), tuple(tuple(p) for p in t.corners),
+                   float(t.confidence), tuple(t.alternatives), int(getattr(t, "layer", 0)))
+
+
+@dataclass(frozen=True)
+class Contact:
+    """The added tile's half showing ``value`` lies against ``other``'s half showing
+    ``other_value``; ``kind`` is ``end`` (end to end) or ``side`` (against a long side)."""
+
+    value: int
+    other: Tile
+    other_value: int
+    kind: str
+    gap: float  # in tile widths
+
+    @property
+    def matches(self) -> bool:
+        return self.value == self.other_value
+
+
+@dataclass
+class TableChange:
+    added: list[Seen] = field(default_factory=list)
+    removed: list[Seen] = field(default_factory=list)
+    moved: list[tuple[Seen, Seen]] = field(default_factory=list)
+    contacts: dict[Tile, list[Contact]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.moved)
+
+    def describe(self) -> str:
+        parts = []
+        if self.added:
+            parts.append("added " + ", ".join(str(s.tile) for s in self.added))
+        if self.removed:
+            parts.append("removed " + ", ".join(str(s.tile) for s in self.removed))
+        if self.moved:
+            parts.append("moved " + ", ".join(str(a.tile) for a, _ in self.moved))
+        return "; ".join(parts) or "no change"
+
+
+def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b - a
+    t = float(np.clip(np.dot(p - a, ab) / max(1e-12, float(np.dot(ab, ab))), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+def polygon_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Smallest distance between the outlines of two convex quads (0 when they overlap)."""
+    import cv2
+
+    for poly, other in ((a, b), (b, a)):
+        for p in other:
+            if cv2.pointPolygonTest(poly.astype(np.float32), (float(p[0]), float(p[1])), False) >= 0:
+                return 0.0
+    best = math.inf
+    for poly, other in ((a, b), (b, a)):
+        for p in other:
+            for i in range(4):
+                best = min(best, _seg_dist(p, poly[i], poly[(i + 1) % 4]))
+    return best
+
+
+def contacts_of(new: Seen, others: Iterable[Seen], max_gap: float = 0.3) -> list[Contact]:
+    """What ``new`` touches among ``others`` (gaps in units of the tile width)."""
+    out: list[Contact] = []
+    a = np.asarray(new.corners, dtype=np.float64)
+    w = max(1e-6, new.width)
+    hc = new.half_centres()
+    for o in others:
+        if o.tile == new.tile:
+            continue
+        b = np.asarray(o.corners, dtype=np.float64)
+        gap = polygon_gap(a, b) / w
+        if gap > max_gap:
+            continue
+        ohc = o.half_centres()
+        d = np.linalg.norm(hc[:, None, :] - ohc[None, :, :], axis=2)
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        # end to end when the two long axes are parallel and in line, else against a side
+        ax_a = hc[1] - hc[0]
+        ax_b = ohc[1] - ohc[0]
+        cos = abs(float(np.dot(ax_a, ax_b)) / max(1e-9, np.linalg.norm(ax_a) * np.linalg.norm(ax_b)))
+        centre_line = new.center - o.center
+        along = abs(float(np.dot(centre_line, ax_b)) / max(1e-9, np.linalg.norm(centre_line) * np.linalg.norm(ax_b)))
+        kind = "end" if cos > 0.9 and along > 0.9 else "side"
+        out.append(Contact(new.halves[i], o.tile, o.halves[j], kind, round(gap, 3)))
+    out.sort(key=lambda c: (not c.matches, c.gap))
+    return out
+
+
+def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -> TableChange:
+    """What changed from ``before`` to ``after`` (``move_tol`` in tile widths)."""
+    old = {s.tile: s for s in before}
+    new = {s.tile: s for s in after}
+    change = TableChange()
+    for t, s in new.items():
+        if t not in old:
+            change.added.append(s)
+        else:
+            o = old[t]
+            if np.linalg.norm(o.center - s.center) > move_tol * max(1e-6, o.width):
+                change.moved.append((o, s))
+    for t, s in old.items():
+        if t not in new:
+            change.removed.append(s)
+    for s in change.added:
+        change.contacts[s.tile] = contacts_of(s, after)
+    return change

@@ -1,0 +1,282 @@
+"""The live path without a real camera: capture thread faults, the still-table gate, tracking,
+the line-game interpreter and the live loop (with a scripted reader standing in for vision)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.capture import CaptureThread
+from companion.interpret import LineInterpreter, interpreter_for
+from companion.live import LiveLoop
+from companion.session import Session
+from companion.store import LogStore
+from companion.tiles import Tile
+from companion.tracking import Seen, contacts_of, diff
+from vision.sources import CameraError
+from vision.still import StillGate
+from vision.virtual_camera import Faults, VirtualCamera
+
+W = 20.0  # tile width in pixels for the synthetic geometry
+L = 40.0
+
+
+def tile_at(a: int, b: int, cx: float, cy: float, vertical: bool = False, conf: float = 0.99) -> Seen:
+    """A tile with halves (a, b) centred at (cx, cy), horizontal (a on the left) or vertical
+    (a on top)."""
+    if vertical:
+        corners = ((cx + W / 2, cy - L / 2), (cx - W / 2, cy - L / 2), (cx - W / 2, cy + L / 2),
+                   (cx + W / 2, cy + L / 2))
+    else:
+        corners = ((cx - L / 2, cy - W / 2), (cx - L / 2, cy + W / 2), (cx + L / 2, cy + W / 2),
+                   (cx + L / 2, cy - W / 2))
+    return Seen(Tile.of(a, b), (a, b), corners, conf)
+
+
+# --- tracking -------------------------------------------------------------------------------
+
+def test_contacts_end_to_end_and_side() -> None:
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    cs = contacts_of(right, [spinner])
+    assert len(cs) == 1
+    assert cs[0].other == Tile.of(5, 5) and cs[0].value == 5 and cs[0].matches
+    assert cs[0].kind == "side"
+    line = tile_at(0, 2, 100 + W / 2 + L + L / 2 + 2, 100)
+    cs = contacts_of(line, [spinner, right])
+    assert [(c.other, c.value, c.other_value, c.kind) for c in cs] == [(Tile.of(0, 5), 0, 0, "end")]
+
+
+def test_diff_added_removed_moved() -> None:
+    a = tile_at(5, 5, 100, 100, vertical=True)
+    b = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    c = tile_at(6, 6, 300, 300)
+    moved_c = tile_at(6, 6, 340, 300)
+    change = diff([a, c], [a, b, moved_c])
+    assert [s.tile for s in change.added] == [Tile.of(0, 5)]
+    assert [o.tile for o, _ in change.moved] == [Tile.of(6, 6)]
+    assert change.removed == []
+    assert change.contacts[Tile.of(0, 5)][0].other == Tile.of(5, 5)
+    assert diff([a, b], [a]).removed[0].tile == Tile.of(0, 5)
+    assert diff([a], [a]).empty
+
+
+# --- interpreter ----------------------------------------------------------------------------
+
+def _session(tmp_path: Path, game: str = "allfives") -> Session:
+    return Session.start(LogStore(tmp_path / "g.db"), game, ["Ann", "Bob", "Cy"])
+
+
+def test_line_interpreter_plays_on_the_touched_tile(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    first = tile_at(5, 5, 100, 100, vertical=True)
+    props = LineInterpreter().proposals(diff([], [first]), s.game)
+    assert [p.entry["play"] for p in props] == ["5-5"] and "on" not in props[0].entry
+    assert s.submit(props[0].entry).status == "accepted"
+    second = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    props = LineInterpreter().proposals(diff([first], [first, second]), s.game)
+    assert props[0].entry["player"] == "Bob"
+    assert props[0].entry["on"] == "5-5" and props[0].entry["source"] == "camera"
+    assert s.submit(props[0].entry).status == "accepted"
+    assert s.state()["scores"] == {"Ann": 10, "Bob": 10, "Cy": 0}
+
+
+def test_interpreter_flags_removals(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    first = tile_at(5, 5, 100, 100, vertical=True)
+    s.submit(LineInterpreter().proposals(diff([], [first]), s.game)[0].entry)
+    props = LineInterpreter().proposals(diff([first], []), s.game)
+    assert props[0].entry is None and "taken off the table" in props[0].message
+
+
+def test_unknown_game_for_camera() -> None:
+    with pytest.raises(ValueError, match="cannot follow castlerock yet"):
+        interpreter_for("castlerock")
+
+
+# --- still gate -----------------------------------------------------------------------------
+
+def _table(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = np.full((360, 640, 3), 90, np.uint8)
+    img += rng.integers(0, 6, img.shape, dtype=np.uint8)
+    return img
+
+
+def test_gate_reads_only_a_still_table_without_hands() -> None:
+    from vision.virtual_camera import add_hand
+
+    table = _table()
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    gate = StillGate(still_frames=3)
+    states = [gate.update(f).state for f in [table] * 4]
+    assert states == ["motion", "settling", "settling", "stable"]
+    # a hand comes in and stays still: never read while it is there
+    states = [gate.update(f).state for f in [hand] * 10]
+    assert states[0] == "motion" and set(states[1:]) == {"hand"}
+    states = [gate.update(f).state for f in [table] * 4]
+    assert states[-1] == "stable"
+
+
+def test_gate_rebases_after_a_lasting_change() -> None:
+    table = _table()
+    moved = np.roll(table, 40, axis=1)
+    moved[:, :60] = 200
+    gate = StillGate(still_frames=2, rebase_frames=5)
+    for f in [table] * 3:
+        gate.update(f)
+    states = [gate.update(moved).state for _ in range(12)]
+    assert "stable" in states
+
+
+# --- virtual camera and capture thread ------------------------------------------------------
+
+def test_virtual_camera_noise_and_faults() -> None:
+    table = _table()
+    cam = VirtualCamera([table] * 10, realtime=False, faults=Faults(freeze=((3, 6),),
+                                                                     disconnect=((8, 9),)))
+    frames = [cam.read() for _ in range(8)]
+    assert not np.array_equal(frames[0].frame_bgr, frames[1].frame_bgr)  # fresh noise
+    assert np.array_equal(frames[3].frame_bgr, frames[4].frame_bgr)  # frozen
+    with pytest.raises(CameraError, match="disconnected"):
+        cam.read()
+    assert cam.read() is not None
+    assert cam.read() is None  # end of the list
+
+
+def test_capture_drops_stale_frames_and_ends() -> None:
+    table = _table()
+    cam = VirtualCamera([table] * 40, realtime=False)
+    cap = CaptureThread(lambda: cam, queue_size=2).start()
+    deadline = time.monotonic() + 10
+    while not cap.ended and time.monotonic() < deadline:
+        if cap.status().state == "ended":
+            break
+        time.sleep(0.01)
+    st = cap.status()
+    assert st.frames == 40
+    assert st.dropped >= 30  # nobody consumed: only the newest two were kept
+    got = [cap.get(timeout=0.1) for _ in range(3)]
+    assert [g.index for g in got if g is not None] == [38, 39]
+    assert st.state == "ended"
+    cap.stop()
+
+
+def test_capture_reports_offline_and_reconnects() -> None:
+    table = _table()
+    opened = []
+
+    def opener():
+        opened.append(1)
+        if len(opened) == 1:
+            raise CameraError("no camera at index 0", advice="plug one in")
+        return VirtualCamera([table] * 5, realtime=False)
+
+    cap = CaptureThread(opener, reconnect_s=0.05).start()
+    deadline = time.monotonic() + 10
+    seen_offline = False
+    while time.monotonic() < deadline:
+        st = cap.status()
+        seen_offline |= st.state == "offline" and "no camera at index 0" in st.message
+        if st.state == "ended":
+            break
+        time.sleep(0.005)
+    assert len(opened) >= 2
+    assert cap.status().state == "ended" and cap.status().frames == 5
+    cap.stop()
+    assert seen_offline or len(opened) >= 2
+
+
+def test_capture_sees_frozen_and_stalled_cameras() -> None:
+    table = _table()
+    clock = [0.0]
+    cam = VirtualCamera([table] * 3, realtime=False, noise_sigma=0.0, loop=True)
+    cap = CaptureThread(lambda: cam, stall_s=1.0, frozen_s=2.0, clock=lambda: clock[0])
+    frame = cam.read()
+    cap._source = cam
+    cap._opened_at = 0.0
+    cap._deliver(frame)
+    assert cap.status().state == "live"
+    clock[0] = 0.5
+    cap._deliver(cam.read())  # identical picture (no noise): frozen after 2 s
+    clock[0] = 2.5
+    cap._deliver(cam.read())
+    assert cap.status().state == "frozen"
+    assert "has not changed" in cap.status().message
+    clock[0] = 4.0
+    assert cap.status().state == "stalled"
+    assert "no pictures" in cap.status().message
+
+
+# --- the live loop with a scripted reader ---------------------------------------------------
+
+@dataclass
+class _T:
+    tile: Tile
+    halves: tuple
+    corners: tuple
+    confidence: float
+    alternatives: tuple = ()
+    layer: int = 0
+    cut: bool = False
+
+
+@dataclass
+class _R:
+    tiles: tuple
+
+
+class ScriptedReader:
+    """Reads the tiles the test says are on the table for the current frame."""
+
+    def __init__(self) -> None:
+        self.table: list[Seen] = []
+
+    def read(self, frame_bgr, set_max):
+        return _R(tuple(_T(s.tile, s.halves, s.corners, s.confidence, s.alternatives)
+                        for s in self.table))
+
+
+def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    reader = ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    table, hand = _table(), None
+    from vision.virtual_camera import add_hand
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    wrong = tile_at(6, 6, 100 - W / 2 - L / 2 - 1, 100)
+    unsure = tile_at(3, 5, 100 - W / 2 - L / 2 - 1, 100, conf=0.6)
+    last = tile_at(0, 2, 100 + W / 2 + L + L / 2 + 2, 100)
+
+    def show(tiles, frames=6):
+        reader.table = list(tiles)
+        out = []
+        for f in [hand] * 3 + [table] * frames:
+            out += loop.process(f)
+        return out
+
+    show([spinner])
+    show([spinner, right])
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+    out = show([spinner, right, wrong])
+    assert out[0]["result"]["status"] == "illegal"
+    assert s.state()["alerts"][0]["kind"] == "illegal"
+    show([spinner, right])  # the 6-6 is taken back: the alert closes by itself
+    assert s.state()["alerts"] == []
+    out = show([spinner, right, unsure])
+    assert out[0]["result"]["status"] == "confirm"
+    alert = s.state()["alerts"][0]
+    assert alert["kind"] == "confirm" and "0.60" in alert["message"]
+    s.confirm(alert["id"])
+    assert s.history[-1]["text"] == "Cy plays 3-5 on 5-5"
+    show([spinner, right, unsure, last])
+    # the seed's worked example: 5-5 (10), 5-0 (10), 3-5 on the spinner (3: nothing), 0-2 (5)
+    assert s.history[-1]["text"] == "Ann plays 0-2 on 0-5"
+    assert s.state()["scores"] == {"Ann": 15, "Bob": 10, "Cy": 0}
+    assert loop.status()["accepted"] >= 5
