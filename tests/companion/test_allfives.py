@@ -269,3 +269,28 @@ def test_score_bounds_follow_target_and_set() -> None:
     assert AllFives(["A", "B"]).score_bounds() == (0, 99 + 48)
     lo, hi = AllFives(["A", "B"], {"bonus_divide_by_5": False}).score_bounds()
     assert hi == 99 + 170  # all 168 pips round to 170
+
+
+def _camera_view(moves: list[Move]) -> list[Move]:
+    """The same match as the camera logs it: no deal, draws by count only."""
+    out = []
+    for m in moves:
+        if m.kind == "deal":
+            continue
+        out.append(Move.draw(m.player, m.count) if m.kind == "draw" else m)
+    return out
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"opening": "any", "spinner_sides_first": True, "bonus_divide_by_5": False, "target": 150},
+    {"set": "double-twelve", "target": 60}])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_seeded_match_scores_the_same_without_the_deal(options: dict, seed: int) -> None:
+    from companion.simulate import play_random_game
+    sim = play_random_game("allfives", 3, seed=seed, options=options)
+    assert sim.game.finished
+    live = AllFives(sim.game.players, options)
+    for m in _camera_view(sim.moves):
+        live.apply(Move.from_json(m.to_json()))
+    assert live.scores == sim.game.scores and live.finished
+    assert live.round_scores == sim.game.round_scores

@@ -190,3 +190,21 @@ def test_player_counts_and_hand_sizes() -> None:
     assert sizes == [20, 14, 11, 9, 7, 5, 5]
     with pytest.raises(ValueError, match="2 to 8 players, got 9"):
         Chickenfoot([f"P{i}" for i in range(9)])
+
+
+def _camera_view(moves: list[Move]) -> list[Move]:
+    """The same match as the camera logs it: no deal, draws by count only."""
+    return [Move.draw(m.player, m.count) if m.kind == "draw" else m
+            for m in moves if m.kind != "deal"]
+
+
+@pytest.mark.parametrize("options", [{}, {"hub_toes": 4, "double_blank": 0}])
+def test_seeded_match_scores_the_same_without_the_deal(options: dict) -> None:
+    from companion.simulate import play_random_game
+    sim = play_random_game("chickenfoot", 3, seed=9, options=options)
+    assert sim.game.finished
+    live = Chickenfoot(sim.game.players, options)
+    for m in _camera_view(sim.moves):
+        live.apply(Move.from_json(m.to_json()))
+    assert live.scores == sim.game.scores and live.finished
+    assert live.result() == sim.game.result()

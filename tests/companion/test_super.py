@@ -195,3 +195,21 @@ def test_seeded_hands_with_the_deal_keep_every_tile_accounted_for() -> None:
             assert sorted(held + g.table + g.boneyard) == sorted(g.round_set())
         g.apply(g.end_round_move())
     assert g.round == 3 and len(g.round_scores) == 2
+
+
+def _camera_view(moves: list[Move]) -> list[Move]:
+    """The same match as the camera logs it: no deal, draws by count only."""
+    return [Move.draw(m.player, m.count) if m.kind == "draw" else m
+            for m in moves if m.kind != "deal"]
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 2), (5, 3)])
+def test_seeded_match_scores_the_same_without_the_deal(players: int, seed: int) -> None:
+    from companion.simulate import play_random_game
+    sim = play_random_game("super", players, seed=seed)
+    assert sim.game.finished
+    live = SuperDominoes(sim.game.players)
+    for m in _camera_view(sim.moves):
+        live.apply(Move.from_json(m.to_json()))
+    assert live.scores == sim.game.scores and live.finished
+    assert live.round_scores == sim.game.round_scores
