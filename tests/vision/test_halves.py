@@ -1,0 +1,129 @@
+"""vision.halves: shape, orientation, polarity and the errors for bad corners."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.halves import HALF_SIZE, CornersError, FrameError, half_crops, tile_crops
+
+# A tile 200 px long and 100 px wide lying left to right; corners[0]-corners[1] is its left
+# short edge (the first half), corners[2]-corners[3] its right short edge.
+LEFT_TO_RIGHT = np.array([[200, 300], [200, 200], [400, 200], [400, 300]], dtype=np.float64)
+
+
+def draw_tile(face_bgr: tuple[int, int, int], pip_bgr: tuple[int, int, int],
+              first: list[tuple[int, int]], second: list[tuple[int, int]],
+              table_bgr: tuple[int, int, int] = (40, 90, 140)) -> np.ndarray:
+    """A 640x480 frame with the tile of LEFT_TO_RIGHT; pips given in image pixels."""
+    frame_bgr = np.full((480, 640, 3), table_bgr, np.uint8)
+    cv2.rectangle(frame_bgr, (200, 200), (400, 300), face_bgr, -1)
+    cv2.line(frame_bgr, (300, 206), (300, 294), pip_bgr, 3)
+    for x, y in first + second:
+        cv2.circle(frame_bgr, (x, y), 9, pip_bgr, -1, cv2.LINE_AA)
+    return frame_bgr
+
+
+TWO = [(225, 225), (275, 275)]  # first half: a diagonal 2
+FIVE = [(325, 225), (375, 225), (350, 250), (325, 275), (375, 275)]  # second half: a 5
+
+
+def blobs(crop: np.ndarray) -> int:
+    """Bright blobs in a crop (pips are bright)."""
+    mask = (crop > 0.5).astype(np.uint8)
+    count, _ = cv2.connectedComponents(mask)
+    return count - 1
+
+
+@pytest.mark.parametrize("face, pip", [
+    ((196, 232, 240), (25, 25, 28)),     # ivory, black pips
+    ((20, 20, 20), (240, 240, 240)),     # black, white pips
+    ((40, 40, 180), (235, 235, 235)),    # red, white pips
+    ((238, 240, 240), (150, 60, 30)),    # white, blue pips
+    ((60, 120, 30), (40, 190, 225)),     # green, yellow pips
+])
+def test_pips_come_out_bright_on_a_dark_body_for_every_colour_scheme(face, pip):
+    crops = half_crops(draw_tile(face, pip, TWO, FIVE), LEFT_TO_RIGHT)
+    assert crops.shape == (2, HALF_SIZE, HALF_SIZE) and crops.dtype == np.float32
+    assert blobs(crops[0]) == 2 and blobs(crops[1]) == 5
+    centre = HALF_SIZE // 2
+    assert crops[1][centre, centre] > 0.8  # the 5's middle pip
+    assert crops[0][centre, centre] < 0.2  # the 2 has no middle pip
+    assert abs(float(np.median(crops))) < 0.1  # the body sits near 0
+
+
+def test_first_half_comes_from_corners_0_1_with_that_edge_on_top():
+    crops = half_crops(draw_tile((196, 232, 240), (25, 25, 28), TWO, FIVE), LEFT_TO_RIGHT)
+    # Top edge of the first square runs from corners[0] (200, 300) to corners[1] (200, 200):
+    # the pip at image (225, 225) is 3/4 along that edge and 1/4 down, so top-right.
+    quarter, three_quarters = HALF_SIZE // 4, 3 * HALF_SIZE // 4
+    assert crops[0][quarter, three_quarters] > 0.8
+    assert crops[0][three_quarters, quarter] > 0.8
+    assert crops[0][quarter, quarter] < 0.2
+
+    turned = np.roll(LEFT_TO_RIGHT, 2, axis=0)  # the same tile named from its other end
+    swapped = half_crops(draw_tile((196, 232, 240), (25, 25, 28), TWO, FIVE), turned)
+    assert blobs(swapped[0]) == 5 and blobs(swapped[1]) == 2
+
+
+def test_a_blank_half_stays_dark():
+    crops = half_crops(draw_tile((196, 232, 240), (25, 25, 28), [], FIVE), LEFT_TO_RIGHT)
+    assert blobs(crops[0]) == 0 and float(crops[0].max()) < 0.3
+    blank = half_crops(draw_tile((196, 232, 240), (25, 25, 28), [], []), LEFT_TO_RIGHT)
+    assert float(np.abs(blank).max()) < 0.3  # no contrast is stretched into fake pips
+
+
+def test_tile_crops_stacks_halves_in_tile_order():
+    frame_bgr = draw_tile((196, 232, 240), (25, 25, 28), TWO, FIVE)
+    batch = tile_crops(frame_bgr, [LEFT_TO_RIGHT, np.roll(LEFT_TO_RIGHT, 2, axis=0)])
+    assert batch.shape == (4, HALF_SIZE, HALF_SIZE)
+    np.testing.assert_allclose(batch[0], batch[3], atol=1e-5)
+    assert [blobs(c) for c in batch] == [2, 5, 5, 2]
+    assert tile_crops(frame_bgr, []).shape == (0, HALF_SIZE, HALF_SIZE)
+
+
+def test_a_grayscale_frame_works():
+    frame_gray = cv2.cvtColor(draw_tile((196, 232, 240), (25, 25, 28), TWO, FIVE),
+                              cv2.COLOR_BGR2GRAY)
+    crops = half_crops(frame_gray, LEFT_TO_RIGHT)
+    assert blobs(crops[0]) == 2 and blobs(crops[1]) == 5
+
+
+FRAME = np.zeros((480, 640, 3), np.uint8)
+
+
+@pytest.mark.parametrize("corners, message", [
+    ([[0, 0], [10, 0], [10, 20]], "shape (4, 2)"),
+    ([[0, 0, 0]] * 4, "shape (4, 2)"),
+    ([[200, 300], [200, 200], [400, 200], [float("nan"), 300]], "finite"),
+    ([[200, 300], [200, 200], [700, 200], [700, 300]], "outside the 640x480 image"),
+    ([[200, 300], [200, -20], [400, 200], [400, 300]], "outside"),
+    ([[200, 300], [200, 298], [400, 200], [400, 300]], "degenerate"),
+    ([[200, 300], [400, 200], [200, 200], [400, 300]], "not a convex"),
+    ([["a", 1], [2, 3], [4, 5], [6, 7]], "4 [x, y] numbers"),
+])
+def test_bad_corners_raise_a_clear_error(corners, message):
+    with pytest.raises(CornersError, match=re.escape(message)):
+        half_crops(FRAME, corners)
+
+
+def test_bad_corners_in_a_batch_name_the_tile():
+    with pytest.raises(CornersError, match="tile 1:"):
+        tile_crops(FRAME, [LEFT_TO_RIGHT, [[0, 0]] * 4])
+
+
+@pytest.mark.parametrize("frame, message", [
+    (np.zeros((480, 640, 3), np.float32), "uint8"),
+    (np.zeros((480, 640, 4), np.uint8), "shape"),
+    ([[0, 1], [2, 3]], "numpy array"),
+])
+def test_bad_frames_raise_a_clear_error(frame, message):
+    with pytest.raises(FrameError, match=message):
+        half_crops(frame, LEFT_TO_RIGHT)
+
+
+def test_errors_are_value_errors():
+    assert issubclass(CornersError, ValueError) and issubclass(FrameError, ValueError)
