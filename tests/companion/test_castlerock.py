@@ -122,3 +122,8 @@ def test_seeded_games_account_for_every_tile_and_replay() -> None:
         assert again.snapshot() == g.snapshot()
         lo, hi = g.score_bounds()
         assert lo <= g.scores["Sol"] <= hi
+
+
+def test_removal_entry_may_leave_out_the_player() -> None:
+    g = play([{"player": "Sol", "draw": ["1-3", "5-6", "2-3"]}, {"remove": "5-6"}])
+    assert [str(t) for t in g.row] == ["1-3", "2-3"] and g.removed == [Tile.parse("5-6")]
