@@ -25,7 +25,11 @@ Decisions (each with the seed sentence it settles; see ``shared/docs/rules-decis
   it is read as that many single draws in a row, each of which must be legal (no removal
   possible before it). So "draw three onto an empty row" and three single draws are the same log.
 * "The game is won if only two dominoes remain." -> won when at most two tiles remain (a row of
-  one, or none, also wins). Option ``win: "empty"``: won only when the row is empty.
+  one, or none, also wins). Option ``win: "empty"``: won only when the row is empty, as on the
+  public pages (gamecabinet.com: "The game is won when the player has captured all the tiles and
+  the tableau is empty"); the seed wins by default.
+* The public pages allow any set (gamecabinet: "a double six domino set or larger"); the seed's
+  double-nine is used.
 
 Log entries (see ``docs/game-log.md``)
 --------------------------------------
