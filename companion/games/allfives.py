@@ -131,9 +131,6 @@ class AllFives(LineGame):
         self.open_draws: int = 0  # draws in the current turn of opening draws
         self.turn = self.round_starter
 
-    def round_set(self) -> list[Tile]:
-        return full_set(self.set_max)
-
     def hand_size(self) -> int:
         return _HANDS.get(len(self.players), 5)
 

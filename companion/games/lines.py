@@ -16,12 +16,19 @@ each implements :meth:`LineGame.placements` (where a tile may go now) and
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NoReturn
 
 from companion.errors import IllegalMoveError, MoveFormatError
 from companion.games.base import Game
 from companion.moves import Move
-from companion.tiles import Tile, pip_total
+from companion.tiles import Tile, full_set, pip_total
+
+
+@lru_cache(maxsize=None)
+def set_of(n: int) -> tuple[Tile, ...]:
+    """The double-``n`` set, built and checked once."""
+    return tuple(full_set(n))
 
 
 def fast_copy(value: Any) -> Any:
@@ -59,6 +66,9 @@ class LineGame(Game):
         self.hands = None
         self.boneyard = None
         self.unknown_in_hand = {p: 0 for p in self.players}
+
+    def round_set(self) -> list[Tile]:
+        return list(set_of(self.set_max))
 
     # ---- state copy -----------------------------------------------------------------------
     def _save(self) -> dict[str, Any]:
