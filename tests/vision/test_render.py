@@ -140,6 +140,17 @@ def test_markers_found_by_aruco_detector_at_truth_corners() -> None:
     truth = {m["id"]: np.array(m["corners"]) for m in scene.truth["markers"]}
     for c, i in zip(corners, ids.ravel()):
         assert np.abs(c.reshape(4, 2) - truth[int(i)]).max() < 1.5
+    assert all(m["visible"] > 0.97 for m in scene.truth["markers"])
+
+
+def test_marker_under_a_hand_is_not_visible() -> None:
+    from vision.render import HandSpec
+    spec = _spec([Placement(Tile.of(2, 3), (2, 3), (0.0, 0.0), 0.0)], markers=True,
+                 size=(1280, 720), camera=CameraSpec(height_mm=420.0, hfov_deg=60.0),
+                 hands=(HandSpec((0.0, 0.1), (0.25, 0.25), 180.0, (120, 160, 215)),))
+    truth = render_scene(spec).truth
+    vis = {m["id"]: m["visible"] for m in truth["markers"]}
+    assert vis[0] < 0.5 and vis[2] > 0.97
 
 
 def test_markers_truth_follows_lens_distortion() -> None:

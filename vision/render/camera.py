@@ -7,8 +7,8 @@ aligned for an upright camera without a mirror. Ground truth reports heights as 
 ``height_mm``/``z_mm`` above the table.
 
 The camera sits ``height_mm`` above the table, its optical axis ``tilt_deg`` away from straight
-down, turned by ``rotation_deg`` about the vertical (positive turns the picture clockwise on the
-table). It looks at ``target_mm`` on the table. ``rvec``/``tvec`` map world points into the
+down, turned by ``rotation_deg`` about the vertical (positive turns the table counter-clockwise
+in the picture). It looks at ``target_mm`` on the table. ``rvec``/``tvec`` map world points into the
 OpenCV camera frame (``x`` right, ``y`` down, ``z`` forward): ``X_cam = R X_world + t``.
 """
 

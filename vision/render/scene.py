@@ -250,8 +250,8 @@ def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
 
 @dataclass
 class _Canvas:
-    """The picture being drawn (float32 BGR), which tile owns each pixel's top face (-1 none),
-    and how glossy each pixel is (for the lamp's glare)."""
+    """The picture being drawn (float32 BGR), which tile owns each pixel's top face (its index;
+    -1 none; ``_MARKER_ID0 - k`` marker ``k``), and how glossy each pixel is (for the glare)."""
 
     img: np.ndarray
     idbuf: np.ndarray
@@ -279,6 +279,9 @@ class _TileRig:
     def world(self, pl: Placement, local: np.ndarray) -> np.ndarray:
         return local @ _rot(pl.angle_deg).T + np.array(pl.center_mm)
 
+
+#: Pixels of marker ``k``'s black square carry ``_MARKER_ID0 - k`` in the id buffer.
+_MARKER_ID0 = -10
 
 _TABLE_GLOSS = {"wood": 0.15, "stone": 0.35, "felt": 0.0, "cloth": 0.0, "paper": 0.05}
 
@@ -319,8 +322,10 @@ def _draw_markers(spec: SceneSpec, cam: Camera, cv: _Canvas) -> list[dict[str, A
             g[:] = g * (1 - a) + a * 0.1
         sq = np.array([[cx - s / 2, cy - s / 2], [cx + s / 2, cy - s / 2],
                        [cx + s / 2, cy + s / 2], [cx - s / 2, cy + s / 2]])
-        out.append({"id": mid, "corners_und": _apply_h(H0, sq), "center_mm": [cx, cy],
-                    "size_mm": s})
+        sq_px = _apply_h(H0, sq)
+        _fill(cv.idbuf, sq_px, _MARKER_ID0 - mid, aa=False)  # for its visible fraction
+        out.append({"id": mid, "corners_und": sq_px, "center_mm": [cx, cy], "size_mm": s,
+                    "area": float(cv2.contourArea(sq_px.astype(np.float32)))})
     return out
 
 
@@ -595,7 +600,9 @@ def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
         "tiles": tiles_gt,
         "markers": [{"id": m["id"],
                      "corners": np.round(cam.distort_pixels(m["corners_und"]), 2).tolist(),
-                     "center_mm": m["center_mm"], "size_mm": m["size_mm"]}
+                     "center_mm": m["center_mm"], "size_mm": m["size_mm"],
+                     "visible": round(min(1.0, float(np.count_nonzero(
+                         cv.idbuf == _MARKER_ID0 - m["id"])) / max(1.0, m["area"])), 4)}
                     for m in markers_truth],
         "hands": [np.round(cam.distort_pixels(p), 1).tolist() for p in hands_truth],
         "game": spec.game,

@@ -96,10 +96,10 @@ def pip_layout(n: int) -> np.ndarray:
     if not isinstance(n, (int, np.integer)) or not 0 <= n <= 15:
         raise RenderSpecError(f"pip value {n!r} is out of range; use an integer 0..15")
     if n <= 9:
-        g, r = 0.52, 0.165
+        g, r = 0.52, 0.18
         pts = [(a * g, c * g, r) for a, c in _GRID3[int(n)]]
     else:
-        ga, gc, r = 0.34, 0.5, 0.12
+        ga, gc, r = 0.34, 0.5, 0.125
         pts = [(a * ga, c * gc, r) for a in (-2, -1, 0, 1, 2) for c in (-1, 1)]
         pts += [(a * ga, 0.0, r) for a in _MIDDLE5[int(n)]]
     return np.array(pts, dtype=np.float64).reshape(-1, 3)
@@ -180,7 +180,7 @@ def _face_layers(halves: tuple[int, int], geom: TileGeometry, px_per_mm: float, 
         if divider:
             y0, y1 = int(round(0.12 * h * sc)), int(round(0.88 * h * sc))
             x = int(round(w / 2 * sc))
-            cv2.line(div, (x, y0), (x, y1), 255, max(1, int(round(0.7 * ppm))), cv2.LINE_AA,
+            cv2.line(div, (x, y0), (x, y1), 255, max(1, int(round(0.9 * ppm))), cv2.LINE_AA,
                      shift)
         for k, n in enumerate(halves):
             cx_half = w / 4 if k == 0 else 3 * w / 4
