@@ -41,6 +41,12 @@ Decisions (each with the seed sentence it settles; see ``shared/docs/rules-decis
   tiles." -> round 2 adds six tiles to each hand, round 3 four; unplayed tiles are kept.
 * Colours: option ``colours`` lists one colour per seat (lower-case words); by default the seats
   take red, blue, green, yellow, black, white, purple, orange in order.
+* The designer's rules as posted on domino-games.com differ from the seed in two ways, kept as
+  options (the seed wins by default): ``cover: "equal_or_more"`` lets a non-double cover a
+  non-double whose total is equal or lower ("as long as the total number of pips on the tile
+  played is equal to or greater than the tile being covered"), and ``rounds: 4`` plays four
+  rounds drawing 6, 6, 6, then 4 tiles, which empties the boneyards. Their other differences
+  (two players only, a hand ending only when both hands are empty) are not adopted.
 
 Log entries (see ``docs/game-log.md``)
 --------------------------------------
@@ -59,7 +65,8 @@ the table rules (covering, colour, turn order, hand counts for dominoing) are al
 Scoring
 -------
 round score(p) = sum of pips of the stack tops of p's colour, over all layouts;
-match score(p) = sum of p's three round scores; the highest total wins (ties share the win).
+match score(p) = sum of p's round scores over the 3 (option ``rounds``: 4) rounds; the highest
+total wins (ties share the win).
 """
 
 from __future__ import annotations
@@ -78,30 +85,31 @@ from companion.tiles import Tile, full_set
 #: Seat colours when the ``colours`` option is not given.
 DEFAULT_COLOURS = ("red", "blue", "green", "yellow", "black", "white", "purple", "orange")
 
-#: Tiles each player draws into the hand at the start of rounds 1, 2, 3.
-DRAWS = (6, 6, 4)
+#: Tiles each player draws into the hand at the start of each round, by the ``rounds`` option.
+DRAWS = {3: (6, 6, 4), 4: (6, 6, 6, 4)}
 LAYOUT = 6
-ROUNDS = 3
 
 _COLOUR_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def covers(tile: Tile, top: Tile) -> bool:
-    """Whether ``tile`` may be placed on the face-up stack top ``top``."""
+def covers(tile: Tile, top: Tile, or_more: bool = False) -> bool:
+    """Whether ``tile`` may be placed on the face-up stack top ``top``; ``or_more``: a
+    non-double may also cover a non-double of lower total (option ``cover: "equal_or_more"``)."""
     if top.is_double:
         return tile.pips > top.pips
     if tile.is_double:
         return True
-    return tile.pips == top.pips
+    return tile.pips >= top.pips if or_more else tile.pips == top.pips
 
 
-def why_not(tile: Tile, top: Tile) -> str:
+def why_not(tile: Tile, top: Tile, or_more: bool = False) -> str:
     """Why ``tile`` may not cover ``top`` (for error messages)."""
     if top.is_double:
         return (f"a tile covers the double {top} only with a higher total "
                 f"({tile.pips} is not more than {top.pips})")
-    return (f"a non-double covers a non-double only of equal total "
-            f"({tile.pips} vs {top.pips}); a double covers any non-double")
+    rule = "of equal or lower total" if or_more else "only of equal total"
+    return (f"a non-double covers a non-double {rule} ({tile.pips} vs {top.pips}); a double "
+            "covers any non-double")
 
 
 @register
@@ -118,6 +126,11 @@ class BuildUp(Game):
     options_spec: ClassVar[Mapping[str, Option]] = {
         "colours": Option(None, "one set colour per seat, in seating order (lower-case words); "
                                 "default red, blue, green, yellow, black, white, purple, orange"),
+        "cover": Option("equal", "a non-double covers a non-double of equal total ('equal', the "
+                                 "seed) or of equal or lower total ('equal_or_more', the designer's "
+                                 "rules)", choices=("equal", "equal_or_more")),
+        "rounds": Option(3, "3 rounds drawing 6, 6, 4 (the seed) or 4 rounds drawing 6, 6, 6, 4 "
+                            "(the designer's rules)", choices=(3, 4)),
     }
 
     def setup(self) -> None:
@@ -145,11 +158,15 @@ class BuildUp(Game):
     def _save(self) -> dict[str, Any]:
         return {k: fast_copy(v) for k, v in self.__dict__.items()}
     # ---- declarations ---------------------------------------------------------------------
+    @property
+    def _or_more(self) -> bool:
+        return self.options["cover"] == "equal_or_more"
+
     def round_set(self) -> list[Tile]:
         return [t for p in self.players for t in full_set(self.set_max, self.colour[p])]
 
     def score_bounds(self) -> tuple[int, int]:
-        return (0, ROUNDS * LAYOUT * len(self.players) * 2 * self.set_max)
+        return (0, self.options["rounds"] * LAYOUT * len(self.players) * 2 * self.set_max)
 
     # ---- queries --------------------------------------------------------------------------
     @property
@@ -179,7 +196,7 @@ class BuildUp(Game):
     def plays(self, player: str) -> list[Move]:
         tops = self.tops()
         return [Move.play(player, t, top) for t in self._candidates(player) for top in tops
-                if covers(t, top)]
+                if covers(t, top, self._or_more)]
 
     def legal_moves(self) -> list[Move]:
         if self.finished or not self.dealt or self.round_over:
@@ -242,8 +259,9 @@ class BuildUp(Game):
             where = "is covered" if top in set(self.table_tiles()) else "is not on the table"
             raise IllegalMoveError(str(move), f"{top} {where}; stack tops: "
                                    + ", ".join(map(str, self.tops())), self._legal_text())
-        if not covers(tile, top):
-            raise IllegalMoveError(str(move), f"{tile} cannot cover {top}: {why_not(tile, top)}",
+        if not covers(tile, top, self._or_more):
+            raise IllegalMoveError(str(move), f"{tile} cannot cover {top}: "
+                                   f"{why_not(tile, top, self._or_more)}",
                                    self._legal_text())
         self.take_from_hand(move, tile)
         stack.append(tile)
@@ -282,7 +300,7 @@ class BuildUp(Game):
             raise MoveFormatError(f"the deal must give a hand to each of {', '.join(self.players)} "
                                   f"or be {{}}; it names {', '.join(hands_raw)}")
         first_round = self.round == 1
-        size = DRAWS[self.round - 1]
+        size = DRAWS[self.options["rounds"]][self.round - 1]
         on_table = set(self.table_tiles())
         seen: set[Tile] = set()
 
@@ -347,7 +365,7 @@ class BuildUp(Game):
         return []
 
     def deal_round(self, rng: random.Random) -> Move:
-        size = DRAWS[self.round - 1]
+        size = DRAWS[self.options["rounds"]][self.round - 1]
         if self.round == 1:
             hands, layouts, firsts = {}, {}, {}
             for p in self.players:
@@ -393,7 +411,7 @@ class BuildUp(Game):
             events.append(Event("score", p, points[p], f"round {self.round}: tops of "
                                 f"{self.colour[p]}"))
         events.append(Event("round_end", None, 0, f"round {self.round} over"))
-        if self.round == ROUNDS:
+        if self.round == self.options["rounds"]:
             best = max(self.scores.values())
             events.append(self.finish([p for p in self.players if self.scores[p] == best]))
         else:

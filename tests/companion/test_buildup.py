@@ -177,3 +177,42 @@ def test_generator_and_checker_agree_on_every_tile_and_top() -> None:
     assert tried == 28 * 12 and 0 < ok < tried
     assert ok == len([m for m in legal if m.kind == "play"])
     assert all(m.tile not in on_table for m in legal if m.kind == "play")
+
+
+@pytest.mark.parametrize("tile,top,seed_rule,designer_rule", [
+    ("red:2-4", "blue:1-2", False, True),
+    ("red:2-4", "blue:1-5", True, True),
+    ("red:1-2", "blue:2-4", False, False),
+    ("red:1-5", "blue:3-3", False, False),
+    ("red:3-4", "blue:3-3", True, True),
+])
+def test_cover_option(tile: str, top: str, seed_rule: bool, designer_rule: bool) -> None:
+    t, s = Tile.parse(tile), Tile.parse(top)
+    assert covers(t, s) is seed_rule
+    assert covers(t, s, or_more=True) is designer_rule
+
+
+def test_cover_option_in_play() -> None:
+    log = DATA["cases"][0]["log"][:1]  # Bob starts; tops include red:2-3 (5) and red:0-1 (1)
+    g = play(["Ann", "Bob"], log)
+    with pytest.raises(IllegalMoveError, match=r"only of equal total \(6 vs 5\)"):
+        g.apply(Move.play("Bob", "blue:2-4", "red:2-3"))
+    g = play(["Ann", "Bob"], log, {"cover": "equal_or_more"})
+    g.apply(Move.play("Bob", "blue:2-4", "red:2-3"))
+    with pytest.raises(IllegalMoveError, match=r"of equal or lower total \(3 vs 6\)"):
+        g.apply(Move.play("Ann", "red:1-2", "red:1-5"))
+
+
+def test_four_rounds_option_empties_the_boneyards() -> None:
+    rng = random.Random(4)
+    g = BuildUp(["Ann", "Bob"], {"rounds": 4})
+    while not g.finished:
+        if g.needs_deal:
+            g.apply(g.deal_round(rng))
+        elif g.round_over:
+            g.apply(g.end_round_move())
+        else:
+            g.apply(rng.choice(g.legal_moves()))
+    assert len(g.round_scores) == 4 and g.boneyard == []
+    with pytest.raises(OptionError, match="choose one of 3, 4"):
+        BuildUp(["Ann", "Bob"], {"rounds": 5})
