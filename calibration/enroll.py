@@ -1,0 +1,318 @@
+"""Set enrollment: lay a set out face up, take one picture, and learn what that set looks like.
+
+From the tiles of one photo (found by the reader's detector, :func:`vision.detect.detect_tiles`,
+or given as pixel corners), :func:`enroll_set` measures:
+
+- the tile size: long and short side in image pixels (median) and, with a table plane, in
+  millimetres on the table (the top face, corrected for the tile's thickness with the camera
+  pose);
+- the face and pip colours (medians in CIE Lab, OpenCV's 8-bit scaling: L 0..255, a and b
+  offset by 128) and the polarity (``"light"``: face brighter than pips; ``"dark"``: darker),
+  with the face/pip contrast (Lab distance);
+- the colour of each player's set (Build Up and other games where every player has a set of
+  another colour): the tile face colours clustered into ``n_sets`` groups by deterministic
+  k-means.
+
+The result is a :class:`SetProfile`, stored as a versioned JSON file (:func:`save_profile`).
+It is a hint for reading: :meth:`SetProfile.expected_tile_px` is a tile-size prior for the
+detector at any table position, ``polarity``/``face_lab``/``pip_lab`` tell the half-crop
+normaliser which way round the set is, and :meth:`SetProfile.nearest_set` says whose set a tile
+belongs to.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from calibration.files import calibration_dir
+from calibration.plane import CalibrationError, TablePlane
+from calibration.store import load_versioned, save_versioned
+
+PROFILE_KIND, PROFILE_VERSION = "set-profile", 1
+PROFILE_FILE = "set_profile.json"
+#: Thickness of a tile as a fraction of its width when not given (standard double-six tiles are
+#: about 48 x 24 x 7.5 mm: 0.31).
+THICKNESS_PER_WIDTH = 0.31
+#: Smallest face/pip Lab distance that counts as pips on a tile (below it the tile is taken as
+#: blank or unreadable and gives only its face colour).
+MIN_PIP_CONTRAST = 18.0
+#: Canonical size (pixels) a tile's top face is warped to for colour measurement.
+CANON = (96, 48)
+
+
+class EnrollmentError(CalibrationError):
+    """A photo or tile list that cannot teach the companion a set."""
+
+
+@dataclass(frozen=True)
+class SetColour:
+    """One player's set: its face colour (Lab and BGR), how many enrolled tiles had it, and the
+    nearest plain colour name."""
+
+    lab: tuple[float, float, float]
+    bgr: tuple[int, int, int]
+    tiles: int
+    name: str
+
+
+@dataclass(frozen=True)
+class SetProfile:
+    """What a set looks like (see the module docstring)."""
+
+    n_tiles: int
+    tile_px: tuple[float, float]  # (long, short) median in the enrollment photo
+    tile_mm: tuple[float, float] | None  # (long, short) on the table, None without a plane
+    face_lab: tuple[float, float, float]
+    pip_lab: tuple[float, float, float] | None
+    polarity: str  # "light", "dark" or "unknown"
+    contrast: float
+    sets: tuple[SetColour, ...]
+    tile_labs: tuple[tuple[float, float, float], ...] = field(default=(), compare=False)
+
+    def expected_tile_px(self, plane: TablePlane, point_mm: Sequence[float]) -> tuple[float, float]:
+        """The tile's (long, short) size in pixels at a table position, from its size in mm and
+        the plane: a size prior for the detector."""
+        if self.tile_mm is None:
+            raise EnrollmentError("this profile has no tile size in mm (it was enrolled without "
+                                  "a table calibration); enroll again after `calibrate`")
+        s = plane.px_per_mm_at(point_mm)
+        return (self.tile_mm[0] * s, self.tile_mm[1] * s)
+
+    def nearest_set(self, face_lab: Sequence[float]) -> int:
+        """Index into :attr:`sets` of the set whose face colour is nearest to ``face_lab``."""
+        lab = np.asarray(face_lab, np.float64).reshape(3)
+        d = [float(np.linalg.norm(lab - np.asarray(s.lab))) for s in self.sets]
+        return int(np.argmin(d))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_tiles": self.n_tiles, "tile_px": list(self.tile_px),
+            "tile_mm": None if self.tile_mm is None else list(self.tile_mm),
+            "face_lab": list(self.face_lab),
+            "pip_lab": None if self.pip_lab is None else list(self.pip_lab),
+            "polarity": self.polarity, "contrast": self.contrast,
+            "sets": [{"lab": list(s.lab), "bgr": list(s.bgr), "tiles": s.tiles, "name": s.name}
+                     for s in self.sets],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "SetProfile":
+        def trip(v: Any) -> tuple[float, float, float]:
+            t = tuple(float(x) for x in v)
+            if len(t) != 3:
+                raise EnrollmentError(f"a Lab colour needs 3 numbers, got {v!r}")
+            return t  # type: ignore[return-value]
+
+        polarity = str(d["polarity"])
+        if polarity not in ("light", "dark", "unknown"):
+            raise EnrollmentError(f"polarity {polarity!r} must be light, dark or unknown")
+        sets = tuple(SetColour(trip(s["lab"]), tuple(int(x) for x in s["bgr"]),  # type: ignore[arg-type]
+                               int(s["tiles"]), str(s["name"])) for s in d["sets"])
+        if not sets:
+            raise EnrollmentError("a set profile needs at least one set colour")
+        return cls(int(d["n_tiles"]), (float(d["tile_px"][0]), float(d["tile_px"][1])),
+                   None if d.get("tile_mm") is None else
+                   (float(d["tile_mm"][0]), float(d["tile_mm"][1])),
+                   trip(d["face_lab"]), None if d.get("pip_lab") is None else trip(d["pip_lab"]),
+                   polarity, float(d["contrast"]), sets)
+
+
+_NAMED_BGR = {
+    "white": (235, 235, 235), "ivory": (200, 235, 245), "black": (30, 30, 30),
+    "grey": (128, 128, 128), "red": (40, 40, 190), "orange": (30, 120, 230),
+    "yellow": (40, 200, 230), "green": (50, 130, 40), "teal": (130, 130, 20),
+    "blue": (160, 80, 30), "purple": (120, 50, 110), "pink": (170, 120, 230),
+    "brown": (40, 70, 120),
+}
+
+
+def _bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
+    px = np.asarray(bgr, np.uint8).reshape(-1, 1, 3)
+    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
+
+
+def _lab_to_bgr(lab: Sequence[float]) -> tuple[int, int, int]:
+    px = np.clip(np.round(np.asarray(lab, np.float64)), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    b, g, r = cv2.cvtColor(px, cv2.COLOR_LAB2BGR).reshape(3)
+    return int(b), int(g), int(r)
+
+
+def colour_name(lab: Sequence[float]) -> str:
+    """The nearest plain colour name of a Lab colour."""
+    names = list(_NAMED_BGR)
+    labs = _bgr_to_lab(np.array([_NAMED_BGR[n] for n in names]))
+    d = np.linalg.norm(labs - np.asarray(lab, np.float64), axis=1)
+    return names[int(np.argmin(d))]
+
+
+def tile_colours(frame_bgr: np.ndarray, corners_px: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Face and pip colour (Lab medians) of one tile; pips ``None`` when the tile shows none.
+
+    The top face is warped to a 2:1 rectangle, its rim and the divider band are left out, and the
+    pixels are split in two by Otsu's threshold along their main colour direction; the larger
+    part is the face, the smaller the pips."""
+    c = np.asarray(corners_px, np.float32).reshape(4, 2)
+    w, h = CANON
+    # corners go around the outline with 0-1 a short edge; make the long side horizontal
+    if np.linalg.norm(c[1] - c[0]) > np.linalg.norm(c[2] - c[1]):
+        c = np.roll(c, -1, axis=0)
+    dst = np.array([[0, 0], [0, h - 1], [w - 1, h - 1], [w - 1, 0]], np.float32)
+    M = cv2.getPerspectiveTransform(c, dst)
+    face = cv2.warpPerspective(frame_bgr, M, (w, h), flags=cv2.INTER_AREA)
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float64)
+    mx, my = int(0.12 * w), int(0.16 * h)
+    keep = np.zeros((h, w), bool)
+    keep[my:h - my, mx:w - mx] = True
+    keep[:, int(0.46 * w):int(0.54 * w) + 1] = False  # the divider
+    pix = lab[keep]
+    mean = pix.mean(axis=0)
+    centred = pix - mean
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    proj = centred @ vt[0]
+    lo, hi = float(proj.min()), float(proj.max())
+    if hi - lo < 1e-6:
+        return np.median(pix, axis=0), None
+    scaled = np.round((proj - lo) / (hi - lo) * 255).astype(np.uint8).reshape(-1, 1)
+    t, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    upper = scaled.ravel() > t
+    a, b = pix[upper], pix[~upper]
+    face_pix, pip_pix = (a, b) if len(a) >= len(b) else (b, a)
+    face_lab = np.median(face_pix, axis=0)
+    if len(pip_pix) < 0.02 * len(pix):
+        return face_lab, None
+    pip_lab = np.median(pip_pix, axis=0)
+    if float(np.linalg.norm(face_lab - pip_lab)) < MIN_PIP_CONTRAST:
+        return np.median(pix, axis=0), None
+    return face_lab, pip_lab
+
+
+def _kmeans(points: np.ndarray, k: int, iters: int = 50) -> np.ndarray:
+    """Deterministic k-means (farthest-point start): the label of every point."""
+    centres = [points[int(np.argmax(np.linalg.norm(points - points.mean(0), axis=1)))]]
+    while len(centres) < k:
+        d = np.min([np.linalg.norm(points - c, axis=1) for c in centres], axis=0)
+        centres.append(points[int(np.argmax(d))])
+    C = np.array(centres)
+    labels = np.zeros(len(points), int)
+    for _ in range(iters):
+        new = np.argmin(np.linalg.norm(points[:, None, :] - C[None], axis=2), axis=1)
+        if _ > 0 and np.array_equal(new, labels):
+            break
+        labels = new
+        for j in range(k):
+            if np.any(labels == j):
+                C[j] = points[labels == j].mean(axis=0)
+    return labels
+
+
+def enroll_set(frame_bgr: np.ndarray, tiles_corners_px: Sequence[Any],
+               plane: TablePlane | None = None, n_sets: int = 1,
+               tile_thickness_mm: float | None = None) -> SetProfile:
+    """Learn a set from one photo and the pixel corners of its face-up tiles (see the module
+    docstring). ``n_sets`` is how many differently coloured sets lie in the photo."""
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 or \
+            frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise EnrollmentError("frame_bgr must be an HxWx3 uint8 BGR image")
+    quads = [np.asarray(c, np.float64).reshape(4, 2) for c in tiles_corners_px]
+    if not quads:
+        raise EnrollmentError("no tiles to learn from: lay the set out face up, not touching, "
+                              "in good light, and take the picture again")
+    if not isinstance(n_sets, int) or not 1 <= n_sets <= 8:
+        raise EnrollmentError(f"n_sets {n_sets!r} must be 1..8")
+    if n_sets > 1 and len(quads) < 2 * n_sets:
+        raise EnrollmentError(f"{len(quads)} tiles found, too few to tell {n_sets} sets apart; "
+                              f"lay out at least {2 * n_sets} tiles, some of every set")
+    sides = np.array([[np.linalg.norm(q[(i + 1) % 4] - q[i]) for i in range(4)] for q in quads])
+    longs = np.maximum(sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]) / 2
+    shorts = np.minimum(sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]) / 2
+    tile_px = (float(np.median(longs)), float(np.median(shorts)))
+
+    tile_mm: tuple[float, float] | None = None
+    if plane is not None:
+        def size_at(z: float) -> tuple[float, float]:
+            ls, ss = [], []
+            for q in quads:
+                m = plane.to_table(q, z_mm=z)
+                s = [float(np.linalg.norm(m[(i + 1) % 4] - m[i])) for i in range(4)]
+                a, b = (s[0] + s[2]) / 2, (s[1] + s[3]) / 2
+                ls.append(max(a, b))
+                ss.append(min(a, b))
+            return float(np.median(ls)), float(np.median(ss))
+
+        tile_mm = size_at(0.0)
+        if plane.pose is not None:
+            thick = tile_thickness_mm if tile_thickness_mm is not None else \
+                THICKNESS_PER_WIDTH * tile_mm[1]
+            for _ in range(3):  # the thickness guess depends on the width it corrects
+                tile_mm = size_at(thick)
+                if tile_thickness_mm is None:
+                    thick = THICKNESS_PER_WIDTH * tile_mm[1]
+
+    faces, pips = [], []
+    for q in quads:
+        f, p = tile_colours(frame_bgr, q)
+        faces.append(f)
+        if p is not None:
+            pips.append(p)
+    faces_arr = np.array(faces)
+    face_lab = np.median(faces_arr, axis=0)
+    pip_lab = np.median(np.array(pips), axis=0) if pips else None
+    if pip_lab is None:
+        polarity, contrast = "unknown", 0.0
+    else:
+        polarity = "light" if face_lab[0] >= pip_lab[0] else "dark"
+        contrast = float(np.linalg.norm(face_lab - pip_lab))
+
+    labels = _kmeans(faces_arr, n_sets) if n_sets > 1 else np.zeros(len(faces_arr), int)
+    groups = []
+    for j in range(n_sets):
+        members = faces_arr[labels == j]
+        if len(members) == 0:
+            raise EnrollmentError(f"the tile colours do not split into {n_sets} sets; "
+                                  "check --sets or lay out tiles of every set")
+        lab = np.median(members, axis=0)
+        groups.append(SetColour(tuple(float(round(v, 2)) for v in lab),  # type: ignore[arg-type]
+                                _lab_to_bgr(lab), int(len(members)), colour_name(lab)))
+    groups.sort(key=lambda s: (-s.tiles, -s.lab[0]))
+    r3 = lambda v: tuple(float(round(x, 2)) for x in v)  # noqa: E731
+    return SetProfile(len(quads), (round(tile_px[0], 2), round(tile_px[1], 2)),
+                      None if tile_mm is None else (round(tile_mm[0], 2), round(tile_mm[1], 2)),
+                      r3(face_lab), None if pip_lab is None else r3(pip_lab),  # type: ignore[arg-type]
+                      polarity, round(contrast, 2), tuple(groups),
+                      tuple(r3(f) for f in faces_arr))  # type: ignore[misc]
+
+
+def find_tiles(frame_bgr: np.ndarray) -> list[np.ndarray]:
+    """Face-up, whole tiles in a photo with the reader's detector (``vision.detect``)."""
+    from vision.detect import detect_tiles
+
+    return [np.asarray(t.corners, np.float64) for t in detect_tiles(frame_bgr).tiles if not t.cut]
+
+
+def enroll_photo(frame_bgr: np.ndarray, plane: TablePlane | None = None,
+                 n_sets: int = 1) -> SetProfile:
+    """:func:`enroll_set` on the tiles the reader's detector finds in the photo."""
+    return enroll_set(frame_bgr, find_tiles(frame_bgr), plane, n_sets)
+
+
+def save_profile(profile: SetProfile, folder: str | os.PathLike[str] | None = None) -> Path:
+    """Write ``set_profile.json`` (keeping ``set_profile.prev.json``)."""
+    return save_versioned(calibration_dir(folder) / PROFILE_FILE, PROFILE_KIND, PROFILE_VERSION,
+                          profile.to_dict())
+
+
+def load_profile(folder: str | os.PathLike[str] | None = None
+                 ) -> tuple[SetProfile | None, list[str]]:
+    """The stored set profile (falling back to the previous file) and the problems met."""
+    loaded = load_versioned(calibration_dir(folder) / PROFILE_FILE, PROFILE_KIND, PROFILE_VERSION,
+                            validate=lambda d: SetProfile.from_dict(d) and None)
+    if loaded.data is None:
+        return None, loaded.problems
+    return SetProfile.from_dict(loaded.data), loaded.problems
