@@ -252,3 +252,12 @@ def test_generator_and_checker_agree_on_near_misses() -> None:
                     accepted += listed
             g.apply(rng.choice(plays) if plays else Move.draw(me, 1))
     assert checked > 500 and 100 < accepted < checked - 100, (checked, accepted)
+
+
+def test_unnamed_draw_with_known_hands_is_learnt_when_played() -> None:
+    g = play([{"deal": {"Ann": ANN, "Bob": BOB}}, at("Bob", "1-1", [[0, 0], [1, 0]], 0).to_json(),
+              {"player": "Ann", "draw": 1}])
+    assert g.drawn == "?" and g.current_player == "Ann" and g.unknown_in_hand["Ann"] == 1
+    g.apply(at("Ann", "0-1", [[-2, 0], [-1, 0]], 0))  # the drawn tile, named by playing it
+    assert g.unknown_in_hand["Ann"] == 0 and g.boneyard is not None and len(g.boneyard) == g.pile == 36
+    assert g.current_player == "Bob" and g.held == {"Ann": 9, "Bob": 8}
