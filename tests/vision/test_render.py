@@ -253,7 +253,7 @@ def test_game_layout_shows_a_real_table_of_the_simulated_game(seed: int, name: s
     sim = play_random_game(game["name"], game["players"], game["seed"],
                            max_moves=game["moves_applied"])
     on_table = {str(t) for t in sim.game.table_tiles()}
-    assert {t["tile"] for t in truth["tiles"]} <= on_table
+    assert {t["tile"] for t in truth["tiles"]} == on_table
     # touching tiles of a play share the value at the touching halves
     geom = geometry_for_set(truth["set_max"])
     by_tile = {t["tile"]: t for t in truth["tiles"]}
@@ -296,3 +296,22 @@ def test_stacking_games_put_tiles_on_tiles(game: str) -> None:
     covered = [t for t in truth["tiles"]
                if t["layer"] < top[tuple(np.round(t["table_mm"]["center"], -1))]]
     assert covered and np.median([t["visible"] for t in covered]) < 0.5
+
+
+def test_game_sequence_grows_play_by_play_under_one_camera() -> None:
+    from companion.simulate import play_random_game
+    from vision.render.sequence import game_sequence
+    frames = game_sequence(8, "allfives", n_tiles=5, size=(320, 180))
+    n = frames[-1].placed
+    assert n >= 3 and len(frames) == 2 * n - 1
+    assert [f.spec.frame for f in frames] == list(range(len(frames)))
+    assert len({f.spec.camera for f in frames}) == 1
+    stills = [f for f in frames if f.event == "still"]
+    assert [f.placed for f in stills] == list(range(1, n + 1))
+    assert all(len(f.spec.hands) == 1 for f in frames if f.event == "hand")
+    last = render_scene(stills[-1].spec).truth
+    g = last["game"]
+    sim = play_random_game(g["name"], g["players"], g["seed"], max_moves=g["moves_applied"])
+    assert {t["tile"] for t in last["tiles"]} == {str(t) for t in sim.game.table_tiles()}
+    with pytest.raises(RenderSpecError, match="no play-by-play sequence"):
+        game_sequence(8, "buildup")

@@ -64,22 +64,24 @@ def _hub_sockets(game: str, geom: TileGeometry, v: int) -> list[tuple[np.ndarray
 
 
 def _plays_of_round(game_name: str, players: int, seed: int, n_tiles: int
-                    ) -> tuple[list[tuple[Tile, Tile | None]], int, Any]:
+                    ) -> tuple[list[tuple[Tile, Tile | None, int]], Any]:
+    """The plays ``(tile, on, moves applied after it)`` of the first round of a simulated game
+    that reaches ``n_tiles`` plays (or of its longest round), and the simulation."""
     from companion.simulate import play_random_game
 
     sim = play_random_game(game_name, players, seed, max_moves=3000)
-    plays: list[tuple[Tile, Tile | None]] = []
-    best: tuple[list, int] = ([], 0)
+    plays: list[tuple[Tile, Tile | None, int]] = []
+    best: list[tuple[Tile, Tile | None, int]] = []
     for k, move in enumerate(sim.moves):
         if move.kind == "deal":
             plays = []
         elif move.kind == "play" and move.tile is not None:
-            plays.append((move.tile, move.on))
-            if len(plays) > len(best[0]):
-                best = (list(plays), k + 1)
+            plays.append((move.tile, move.on, k + 1))
+            if len(plays) > len(best):
+                best = list(plays)
             if len(plays) >= n_tiles:
-                return plays, k + 1, sim
-    return best[0], best[1], sim
+                return plays, sim
+    return best, sim
 
 
 def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
@@ -87,7 +89,10 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
                 ) -> tuple[list[Placement], dict[str, Any]]:
     """Placements of a simulated game's table with about ``n_tiles`` tiles, and the game's
     ground truth (``name``, ``seed``, ``players``, ``moves_applied``: replaying that many moves of
-    ``play_random_game(name, players, seed)`` gives this table; ``plays`` as laid out)."""
+    ``play_random_game(name, players, seed)`` gives this table; ``plays`` as laid out;
+    ``play_moves``: for each placement in order, the moves applied once it lies there, so the
+    first ``k`` placements are the table after ``play_moves[k - 1]`` moves, except for Build Up
+    whose stacks come from the final state)."""
     if not available():
         raise RenderSpecError("layout 'game' needs companion.simulate (the rules core's "
                               "self-play); use another layout")
@@ -101,7 +106,7 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
         return _buildup_layout(rng, geom, n_tiles, players, seed)
     if game_name == "stackernoes":
         return _stackernoes_layout(geom, n_tiles, players, seed)
-    plays, n_moves, sim = _plays_of_round(game_name, players, seed, n_tiles)
+    plays, sim = _plays_of_round(game_name, players, seed, n_tiles)
     set_max = SET_OF_GAME[game_name]
     ew, eh = extent_mm
     bounds = (-ew / 2, -eh / 2, ew / 2, eh / 2)
@@ -136,15 +141,18 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
                   and fp[:, 1].min() >= bounds[1] and fp[:, 1].max() <= bounds[3])
         return inside and occ.free(pl)
 
-    applied = []
-    for tile, on in plays:
+    applied: list[str] = []
+    counts: list[int] = []  # per placement: moves of the log applied once it lies there
+    for tile, on, count in plays:
         if not out:
-            if on is not None:
+            if on is not None:  # a centre double set before the first play (Chickenfoot)
                 place_first(on)
                 applied.append(f"{on}")
+                counts.append(count - 1)
             else:
                 place_first(tile)
                 applied.append(f"{tile}")
+                counts.append(count)
                 continue
         if on is None or on not in sockets:
             break
@@ -184,10 +192,12 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
                 new.append(toe)
         sockets[tile] = new
         applied.append(f"{tile} on {on}")
+        counts.append(count)
         if len(out) >= n_tiles:
             break
     info = {"name": game_name, "seed": seed, "players": list(sim.header.players),
-            "moves_applied": n_moves, "set_max": set_max, "plays": applied}
+            "moves_applied": counts[-1] if counts else 0, "set_max": set_max,
+            "plays": applied, "play_moves": counts}
     return out, info
 
 
@@ -230,7 +240,8 @@ def _stackernoes_layout(geom: TileGeometry, n_tiles: int, players: int, seed: in
     cell = geom.length_mm / 2 + 0.3
     out: list[Placement] = []
     n_moves = 0
-    plays = []
+    plays: list[str] = []
+    counts: list[int] = []
     for k, m in enumerate(sim.moves):
         if m.kind == "end_round" and out:
             break
@@ -244,6 +255,7 @@ def _stackernoes_layout(geom: TileGeometry, n_tiles: int, players: int, seed: in
                              ang, layer=level))
         plays.append(f"{m.tile} at {m.extra['at']} level {level}")
         n_moves = k + 1
+        counts.append(n_moves)
         if len(out) >= n_tiles:
             break
     if out:
@@ -252,5 +264,5 @@ def _stackernoes_layout(geom: TileGeometry, n_tiles: int, players: int, seed: in
         out = [Placement(p.tile, p.halves, (p.center_mm[0] - cx, p.center_mm[1] - cy),
                          p.angle_deg, p.layer, p.face_up) for p in out]
     info = {"name": "stackernoes", "seed": seed, "players": list(sim.header.players),
-            "moves_applied": n_moves, "set_max": 9, "plays": plays}
+            "moves_applied": n_moves, "set_max": 9, "plays": plays, "play_moves": counts}
     return out, info

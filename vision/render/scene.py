@@ -92,6 +92,8 @@ class SceneSpec:
     layout: str = ""
     game: dict[str, Any] | None = None
     held_out: bool = False
+    #: Frame number in a sequence of one table: only the sensor noise depends on it.
+    frame: int = 0
 
     def check(self) -> None:
         """Raise :class:`RenderSpecError` naming the first thing that cannot be rendered."""
@@ -530,7 +532,7 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
     cam = Camera(spec.camera, W, H)
     geom = geometry_for_set(spec.set_max)
     rig = _TileRig.of(geom)
-    rng = np.random.default_rng(spec.seed)  # only for sensor noise
+    rng = np.random.default_rng([spec.seed, spec.frame])  # only for sensor noise
     ppm_img = cam.K[0, 0] / cam.spec.height_mm * math.cos(math.radians(cam.spec.tilt_deg))
 
     cv = _draw_table(spec, cam, ppm_img)
@@ -576,7 +578,8 @@ def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
     lt, dg = spec.light, spec.degrade
     H0 = cam.plane_homography(0.0)
     return {
-        "image": "", "width": W, "height": H, "seed": spec.seed, "set_max": spec.set_max,
+        "image": "", "width": W, "height": H, "seed": spec.seed, "frame": spec.frame,
+        "set_max": spec.set_max,
         "style": {"table": spec.table_family, "table_variant": spec.table_variant,
                   "tile_styles": sorted({s.family for s in spec.tile_styles}),
                   "lighting": {"lamp_mm": list(lt.lamp_mm), "ambient": lt.ambient,
