@@ -53,6 +53,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "(default: --out's folder if it has one)")
     parser.add_argument("--frames", type=int, default=30,
                         help="with --camera: frames to try before giving up (default 30)")
+    parser.add_argument("--enroll", metavar="PHOTO",
+                        help="also learn your set from a photo of it laid out face up (tile "
+                             "size, face and pip colours); uses the saved table calibration "
+                             "when no --image/--camera is given")
+    parser.add_argument("--sets", type=int, default=1,
+                        help="with --enroll: how many differently coloured sets are in the photo")
+    parser.add_argument("--lens-photos", metavar="FOLDER",
+                        help="calibrate the lens from photos of the ChArUco board "
+                             "(`domino-companion markers --charuco`) and save lens.json")
     parser.add_argument("--bench", action="store_true",
                         help="print the calibration benchmark figures and exit")
 
@@ -169,6 +178,10 @@ def run(args: argparse.Namespace) -> int:
 
     interactive = _interactive()
     out_dir = calibration_dir(args.out)
+    if args.lens_photos:
+        return _run_lens(args.lens_photos, out_dir)
+    if args.enroll and not args.image and args.camera is None:
+        return _run_enroll(args.enroll, out_dir, args.sets, None)
     if args.image:
         frame = read_image(args.image)
         source_text = args.image
@@ -250,5 +263,51 @@ def run(args: argparse.Namespace) -> int:
         print(f"camera: about {plane.pose.height_mm:.0f} mm above the table, tilted "
               f"{plane.pose.tilt_deg:.1f} degrees, turned {plane.pose.rotation_deg:.1f} degrees "
               f"(lens: {plane.camera.source}, focal {plane.camera.K[0, 0]:.0f} px)")
+    print(f"saved: {path}")
+    if args.enroll:
+        return _run_enroll(args.enroll, out_dir, args.sets, plane)
+    return 0
+
+
+def _run_lens(folder: str, out_dir: Path) -> int:
+    """Lens calibration from a folder of ChArUco board photos; saves lens.json."""
+    from calibration.files import save_lens
+    from calibration.lens import calibrate_lens
+    from vision.sources import open_source
+
+    source = open_source(folder)
+    frames = [f.frame_bgr for f in source]  # type: ignore[union-attr]
+    cal = calibrate_lens(frames)
+    path = save_lens(cal.camera, cal.rms_px, cal.views, out_dir)
+    K = cal.camera.K
+    print(f"lens: {cal.views} of {len(frames)} photos used, {cal.corners} corners, RMS "
+          f"{cal.rms_px:.2f} px; focal {K[0, 0]:.0f} px, centre ({K[0, 2]:.0f}, {K[1, 2]:.0f})")
+    print(f"saved: {path}")
+    return 0
+
+
+def _run_enroll(photo: str, out_dir: Path, n_sets: int, plane: TablePlane | None) -> int:
+    """Learn the set from a photo (tiles found by the reader's detector); saves set_profile.json."""
+    from calibration.enroll import enroll_photo, save_profile
+    from calibration.files import load_plane
+    from vision.sources import read_image
+
+    frame = read_image(photo)
+    if plane is None:
+        plane, problems = load_plane(out_dir)
+        for p in problems:
+            print(f"table calibration: {p}", file=sys.stderr)
+        if plane is not None and tuple(plane.image_size) != (frame.shape[1], frame.shape[0]):
+            print("table calibration is for another image size; tile size in mm skipped",
+                  file=sys.stderr)
+            plane = None
+    profile = enroll_photo(frame, plane, n_sets)
+    path = save_profile(profile, out_dir)
+    size_mm = ("" if profile.tile_mm is None else
+               f", {profile.tile_mm[0]:.1f} x {profile.tile_mm[1]:.1f} mm")
+    print(f"set: {profile.n_tiles} tiles, {profile.tile_px[0]:.0f} x {profile.tile_px[1]:.0f} px"
+          f"{size_mm}; pips {'darker' if profile.polarity == 'light' else 'lighter'} than the "
+          f"face (contrast {profile.contrast:.0f}); sets: "
+          + ", ".join(f"{s.name} ({s.tiles} tiles)" for s in profile.sets))
     print(f"saved: {path}")
     return 0

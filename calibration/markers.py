@@ -222,9 +222,38 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", choices=sorted(PAPER_MM), default="a4", help="paper size")
     parser.add_argument("--marker-mm", type=float, default=40.0,
                         help="side of each black marker square in mm (default 40)")
+    parser.add_argument("--charuco", action="store_true",
+                        help="write the ChArUco board for the optional lens calibration instead")
+
+
+def write_charuco_sheet(out: str | os.PathLike[str], paper: str = "a4") -> Sheet:
+    """The ChArUco lens-calibration board (see :mod:`calibration.lens`) centred on a landscape
+    page at 300 dpi, with its square size printed, as .pdf or .png."""
+    from calibration.lens import DEFAULT_SQUARE_MM, board_image, charuco_board
+
+    path = Path(out)
+    if path.suffix.lower() not in (".pdf", ".png"):
+        raise MarkerSheetError(f"output {path} must end in .pdf or .png")
+    ph, pw = PAPER_MM[paper.lower()]  # landscape
+    W, H = _mm(pw), _mm(ph)
+    page = np.full((H, W), 255, np.uint8)
+    board = board_image(charuco_board(), px_per_mm=DPI / 25.4, margin_mm=0)
+    y0, x0 = (H - board.shape[0]) // 2, (W - board.shape[1]) // 2
+    page[y0:y0 + board.shape[0], x0:x0 + board.shape[1]] = board
+    _text(page, f"Lens calibration board: squares {DEFAULT_SQUARE_MM:g} mm - print at 100%, "
+                "glue flat, take 10+ photos from different angles",
+          (_mm(12), _mm(12)), scale=1.1, thickness=3)
+    data = pdf_bytes(page, (pw, ph)) if path.suffix.lower() == ".pdf" else _png_with_dpi(page, DPI)
+    write_atomic(path, data, keep_previous=False)
+    return Sheet(page, DPI, paper, (pw, ph), 0.0, {})
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.charuco:
+        write_charuco_sheet(args.out, args.size)
+        print(f"wrote {args.out}: ChArUco lens board on {args.size.upper()} landscape at {DPI} "
+              "dpi. Print at 100%, then: domino-companion calibrate --lens-photos FOLDER")
+        return 0
     sheet = write_sheet(args.out, args.size, args.marker_mm)
     print(f"wrote {args.out}: {sheet.paper.upper()} at {sheet.dpi} dpi, four {sheet.marker_mm:g} mm "
           f"markers (DICT_4X4_50 ids 0-3). Print at 100% and check the 100 mm ruler.")

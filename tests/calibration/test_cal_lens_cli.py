@@ -119,3 +119,42 @@ def test_calibrate_command_manual_corners_and_failures(tmp_path, capsys, monkeyp
     assert "no camera at index 5" in capsys.readouterr().err
     with pytest.raises(CalibrationError, match="8 numbers"):
         parse_corners("1,2,3")
+
+
+def test_calibrate_lens_photos_command(tmp_path, capsys):
+    folder = tmp_path / "board"
+    folder.mkdir()
+    for k, view in enumerate(_board_views(5)):
+        cv2.imwrite(str(folder / f"v{k}.png"), view)
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--lens-photos", str(folder), "--out", str(out)]) == 0
+    assert "RMS" in capsys.readouterr().out
+    cam, problems = load_lens(out)
+    assert problems == [] and cam.K[0, 0] == pytest.approx(620, rel=0.03)
+
+
+def test_calibrate_enroll_uses_the_readers_detector(tmp_path, capsys, monkeypatch):
+    """--enroll runs the reader's tile finder and saves a profile (the finder itself is the
+    reader's, tested there; this checks the wiring on one clear white tile on a dark table)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    img = np.full((480, 640, 3), 40, np.uint8)
+    tile = np.array([[200, 200], [360, 200], [360, 280], [200, 280]], np.int32)
+    cv2.fillConvexPoly(img, tile, (235, 235, 235))
+    cv2.line(img, (280, 205), (280, 275), (20, 20, 20), 3)
+    for x, y in ((240, 240), (310, 220), (330, 260)):
+        cv2.circle(img, (x, y), 8, (20, 20, 20), -1)
+    photo = tmp_path / "set.png"
+    cv2.imwrite(str(photo), img)
+    rc = main(["calibrate", "--enroll", str(photo), "--out", str(tmp_path / "cal")])
+    captured = capsys.readouterr()
+    assert rc == 0 and "set: 1 tiles" in captured.out
+    from calibration.enroll import load_profile
+    profile, _ = load_profile(tmp_path / "cal")
+    assert profile is not None and profile.polarity == "light" and profile.tile_mm is None
+    assert profile.tile_px[0] == pytest.approx(161, abs=5)
+    assert profile.tile_px[1] == pytest.approx(81, abs=5)
+    assert profile.face_lab[0] > 200 and profile.pip_lab[0] < 60
+    # a photo with no tiles says what to do
+    cv2.imwrite(str(photo), np.full((480, 640, 3), 40, np.uint8))
+    assert main(["calibrate", "--enroll", str(photo), "--out", str(tmp_path / "cal")]) == 2
+    assert "lay the set out face up" in capsys.readouterr().err

@@ -134,3 +134,25 @@ def test_pose_limits_and_framing():
     assert [p.code for p in framing] == ["table-out-of-frame"]
     assert "top-left corner is outside" in framing[0].message
     assert str(Problem("x", "warning", "msg")) == "warning: msg"
+
+
+def test_wrong_marker_size_is_reported():
+    img = synth_view(LAYOUT, CAM, seed=1).image_bgr
+    wrong = MarkerLayout(600, 450, 50)  # the markers are 40 mm
+    report = check_setup(img, wrong)
+    codes = [p.code for p in report.problems]
+    assert "sizes-do-not-fit" in codes
+    msg = next(p.message for p in report.problems if p.code == "sizes-do-not-fit")
+    assert "--marker-mm" in msg
+    assert "sizes-do-not-fit" not in [p.code for p in check_setup(img, LAYOUT).problems]
+
+
+def test_charuco_sheet_is_detectable(tmp_path, capsys):
+    from companion.cli import main
+    from calibration.lens import charuco_board
+    out = tmp_path / "board.png"
+    assert main(["markers", "--charuco", "--out", str(out)]) == 0
+    assert "ChArUco" in capsys.readouterr().out
+    img = cv2.resize(cv2.imread(str(out)), None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+    _c, ids, _mc, _mi = cv2.aruco.CharucoDetector(charuco_board()).detectBoard(img)
+    assert ids is not None and len(ids) == 24  # every inner corner of the 7x5 board
