@@ -246,7 +246,8 @@ def layout(kind: str, set_max: int, geom: TileGeometry, rng: np.random.Generator
     L, W = geom.length_mm, geom.width_mm
     if kind == "line":
         first = dealer.any(double=False) or dealer.any()
-        assert first is not None
+        if first is None:
+            raise RenderSpecError("the dealer has no tiles left to start a line")
         start = np.array([bounds[0] + 5.0, bounds[1] + W])
         pl = Placement(first, first.halves, (float(start[0] + L / 2), float(start[1])), 0.0)
         occ.add(pl)
@@ -321,7 +322,6 @@ def layout(kind: str, set_max: int, geom: TileGeometry, rng: np.random.Generator
     elif kind == "grid":
         cols = max(1, int(ew // (W + 18)))
         rows = max(1, int(eh // (L + 14)))
-        k = 0
         for r in range(rows):
             for c in range(cols):
                 if len(out) >= n_tiles:
@@ -333,7 +333,6 @@ def layout(kind: str, set_max: int, geom: TileGeometry, rng: np.random.Generator
                 x = bounds[0] + (c + 0.5) * ew / cols + float(rng.normal(0, 1.5))
                 y = bounds[1] + (r + 0.5) * eh / rows + float(rng.normal(0, 1.5))
                 out.append(Placement(t, halves, (x, y), 90.0 + float(rng.normal(0, 2))))
-                k += 1
     else:  # loose
         out.extend(scatter(dealer, occ, geom, rng, n_tiles, bounds, face_up=True))
     return out

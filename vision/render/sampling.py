@@ -19,7 +19,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from companion.tiles import Tile
 from vision.render.camera import Camera, CameraSpec
 from vision.render.errors import RenderSpecError
 from vision.render.layouts import (LAYOUT_KINDS, Dealer, Occupancy, Placement, extent, layout,
@@ -179,8 +178,6 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
             table_fams = list(HELD_OUT_TABLE_FAMILIES)
         else:
             table_fams = [f for f in table_fams if f not in HELD_OUT_TABLE_FAMILIES] or table_fams
-    elif held_out:
-        pass
     family = str(rng.choice(tile_fams))
     set_colours = sorted({p.tile.colour for p in placements if p.tile.colour})
     if set_colours:  # a game with one coloured set per player; extras join one of the sets
@@ -305,4 +302,4 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
                      held_out=held_out)
 
 
-__all__ = ["random_scene_spec", "HELD_OUT_SEED_MIN", "Tile"]
+__all__ = ["random_scene_spec", "HELD_OUT_SEED_MIN", "SKIN_BGR"]

@@ -59,7 +59,8 @@ def game_sequence(rng_seed: int, game: str = "allfives", n_tiles: int = 16,
                               "leave them out")
     full = random_scene_spec(rng_seed, layout="game", game=game, n_tiles=n_tiles, loose=0,
                              boneyard=False, hands=0, **constraints)
-    assert full.game is not None
+    if full.game is None:
+        raise RenderSpecError(f"seed {rng_seed} gave no game layout for {game!r}")
     counts: list[int] = list(full.game["play_moves"])
     if len(counts) != len(full.placements):
         raise RenderSpecError(f"game layout of seed {rng_seed} has {len(full.placements)} tiles "
