@@ -37,15 +37,22 @@ import numpy as np
 MIN_TILE_WIDTH_PX = 8.0
 #: Largest grid (in w/2 cells) a blob may span before it is judged clutter, not tiles.
 MAX_GRID_CELLS = 1600
-#: How many exact covers of one blob are scored at most.
+#: How many exact covers of one blob are scored at most, and how many search steps are taken.
 MAX_COVERS = 64
+MAX_COVER_STEPS = 3000
 #: Smallest divider contrast (divider darkness relative to face/pip contrast) of a real tile.
 MIN_DIVIDER_SCORE = 0.18
+#: Smallest contrast, in grey levels, between a tile face and its pips or divider.
+MIN_INK_CONTRAST = 40.0
+#: Largest blob, as a fraction of the image, that may hold tiles (bigger ones are the table).
+MAX_BLOB_FRACTION = 0.3
 #: Solidity (area / min-area-rectangle area) of a blob that counts as one solid rectangle.
 SOLID = 0.86
 #: Dents in a blob outline shallower than this fraction of the tile width are filled (pips at
 #: the edge); notches between tiles of a chain are at least half a width deep.
 DENT = 0.4
+#: A blob this much inside tiles already found is not split again.
+COVERED = 0.75
 #: Grid cells at least this full must be covered by a tile; cells at least FAINT full may be.
 FULL, FAINT = 0.8, 0.3
 
@@ -55,7 +62,8 @@ class TileCandidate:
     """One tile found in an image: corners (4, 2) in image pixels and what the finder knows.
 
     ``cut`` is True when part of the tile lies outside the image. ``divider`` is the divider
-    contrast (0 none, about 1 a crisp painted line). ``polarity`` is ``"light"`` for a tile face
+    contrast (0 none, about 1 a crisp painted line); ``fill`` how much of the quad's rim is tile face
+    (low when the quad also takes in side walls or shadow). ``pips`` how many pip-like blobs it holds. ``polarity`` is ``"light"`` for a tile face
     brighter than its pips, ``"dark"`` for a face darker than its pips.
     """
 
@@ -63,6 +71,13 @@ class TileCandidate:
     cut: bool
     divider: float
     polarity: str
+    fill: float = 1.0
+    pips: int = 0
+
+    @property
+    def is_tile(self) -> bool:
+        """Shows a divider or at least one pip (face-down tiles and clutter show neither)."""
+        return self.divider >= MIN_DIVIDER_SCORE or self.pips >= 1
 
     @property
     def center(self) -> tuple[float, float]:
@@ -93,17 +108,20 @@ class Detection:
 
 def face_maps(frame_bgr: np.ndarray) -> dict[str, np.ndarray]:
     """The face maps of a BGR frame: "light" (min of B, G, R), "dark" (255 - max) and
-    "contrast" (colour distance in Lab from the median colour of the image border, which is
-    mostly table: finds ivory tiles on white paper and on wood, and coloured sets)."""
-    light = np.min(frame_bgr, axis=2)
-    dark = 255 - np.max(frame_bgr, axis=2)
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.int16)
-    edge = max(1, min(lab.shape[:2]) // 20)
-    border = np.concatenate([lab[:edge].reshape(-1, 3), lab[-edge:].reshape(-1, 3),
-                             lab[:, :edge].reshape(-1, 3), lab[:, -edge:].reshape(-1, 3)])
-    ref = np.median(border, axis=0).astype(np.int16)
-    diff = np.abs(lab - ref)
-    contrast = np.clip(diff[..., 0] + 2 * (diff[..., 1] + diff[..., 2]), 0, 255).astype(np.uint8)
+    "contrast" (colour distance from the median colour of the image border, which is mostly
+    table: finds ivory tiles on white paper and on wood, and coloured sets)."""
+    b, g, r = cv2.split(frame_bgr)
+    light = cv2.min(cv2.min(b, g), r)
+    dark = cv2.bitwise_not(cv2.max(cv2.max(b, g), r))
+    edge = max(1, min(frame_bgr.shape[:2]) // 20)
+    step = max(1, edge // 4)
+    border = np.concatenate([frame_bgr[:edge:step, ::step].reshape(-1, 3),
+                             frame_bgr[-edge::step, ::step].reshape(-1, 3),
+                             frame_bgr[::step, :edge:step].reshape(-1, 3),
+                             frame_bgr[::step, -edge::step].reshape(-1, 3)])
+    ref = np.median(border, axis=0)
+    diffs = [cv2.absdiff(ch, np.full_like(ch, int(v))) for ch, v in zip((b, g, r), ref)]
+    contrast = cv2.add(cv2.add(diffs[0], diffs[1]), diffs[2])  # saturating sum
     return {"light": light, "dark": dark, "contrast": contrast}
 
 
@@ -132,9 +150,10 @@ def face_mask(face_map: np.ndarray, level: float) -> np.ndarray:
         # Fill the holes (pips, divider) but only small ones: a hole as large as a tile is a
         # gap between tiles laid in a ring, which must stay open.
         img_area = mask.shape[0] * mask.shape[1]
-        for i, c in enumerate(contours):
-            if hierarchy[0][i][3] >= 0 and cv2.contourArea(c) < img_area * 0.002:
-                cv2.drawContours(filled, contours, i, 255, -1)
+        holes = [c for i, c in enumerate(contours)
+                 if hierarchy[0][i][3] >= 0 and cv2.contourArea(c) < img_area * 0.002]
+        if holes:
+            cv2.drawContours(filled, holes, -1, 255, -1)
     return filled
 
 
@@ -277,7 +296,7 @@ def _covers(occupied: np.ndarray, optional: np.ndarray, limit: int) -> list[list
         return -1
 
     def search(start: int) -> None:
-        if len(results) >= limit or steps[0] > 20000:
+        if len(results) >= limit or steps[0] > MAX_COVER_STEPS:
             return
         steps[0] += 1
         i = first_open(start)
@@ -319,19 +338,22 @@ def _covers(occupied: np.ndarray, optional: np.ndarray, limit: int) -> list[list
 
 
 def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: float,
-                   w: float) -> float:
-    """Divider contrast of the tile occupying [x0, x1] x [y0, y1] in a rotated face map.
+                   w: float) -> tuple[float, float, int]:
+    """Divider contrast, rim fill and pip count of the tile at [x0, x1] x [y0, y1] in a rotated face map.
 
     The face is bright in the face map; the divider is a thin dark line across the middle of
-    the tile's long axis. The score is (face level - darkest line level near the middle) over
-    (face level - pip level), measured on the central 60% across the tile.
+    the tile's long axis. The divider score is (face level - darkest line level near the
+    middle) over (face level - pip level), measured on the central 60% across the tile. The rim
+    fill is the fraction of the band along the quad's outline that is face-bright: a quad that
+    also takes in the tile's side walls or its shadow has a low rim fill. Pips are round blobs
+    of ink of pip size inside the quad (some sets show no divider, only a spinner).
     """
     h_img, w_img = face_rot.shape
     horizontal = (x1 - x0) >= (y1 - y0)
     xi0, xi1 = int(round(max(x0, 0))), int(round(min(x1, w_img)))
     yi0, yi1 = int(round(max(y0, 0))), int(round(min(y1, h_img)))
     if xi1 - xi0 < 4 or yi1 - yi0 < 4:
-        return 0.0
+        return 0.0, 0.0, 0
     patch = face_rot[yi0:yi1, xi0:xi1].astype(np.float32)
     if horizontal:
         patch = patch.T  # long axis now along rows
@@ -344,13 +366,39 @@ def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: fl
     band = max(1, int(round(0.1 * w)))
     lo, hi = int(round(mid)) - band, int(round(mid)) + band + 1
     if lo < 0 or hi > n_long:
-        return 0.0
+        return 0.0, 0.0, 0
     face = float(np.percentile(patch, 75))
-    ink = float(np.percentile(patch, 2))
-    if face - ink < 12.0:
-        return 0.0
+    ink = float(np.percentile(patch, 1))
+    if face - ink < MIN_INK_CONTRAST:
+        return 0.0, 0.0, 0
     line = float(profile[lo:hi].min())
-    return max(0.0, (face - line) / (face - ink))
+    divider = max(0.0, (face - line) / (face - ink))
+    # a line, not a dark region: the face comes back on both sides of it
+    off = max(band + 1, int(round(0.3 * w)))
+    i_mid = int(round(mid))
+    sides = [profile[i] for i in (i_mid - off, i_mid + off) if 0 <= i < n_long]
+    if not sides or min(sides) - line < 0.4 * (face - line):
+        divider = 0.0
+    rim = max(1, int(round(0.1 * w)))
+    ring = np.concatenate([patch[:rim].ravel(), patch[-rim:].ravel(),
+                           patch[rim:-rim, :rim].ravel(), patch[rim:-rim, -rim:].ravel()])
+    fill = float(np.mean(ring >= face - 0.3 * (face - ink)))
+    # pips: round ink blobs of pip size inside the face
+    inner = patch[rim:-rim, rim:-rim]
+    ink_mask = (inner < face - 0.5 * (face - ink)).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink_mask, connectivity=8)
+    pips = 0
+    a_min, a_max = 0.006 * w * w, 0.12 * w * w
+    for x, y, bw, bh, area in stats[1:n]:
+        if a_min <= area <= a_max and max(bw, bh) <= 1.8 * min(bw, bh) and \
+                area >= 0.5 * bw * bh:
+            pips += 1
+    return divider, fill, pips
+
+
+def _evidence(divider: float, fill: float, pips: int) -> float:
+    """How much a quad looks like one tile: divider, tight outline, pips."""
+    return min(divider, 0.6) + fill + 0.15 * min(pips, 4)
 
 
 def _split_blob(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: int,
@@ -417,7 +465,7 @@ def _split_blob(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: i
                                       borderValue=0)
                  for name, fmap in ink_maps.items()}
     best, best_score = None, -1.0
-    scored: dict[tuple[int, int, int], tuple[float, str]] = {}
+    scored: dict[tuple[int, int, int], tuple[tuple[float, float, int], str]] = {}
     for cover in covers:
         total = 0.0
         for blk in cover:
@@ -427,7 +475,7 @@ def _split_blob(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: i
                 scored[blk] = max((_divider_score(face_rot, c0 * cell, r0 * cell, (c0 + ww) * cell,
                                                   (r0 + hh) * cell, w), name)
                                   for name, face_rot in face_rots.items())
-            total += scored[blk][0]
+            total += _evidence(*scored[blk][0])
         if total > best_score:
             best, best_score = cover, total
     tiles = []
@@ -447,8 +495,8 @@ def _split_blob(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: i
         if not cut:
             img_pts[:, 0] = np.clip(img_pts[:, 0], -0.5, img_w - 0.5)
             img_pts[:, 1] = np.clip(img_pts[:, 1], -0.5, img_h - 0.5)
-        score, polarity = scored[(r0, c0, orient)]
-        tiles.append(TileCandidate(img_pts, cut, float(score), polarity))
+        (score, fill, pips), polarity = scored[(r0, c0, orient)]
+        tiles.append(TileCandidate(img_pts, cut, float(score), polarity, fill, pips))
     return tiles
 
 
@@ -463,6 +511,18 @@ def _quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def _covered_fraction(blob: _Blob, covered: np.ndarray) -> float:
+    """Fraction of a blob's area inside the ``covered`` mask."""
+    x, y, w, h = cv2.boundingRect(blob.contour)
+    roi = np.zeros((h, w), np.uint8)
+    cv2.drawContours(roi, [blob.contour - np.array([x, y], np.int32)], -1, 255, -1)
+    total = cv2.countNonZero(roi)
+    if total == 0:
+        return 1.0
+    inside = cv2.countNonZero(cv2.bitwise_and(roi, covered[y:y + h, x:x + w]))
+    return inside / total
+
+
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     """Every face-up tile in a BGR frame (uint8, (H, W, 3)); see the module docstring."""
     img_h, img_w = frame_bgr.shape[:2]
@@ -475,7 +535,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     for polarity, fmap in maps.items():
         ranked = []
         for level in threshold_ladder(fmap):
-            blobs = _blobs(face_mask(fmap, level), min_area)
+            blobs = [b for b in _blobs(face_mask(fmap, level), min_area)
+                     if b.area <= MAX_BLOB_FRACTION * img_w * img_h]
             singles = [b for b in blobs if b.solidity >= SOLID and 1.75 <= b.long / b.short <= 2.3]
             ranked.append(((len(singles), sum(b.area for b in singles)), blobs))
         ranked.sort(key=lambda item: item[0], reverse=True)
@@ -497,18 +558,26 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         return Detection([], None, ["no tile-shaped blob found: cannot estimate the tile size; "
                                     "is there a face-up tile in the picture?"])
     candidates: list[TileCandidate] = []
+    # Blobs already explained by tiles found in a better map or level are not split again.
+    covered = np.zeros((img_h, img_w), np.uint8)
     for (polarity, fmap, levels), w in zip(per_map, widths):
         if w is None:
             continue
         tile_area = 2 * w * w
         for blob in (b for blobs in levels for b in _reblob(blobs, DENT * w)):
-            if blob.area < 0.3 * tile_area or blob.area > MAX_GRID_CELLS * tile_area / 8:
+            if (blob.area < 0.3 * tile_area or blob.area > MAX_GRID_CELLS * tile_area / 8
+                    or blob.area > MAX_BLOB_FRACTION * img_w * img_h):
+                continue
+            if _covered_fraction(blob, covered) >= COVERED:
                 continue
             for t in _split_blob(blob, ink_maps, w, img_w, img_h):
-                if t.divider >= MIN_DIVIDER_SCORE or t.cut:
+                if t.is_tile:
                     candidates.append(t)
-    # The same tile may be found in both maps: keep the stronger divider.
-    candidates.sort(key=lambda t: -t.divider)
+                    if t.fill >= 0.8:
+                        cv2.fillConvexPoly(covered, np.round(t.corners).astype(np.int32), 255)
+    # The same tile may be found in several maps and levels: keep the one with the clearest
+    # divider and the tightest outline.
+    candidates.sort(key=lambda t: -(_evidence(t.divider, t.fill, t.pips)))
     kept: list[TileCandidate] = []
     for t in candidates:
         if all(_quad_iou(t.corners, k.corners) < 0.3 for k in kept):
