@@ -98,6 +98,10 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     kind = constraints.get("layout")
     from vision.render import gamelayout  # local: optional rules-core dependency
     kinds = list(LAYOUT_KINDS) + (["game"] if gamelayout.available() else [])
+    wanted_set = constraints.get("set_max")
+    if (kind is None and wanted_set is not None and "game" in kinds
+            and wanted_set not in gamelayout.SET_OF_GAME.values()):
+        kinds.remove("game")  # no simulated game is played with that set
     if kind is None:
         kind = str(rng.choice(kinds))
     elif kind not in kinds:
@@ -113,7 +117,7 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
         names = [g for g, n in sets.items()
                  if (set_max is None or n == set_max) and (want is None or g == want)]
         if not names:
-            raise RenderSpecError(f"no simulated line game uses a double-{set_max} set; games "
+            raise RenderSpecError(f"no simulated game uses a double-{set_max} set; games "
                                   f"and sets: {sets}")
         game_name = str(rng.choice(names))
         set_max = sets[game_name]
