@@ -22,26 +22,13 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 import cv2
 import numpy as np
 
 from companion.errors import DominoError
-
-
-class FrameLike(Protocol):
-    frame_bgr: np.ndarray
-    timestamp: float
-    index: int
-
-
-class SourceLike(Protocol):
-    description: str
-
-    def read(self) -> FrameLike | None: ...
-
-    def close(self) -> None: ...
+from vision.sources import Frame, Source
 
 
 #: What to tell a person for each camera state.
@@ -85,7 +72,7 @@ def frame_signature(frame_bgr: np.ndarray) -> int:
 class CaptureThread:
     """Reads a source in a background thread; see the module docstring."""
 
-    def __init__(self, open_source: Callable[[], SourceLike], queue_size: int = 2,
+    def __init__(self, open_source: Callable[[], Source], queue_size: int = 2,
                  stall_s: float = 3.0, frozen_s: float = 5.0, reconnect_s: float = 2.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if queue_size < 1:
@@ -99,7 +86,7 @@ class CaptureThread:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._source: SourceLike | None = None
+        self._source: Source | None = None
         self.description = "camera"
         self.frames = 0
         self.dropped = 0
@@ -169,7 +156,7 @@ class CaptureThread:
             self._error = ""
         return True
 
-    def _deliver(self, frame: FrameLike) -> None:
+    def _deliver(self, frame: Frame) -> None:
         now = self._clock()
         sig = frame_signature(frame.frame_bgr)
         with self._lock:
@@ -194,7 +181,7 @@ class CaptureThread:
                     pass
 
     # consumer side ----------------------------------------------------------------------------
-    def get(self, timeout: float | None = None) -> FrameLike | None:
+    def get(self, timeout: float | None = None) -> Frame | None:
         """The next queued frame (the newest ones are kept), or None after ``timeout``."""
         try:
             return self._queue.get(timeout=timeout)

@@ -66,6 +66,7 @@ class LiveLoop:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.capture: Any = None
+        self.on_frame: Callable[[bytes], None] | None = None
 
     # one frame ---------------------------------------------------------------------------------
     def process(self, frame_bgr: np.ndarray) -> list[dict[str, Any]]:
@@ -166,6 +167,8 @@ class LiveLoop:
         if ok:
             with self._lock:
                 self._jpeg = buf.tobytes()
+            if self.on_frame is not None:
+                self.on_frame(self._jpeg)
 
     def annotated_jpeg(self) -> bytes | None:
         """The last frame with every tile's value and confidence drawn on it, as JPEG."""
@@ -208,3 +211,47 @@ def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarr
         cv2.putText(img, message, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 1,
                     cv2.LINE_AA)
     return img
+
+
+class LiveFrames:
+    """The dashboard's frame source (``web_ui.services.FrameSource``) over a running
+    :class:`LiveLoop`: annotated JPEG frames, numbered, and the camera state for the banner."""
+
+    def __init__(self, loop: LiveLoop) -> None:
+        self.loop = loop
+        self._cond = threading.Condition()
+        self._n = 0
+        self._jpeg: bytes | None = None
+        loop.on_frame = self._push
+
+    def _push(self, jpeg: bytes) -> None:
+        with self._cond:
+            self._n += 1
+            self._jpeg = jpeg
+            self._cond.notify_all()
+
+    def latest(self) -> tuple[int, bytes] | None:
+        with self._cond:
+            return None if self._jpeg is None else (self._n, self._jpeg)
+
+    def wait_frame(self, after: int, timeout: float) -> tuple[int, bytes] | None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._jpeg is not None and self._n > after, timeout=timeout)
+            if self._jpeg is not None and self._n > after:
+                return (self._n, self._jpeg)
+            return None
+
+    def status(self) -> dict[str, Any]:
+        st = self.loop.status()
+        cam = st.get("camera") or {"state": "live", "message": ""}
+        state = "ok" if cam["state"] == "live" else cam["state"]
+        hints = [cam["message"]] if cam.get("message") else []
+        gate = st["gate"]
+        if state == "ok" and gate.get("state") in ("motion", "hand"):
+            hints.append(gate["message"] + ": waiting for a still table")
+        return {"state": state, "message": cam.get("message") or gate.get("message", ""),
+                "hints": hints,
+                "diagnostics": {"fps": st["fps"], "frames": st["frames"],
+                                "readings": st["readings"], "read_ms_median": st["read_ms_median"],
+                                "tiles_seen": st["tiles_seen"], "gate": gate.get("state"),
+                                "dropped": cam.get("dropped", 0)}}
