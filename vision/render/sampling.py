@@ -244,7 +244,8 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
                         [fit[0, 0], fit[1, 1]]])
     if not markers:  # fit the tiles themselves, not their bounding box
         fit_pts = np.concatenate([p.footprint(geom) for p in placements])
-    target = (float(fit[:, 0].mean() + rng.normal(0, 10)), float(fit[:, 1].mean() + rng.normal(0, 10)))
+    tx = float(fit[:, 0].mean() + rng.normal(0, 10))
+    target = (tx, float(fit[:, 1].mean() + rng.normal(0, 10)))
     cam_h = 200.0
     spec_cam = CameraSpec(cam_h, tilt, rotation, hfov, target, dist)
     for _ in range(60):
@@ -265,7 +266,8 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     # light and faults ---------------------------------------------------------------------
     warm = float(np.clip(rng.normal(0, 0.04), -0.1, 0.1)) if degrade else 0.0
     light = LightSpec(
-        lamp_mm=(target[0] + float(rng.uniform(-600, 600)), target[1] + float(rng.uniform(-500, 500)),
+        lamp_mm=(target[0] + float(rng.uniform(-600, 600)),
+                 target[1] + float(rng.uniform(-500, 500)),
                  float(rng.uniform(700, 1800))),
         ambient=float(rng.uniform(0.35, 0.75)), shadow=float(rng.uniform(0.2, 0.6)),
         shadow_blur_mm=float(rng.uniform(1.5, 10.0)),
@@ -292,8 +294,9 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
         edge = int(rng.integers(4))
         t = float(rng.uniform(0.15, 0.85))
         entry = [(t, 0.0), (1.0, t), (t, 1.0), (0.0, t)][edge]
-        tip = (float(np.clip(entry[0] + rng.uniform(-0.25, 0.25) + (0.5 - entry[0]) * 0.5, 0.05, 0.95)),
-               float(np.clip(entry[1] + rng.uniform(-0.25, 0.25) + (0.5 - entry[1]) * 0.6, 0.05, 0.95)))
+        tip_x = entry[0] + rng.uniform(-0.25, 0.25) + (0.5 - entry[0]) * 0.5
+        tip_y = entry[1] + rng.uniform(-0.25, 0.25) + (0.5 - entry[1]) * 0.6
+        tip = (float(np.clip(tip_x, 0.05, 0.95)), float(np.clip(tip_y, 0.05, 0.95)))
         ppm = cam.K[0, 0] / cam_h
         hands.append(HandSpec(entry, tip, float(ppm * rng.uniform(75, 95)),
                               SKIN_BGR[int(rng.integers(len(SKIN_BGR)))]))

@@ -160,7 +160,8 @@ def _marker_patch(marker_id: int, px_per_cell: int = 24) -> np.ndarray:
 
 
 def _warp_patch(canvas: np.ndarray, patch: np.ndarray, M: np.ndarray,
-                alpha: np.ndarray | None = None) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+                alpha: np.ndarray | None = None
+                ) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
     """Warp ``patch`` (with optional alpha) by ``M`` (patch px -> image px) onto ``canvas``
     within the ROI of its projected corners; returns the ROI and the warped alpha."""
     h, w = patch.shape[:2]

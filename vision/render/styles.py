@@ -11,6 +11,8 @@ HELD-OUT only). Textures are drawn in table millimetres from a seed, so a scene 
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 
@@ -49,21 +51,25 @@ def tile_style(family: str, rng: np.random.Generator, colour: str | None = None)
     """A tile style of ``family`` with seeded small variations."""
     divider = bool(rng.random() < 0.9)
     pin = bool(rng.random() < 0.35)
+    glint = bool(rng.random() < 0.5)
     if family == "ivory":
         face = _jitter(rng, (196, 232, 240), 6)
         return TileStyle("ivory", face, _jitter(rng, (25, 25, 28), 6),
                          _jitter(rng, (150, 190, 205), 8), face, _jitter(rng, (40, 40, 45), 8),
-                         divider=divider, spinner_pin=pin, gloss=float(rng.uniform(0.4, 0.9)))
+                         divider=divider, spinner_pin=pin, pip_glint=glint,
+                         gloss=float(rng.uniform(0.4, 0.9)))
     if family == "white":
         face = _jitter(rng, (238, 240, 240), 4)
         return TileStyle("white", face, _jitter(rng, (20, 20, 20), 5),
                          _jitter(rng, (200, 205, 205), 8), face, _jitter(rng, (60, 60, 60), 10),
-                         divider=divider, spinner_pin=pin, gloss=float(rng.uniform(0.4, 0.9)))
+                         divider=divider, spinner_pin=pin, pip_glint=glint,
+                         gloss=float(rng.uniform(0.4, 0.9)))
     if family == "black":
         face = _jitter(rng, (28, 28, 30), 5)
         return TileStyle("black", face, _jitter(rng, (235, 238, 240), 6),
                          _jitter(rng, (20, 20, 22), 4), face, _jitter(rng, (200, 200, 200), 15),
-                         divider=divider, spinner_pin=pin, gloss=float(rng.uniform(0.5, 1.0)))
+                         divider=divider, spinner_pin=pin, pip_glint=glint,
+                         gloss=float(rng.uniform(0.5, 1.0)))
     if family == "coloured":
         if colour is None:
             colour = str(rng.choice(sorted(SET_COLOURS)))
@@ -71,20 +77,22 @@ def tile_style(family: str, rng: np.random.Generator, colour: str | None = None)
             raise RenderSpecError(f"set colour {colour!r} is unknown; use one of "
                                   f"{sorted(SET_COLOURS)}")
         face = _jitter(rng, SET_COLOURS[colour], 8)
-        side = tuple(int(v * 0.75) for v in face)
-        return TileStyle("coloured", face, _jitter(rng, (240, 240, 240), 5), side, face,  # type: ignore[arg-type]
+        side: BGR = (int(face[0] * 0.75), int(face[1] * 0.75), int(face[2] * 0.75))
+        return TileStyle("coloured", face, _jitter(rng, (240, 240, 240), 5), side, face,
                          _jitter(rng, (230, 230, 230), 10), divider=divider, spinner_pin=pin,
-                         gloss=float(rng.uniform(0.5, 1.0)), colour=colour)
+                         pip_glint=glint, gloss=float(rng.uniform(0.5, 1.0)), colour=colour)
     if family == "pipcolour":
         face = _jitter(rng, (230, 240, 244), 5)
         return TileStyle("pipcolour", face, (0, 0, 0), _jitter(rng, (180, 200, 210), 8), face,
                          _jitter(rng, (50, 50, 50), 8), pip_palette=PIP_PALETTE,
-                         divider=divider, spinner_pin=pin, gloss=float(rng.uniform(0.4, 0.9)))
+                         divider=divider, spinner_pin=pin, pip_glint=glint,
+                         gloss=float(rng.uniform(0.4, 0.9)))
     if family == "marbled":
         face = _jitter(rng, (200, 222, 228), 6)
         return TileStyle("marbled", face, _jitter(rng, (45, 30, 25), 6),
                          _jitter(rng, (160, 180, 190), 8), face, _jitter(rng, (60, 50, 50), 8),
-                         divider=divider, spinner_pin=pin, gloss=float(rng.uniform(0.5, 0.9)),
+                         divider=divider, spinner_pin=pin, pip_glint=glint,
+                         gloss=float(rng.uniform(0.5, 0.9)),
                          marbled=True)
     raise RenderSpecError(f"tile family {family!r} is unknown; use one of {list(TILE_FAMILIES)}")
 
@@ -94,8 +102,7 @@ def tile_style_for_colour(colour: str, rng: np.random.Generator) -> TileStyle:
     pips, or for ``black`` / ``white`` sets the black or white family named by that colour."""
     if colour in ("black", "white"):
         st = tile_style(colour, rng)
-        return TileStyle(**{**{f: getattr(st, f) for f in TileStyle.__slots__},  # type: ignore[arg-type]
-                            "colour": colour})
+        return dataclasses.replace(st, colour=colour)
     return tile_style("coloured", rng, colour=colour)
 
 

@@ -61,10 +61,10 @@ class TileGeometry:
 
 #: Tile sizes by set: double-six 48x24x8 mm, larger sets larger tiles.
 GEOMETRY_BY_SET: dict[int, TileGeometry] = {
-    6: TileGeometry(48.0, 24.0, 8.0, 2.5),
-    9: TileGeometry(50.0, 25.0, 9.0, 2.5),
-    12: TileGeometry(52.0, 26.0, 10.0, 3.0),
-    15: TileGeometry(54.0, 27.0, 10.0, 3.0),
+    6: TileGeometry(48.0, 24.0, 8.0, 3.5),
+    9: TileGeometry(50.0, 25.0, 9.0, 3.5),
+    12: TileGeometry(52.0, 26.0, 10.0, 4.0),
+    15: TileGeometry(54.0, 27.0, 10.0, 4.0),
 }
 
 
@@ -123,6 +123,8 @@ class TileStyle:
     pip_palette: tuple[BGR, ...] | None = None
     divider: bool = True
     spinner_pin: bool = False
+    #: Glossy drilled pips: a small bright glint in each pip.
+    pip_glint: bool = False
     gloss: float = 0.6
     marbled: bool = False
     colour: str = ""
@@ -157,11 +159,11 @@ def _marble(w: int, h: int, seed: int) -> np.ndarray:
 
 @lru_cache(maxsize=2048)
 def _face_layers(halves: tuple[int, int], geom: TileGeometry, px_per_mm: float, face_up: bool,
-                 divider: bool, spinner_pin: bool, marbled: bool
+                 divider: bool, spinner_pin: bool, marbled: bool, pip_glint: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Colour-free layers of a face: alpha, shading (bevel, marbling), a label per pixel
-    (0 face, 1 divider, 2 pips of the first half, 3 of the second, 4 pin, 5 pin highlight) and
-    that label's anti-aliased coverage 0..1."""
+    (0 face, 1 divider, 2 pips of the first half, 3 of the second, 4 pin, 5 pin highlight and
+    pip glints) and that label's anti-aliased coverage 0..1."""
     w = max(8, int(round(geom.length_mm * px_per_mm)))
     h = max(4, int(round(geom.width_mm * px_per_mm)))
     ppm = w / geom.length_mm
@@ -180,14 +182,19 @@ def _face_layers(halves: tuple[int, int], geom: TileGeometry, px_per_mm: float, 
         if divider:
             y0, y1 = int(round(0.12 * h * sc)), int(round(0.88 * h * sc))
             x = int(round(w / 2 * sc))
-            cv2.line(div, (x, y0), (x, y1), 255, max(1, int(round(0.9 * ppm))), cv2.LINE_AA,
+            cv2.line(div, (x, y0), (x, y1), 255, max(1, int(round(1.1 * ppm))), cv2.LINE_AA,
                      shift)
         for k, n in enumerate(halves):
             cx_half = w / 4 if k == 0 else 3 * w / 4
             for along, across, r in pip_layout(n):
                 cx, cy = cx_half + along * (w / 4), h / 2 + across * half_w
+                rad = max(1.0, r * half_w)
                 cv2.circle(pips[k], (int(round(cx * sc)), int(round(cy * sc))),
-                           int(round(max(1.0, r * half_w) * sc)), 255, -1, cv2.LINE_AA, shift)
+                           int(round(rad * sc)), 255, -1, cv2.LINE_AA, shift)
+                if pip_glint and rad >= 2.5:
+                    cv2.circle(glint, (int(round((cx - 0.35 * rad) * sc)),
+                                       int(round((cy - 0.35 * rad) * sc))),
+                               int(round(0.22 * rad * sc)), 255, -1, cv2.LINE_AA, shift)
         if spinner_pin:
             rad = 1.6 * ppm
             c = (int(round(w / 2 * sc)), int(round(h / 2 * sc)))
@@ -218,7 +225,7 @@ def face_texture(halves: tuple[int, int], style: TileStyle, geom: TileGeometry,
         raise RenderSpecError(f"texture resolution {px_per_mm!r} px/mm is out of range 1..40")
     alpha, shading, label, cover = _face_layers(
         tuple(int(v) for v in halves), geom, float(px_per_mm), bool(face_up), style.divider,
-        style.spinner_pin, style.marbled)
+        style.spinner_pin, style.marbled, style.pip_glint)
     base = np.array(style.face_bgr if face_up else style.back_bgr, np.float32)
     face = shading[..., None] * base
     if face_up:
