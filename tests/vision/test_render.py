@@ -198,6 +198,9 @@ def test_hand_occludes_and_has_polygon() -> None:
     ({"layout": "spiral"}, "layout 'spiral'"),
     ({"table_families": ["stone"]}, "held-out"),
     ({"held_out": True}, ">= 1000000"),
+    ({"game": "chess"}, "game 'chess' cannot be laid out"),
+    ({"game": "allfives", "layout": "line"}, "needs layout 'game'"),
+    ({"size": "big"}, "size 'big'"),
 ])
 def test_bad_constraints_raise_clear_errors(kwargs: dict, needle: str) -> None:
     with pytest.raises(RenderSpecError, match=None) as err:

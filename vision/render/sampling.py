@@ -73,7 +73,7 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     ``rotation_range`` (default (0, 360)), ``markers`` (bool), ``tile_families``,
     ``table_families``, ``size`` ((w, h), default (1280, 720)), ``held_out`` (bool), ``hands``
     (number of hands), ``boneyard`` (bool), ``loose`` (extra loose tiles), ``degrade`` (False for
-    a clean picture), ``hfov_range`` (degrees, default (55, 78)), ``game`` (with
+    a clean picture), ``hfov_range`` (degrees, default (55, 78)), ``game`` (implies
     ``layout="game"``: ``allfives``, ``chickenfoot``, ``super``, ``buildup`` or ``stackernoes``).
     """
     unknown = sorted(set(constraints) - set(_KNOWN))
@@ -96,6 +96,11 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
         raise RenderSpecError(f"size {size!r} must be (width, height), e.g. (1280, 720)") from None
 
     kind = constraints.get("layout")
+    if constraints.get("game") is not None:
+        if kind not in (None, "game"):
+            raise RenderSpecError(f"game {constraints['game']!r} needs layout 'game', not "
+                                  f"{kind!r}")
+        kind = "game"
     from vision.render import gamelayout  # local: optional rules-core dependency
     kinds = list(LAYOUT_KINDS) + (["game"] if gamelayout.available() else [])
     wanted_set = constraints.get("set_max")
