@@ -145,28 +145,31 @@ def _rot(deg: float) -> np.ndarray:
     return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
 
 
-def _fill(img: np.ndarray, pts: np.ndarray, colour: Any, aa: bool = True) -> None:
+def _fill(canvas: np.ndarray, pts: np.ndarray, colour: Any, aa: bool = True) -> None:
+    """Fill the convex polygon ``pts`` (float pixels, sub-pixel exact) on any 1- or 3-channel
+    ``canvas``."""
     shift = 4
     p = np.round(pts * (1 << shift)).astype(np.int32)
-    cv2.fillConvexPoly(img, p, colour, cv2.LINE_AA if aa else cv2.LINE_8, shift)
+    cv2.fillConvexPoly(canvas, p, colour, cv2.LINE_AA if aa else cv2.LINE_8, shift)
 
 
 def _marker_patch(marker_id: int, px_per_cell: int = 24) -> np.ndarray:
-    """The marker with a one-cell... white border as a gray patch (8x8 cells incl. border)."""
+    """Marker ``marker_id`` with a one-cell white border (8 x 8 cells), grayscale uint8."""
     dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICT)
     inner = cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * px_per_cell)
     return cv2.copyMakeBorder(inner, px_per_cell, px_per_cell, px_per_cell, px_per_cell,
                               cv2.BORDER_CONSTANT, value=255)
 
 
-def _warp_patch(canvas: np.ndarray, patch: np.ndarray, M: np.ndarray,
+def _warp_patch(canvas_bgr: np.ndarray, patch_bgr: np.ndarray, M: np.ndarray,
                 alpha: np.ndarray | None = None
                 ) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
-    """Warp ``patch`` (with optional alpha) by ``M`` (patch px -> image px) onto ``canvas``
-    within the ROI of its projected corners; returns the ROI and the warped alpha."""
-    h, w = patch.shape[:2]
+    """Warp ``patch_bgr`` (with optional alpha) by ``M`` (patch px -> image px) onto the float32
+    ``canvas_bgr`` within the ROI of its projected corners; returns the ROI and the warped
+    alpha."""
+    h, w = patch_bgr.shape[:2]
     corners = _apply_h(M, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
-    H_img, W_img = canvas.shape[:2]
+    H_img, W_img = canvas_bgr.shape[:2]
     x0 = max(0, int(math.floor(corners[:, 0].min())) - 1)
     y0 = max(0, int(math.floor(corners[:, 1].min())) - 1)
     x1 = min(W_img, int(math.ceil(corners[:, 0].max())) + 2)
@@ -175,16 +178,14 @@ def _warp_patch(canvas: np.ndarray, patch: np.ndarray, M: np.ndarray,
         return None
     T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ M
     size = (x1 - x0, y1 - y0)
-    warped = cv2.warpPerspective(patch, T, size, flags=cv2.INTER_LINEAR,
+    warped_bgr = cv2.warpPerspective(patch_bgr, T, size, flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     if alpha is None:
         alpha = np.ones((h, w), np.float32)
     a = cv2.warpPerspective(alpha, T, size, flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    roi = canvas[y0:y1, x0:x1]
-    if warped.ndim == 2:
-        warped = warped[..., None]
-    roi[:] = roi * (1 - a[..., None]) + warped.astype(np.float32) * a[..., None]
+    roi = canvas_bgr[y0:y1, x0:x1]
+    roi[:] = roi * (1 - a[..., None]) + warped_bgr.astype(np.float32) * a[..., None]
     return (x0, y0, x1, y1), a
 
 
@@ -192,10 +193,10 @@ def _table_region(cam: Camera, H0: np.ndarray) -> tuple[float, float, float, flo
     """Table area (mm) seen by the camera, with a margin."""
     w, h = cam.width, cam.height
     m = 0.08
-    img = np.array([[-m * w, -m * h], [(1 + m) * w, -m * h], [(1 + m) * w, (1 + m) * h],
+    px = np.array([[-m * w, -m * h], [(1 + m) * w, -m * h], [(1 + m) * w, (1 + m) * h],
                     [-m * w, (1 + m) * h]], np.float64)
     Hinv = np.linalg.inv(H0)
-    p = np.column_stack([img, np.ones(4)]) @ Hinv.T
+    p = np.column_stack([px, np.ones(4)]) @ Hinv.T
     if np.any(p[:, 2] <= 0):
         raise RenderSpecError("the camera sees above the horizon; lower tilt_deg")
     mm = p[:, :2] / p[:, 2:3]
@@ -256,7 +257,7 @@ class _Canvas:
     """The picture being drawn (float32 BGR), which tile owns each pixel's top face (its index;
     -1 none; ``_MARKER_ID0 - k`` marker ``k``), and how glossy each pixel is (for the glare)."""
 
-    img: np.ndarray
+    image_bgr: np.ndarray  # float32
     idbuf: np.ndarray
     gloss: np.ndarray
 
@@ -295,11 +296,12 @@ def _draw_table(spec: SceneSpec, cam: Camera, ppm_img: float) -> _Canvas:
     x0, y0, x1, y1 = _table_region(cam, H0)
     tex_ppm = min(1.2 * ppm_img, 1280.0 / max(x1 - x0, y1 - y0))
     tw, th = max(16, int((x1 - x0) * tex_ppm)), max(16, int((y1 - y0) * tex_ppm))
-    tex = table_texture(spec.table_family, spec.table_variant, spec.seed, (tw, th), tex_ppm)
+    table_bgr = table_texture(spec.table_family, spec.table_variant, spec.seed, (tw, th),
+                              tex_ppm)
     A = np.array([[1 / tex_ppm, 0, x0], [0, 1 / tex_ppm, y0], [0, 0, 1]])
-    img = cv2.warpPerspective(tex, H0 @ A, (W, H), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REFLECT).astype(np.float32)
-    return _Canvas(img, np.full((H, W), -1, np.int16),
+    image_bgr = cv2.warpPerspective(table_bgr, H0 @ A, (W, H), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+    return _Canvas(image_bgr, np.full((H, W), -1, np.int16),
                    np.full((H, W), _TABLE_GLOSS[spec.table_family], np.float32))
 
 
@@ -314,11 +316,11 @@ def _draw_markers(spec: SceneSpec, cam: Camera, cv: _Canvas) -> list[dict[str, A
     s = spec.marker_size_mm
     rx0, ry0, rx1, ry1 = spec.marker_rect_mm
     for mid, (cx, cy) in enumerate(((rx0, ry0), (rx1, ry0), (rx1, ry1), (rx0, ry1))):
-        patch = _marker_patch(mid)
+        marker_gray = _marker_patch(mid)
         cell = s / 6.0
-        ppx = patch.shape[0] / (8 * cell)  # patch px per mm
+        ppx = marker_gray.shape[0] / (8 * cell)  # patch px per mm
         Am = np.array([[1 / ppx, 0, cx - 4 * cell], [0, 1 / ppx, cy - 4 * cell], [0, 0, 1]])
-        res = _warp_patch(cv.img, np.repeat(patch[..., None], 3, 2), H0 @ Am)
+        res = _warp_patch(cv.image_bgr, cv2.cvtColor(marker_gray, cv2.COLOR_GRAY2BGR), H0 @ Am)
         if res is not None:
             (bx0, by0, bx1, by1), a = res
             g = cv.gloss[by0:by1, bx0:bx1]
@@ -352,7 +354,7 @@ def _darken_roi(cv: _Canvas, poly: np.ndarray, sigma: float, strength: float) ->
     m8 = np.zeros((y1 - y0, x1 - x0), np.uint8)
     _fill(m8, poly - [x0, y0], 255)
     m = cv2.GaussianBlur(m8, (0, 0), sigma).astype(np.float32) * np.float32(strength / 255.0)
-    cv.img[y0:y1, x0:x1] *= (1.0 - m)[..., None]
+    cv.image_bgr[y0:y1, x0:x1] *= (1.0 - m)[..., None]
 
 
 def _cast_table_shadows(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
@@ -369,7 +371,7 @@ def _cast_table_shadows(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas
         _fill(m8, p * 0.5, 255)
     m8 = cv2.GaussianBlur(m8, (0, 0), max(0.6, lt.shadow_blur_mm * ppm_img * 0.5))
     m = cv2.resize(m8, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-    cv.img *= (1.0 - np.float32(lt.shadow / 255.0) * m)[..., None]
+    cv.image_bgr *= (1.0 - np.float32(lt.shadow / 255.0) * m)[..., None]
 
 
 def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
@@ -397,7 +399,7 @@ def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
         top_px, bot_px = _apply_h(Ht, wo), _apply_h(Hb, wo)
         side = np.array(style.side_bgr, np.float64)
         hull = cv2.convexHull(np.concatenate([top_px, bot_px]).astype(np.float32)).reshape(-1, 2)
-        _fill(cv.img, hull.astype(np.float64), tuple(side * 0.6))
+        _fill(cv.image_bgr, hull.astype(np.float64), tuple(side * 0.6))
         _fill(cv.idbuf, hull.astype(np.float64), -1, aa=False)
         normals = rig.normals @ _rot(pl.angle_deg).T
         mids = (wo + np.roll(wo, -1, axis=0)) / 2
@@ -405,7 +407,7 @@ def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
         shades = 0.5 + 0.45 * np.clip(normals @ light_dir, 0, None)
         for j in np.flatnonzero(facing):
             k = (j + 1) % n_out
-            _fill(cv.img, np.array([top_px[j], top_px[k], bot_px[k], bot_px[j]]),
+            _fill(cv.image_bgr, np.array([top_px[j], top_px[k], bot_px[k], bot_px[j]]),
                   tuple(side * shades[j]))
         ppm_tile = f / max(1.0, float(depth[i]))
         tex_ppm = float(min(24.0, max(3.0, round(2 * 1.6 * ppm_tile) / 2)))
@@ -416,7 +418,7 @@ def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
         R2 = _rot(pl.angle_deg)
         A_world = np.array([[R2[0, 0], R2[0, 1], pl.center_mm[0]],
                             [R2[1, 0], R2[1, 1], pl.center_mm[1]], [0, 0, 1]])
-        res = _warp_patch(cv.img, face, Ht @ A_world @ A_tex, alpha)
+        res = _warp_patch(cv.image_bgr, face, Ht @ A_world @ A_tex, alpha)
         if res is not None:
             (rx0, ry0, rx1, ry1), a = res
             cv.idbuf[ry0:ry1, rx0:rx1][a > 0.5] = i
@@ -442,14 +444,14 @@ def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
         q = cv2.warpAffine(q, shift, (q.shape[1], q.shape[0]), borderMode=cv2.BORDER_REPLICATE)
         q = cv2.GaussianBlur(q, (0, 0), max(1.0, 0.06 * hs.width_px))
         sh = cv2.resize(q, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-        cv.img *= (1 - np.float32(0.45 / 255.0) * sh)[..., None]
+        cv.image_bgr *= (1 - np.float32(0.45 / 255.0) * sh)[..., None]
         inside = mask > 127
         # rounded look: darker towards the outline, lighter along the middle of arm and palm
         dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
         shade = 0.72 + 0.36 * np.clip(dist / (0.22 * hs.width_px), 0, 1)
         skin = np.array(hs.skin_bgr, np.float32) * shade[..., None]
         m = (mask.astype(np.float32) / 255.0)[..., None]
-        cv.img[:] = cv.img * (1 - m) + skin * m
+        cv.image_bgr[:] = cv.image_bgr * (1 - m) + skin * m
         cv.idbuf[inside] = -1
         cv.gloss[inside] = 0.05
         contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL,
@@ -481,8 +483,8 @@ def _light(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> np.ndar
         ys = (np.arange(H, dtype=np.float32) - H / 2) / (W / 2)
         r2 = ys[:, None] ** 2 + xs[None, :] ** 2
         gain *= 1 - np.float32(lt.vignette / 1.6) * np.minimum(r2, 1.6)
-    img = cv.img
-    img *= gain[..., None]
+    lit_bgr = cv.image_bgr
+    lit_bgr *= gain[..., None]
     if lt.glare > 0:
         # the mirror image of the lamp in the tile-top plane, seen from the camera
         zt = geometry_for_set(spec.set_max).thickness_mm  # top of a tile on the table
@@ -494,15 +496,15 @@ def _light(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> np.ndar
         gy_ = np.exp(-((np.arange(H) - spot_px[1]) ** 2) / (2 * sig ** 2)).astype(np.float32)
         gx_ = np.exp(-((np.arange(W) - spot_px[0]) ** 2) / (2 * sig ** 2)).astype(np.float32)
         blob = np.outer(gy_, gx_) * np.float32(255.0 * lt.glare * 1.6) * cv.gloss
-        img += blob[..., None]
-    img = cv2.transform(img, np.diag(np.array(lt.wb_gains_bgr, np.float32)))
-    return cv2.convertScaleAbs(img)
+        lit_bgr += blob[..., None]
+    lit_bgr = cv2.transform(lit_bgr, np.diag(np.array(lt.wb_gains_bgr, np.float32)))
+    return cv2.convertScaleAbs(lit_bgr)
 
 
-def _degrade(out: np.ndarray, dg: DegradeSpec, rng: np.random.Generator) -> np.ndarray:
+def _degrade(frame_bgr: np.ndarray, dg: DegradeSpec, rng: np.random.Generator) -> np.ndarray:
     """Defocus, motion blur, sensor noise, JPEG round trip."""
     if dg.defocus_sigma_px > 0.2:
-        out = cv2.GaussianBlur(out, (0, 0), dg.defocus_sigma_px)
+        frame_bgr = cv2.GaussianBlur(frame_bgr, (0, 0), dg.defocus_sigma_px)
     if dg.motion_px >= 1.5:
         k = int(math.ceil(dg.motion_px)) | 1
         ker = np.zeros((k, k), np.float32)
@@ -510,20 +512,20 @@ def _degrade(out: np.ndarray, dg: DegradeSpec, rng: np.random.Generator) -> np.n
         dx, dy = math.cos(math.radians(dg.motion_deg)), math.sin(math.radians(dg.motion_deg))
         cv2.line(ker, (int(round(c - dx * c)), int(round(c - dy * c))),
                  (int(round(c + dx * c)), int(round(c + dy * c))), 1.0, 1, cv2.LINE_AA)
-        out = cv2.filter2D(out, -1, ker / ker.sum())
+        frame_bgr = cv2.filter2D(frame_bgr, -1, ker / ker.sum())
     if dg.noise_sigma > 0:
         # luminance noise per pixel; colour noise at half resolution (as after demosaicing)
-        h, w = out.shape[:2]
+        h, w = frame_bgr.shape[:2]
         lum = rng.standard_normal((h, w), dtype=np.float32) * np.float32(dg.noise_sigma)
         chroma = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32)
         chroma = cv2.resize(chroma * np.float32(0.7 * dg.noise_sigma), (w, h),
                             interpolation=cv2.INTER_NEAREST)
         chroma += lum[..., None]
-        out = cv2.convertScaleAbs(cv2.add(out.astype(np.float32), chroma))
+        frame_bgr = cv2.convertScaleAbs(cv2.add(frame_bgr.astype(np.float32), chroma))
     if dg.jpeg_quality:
-        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(dg.jpeg_quality)])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out
+        ok, buf = cv2.imencode(".jpg", frame_bgr, [cv2.IMWRITE_JPEG_QUALITY, int(dg.jpeg_quality)])
+        frame_bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return frame_bgr
 
 
 def render_scene(spec: SceneSpec) -> RenderedScene:
@@ -541,12 +543,12 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
     _cast_table_shadows(spec, cam, rig, cv, ppm_img)
     tile_truth = _draw_tiles(spec, cam, rig, cv, ppm_img)
     hands_truth = _draw_hands(spec, cv)
-    out = _light(spec, cam, cv, ppm_img)
-    out = cam.distort_image(out)
-    out = _degrade(out, spec.degrade, rng)
+    frame_bgr = _light(spec, cam, cv, ppm_img)
+    frame_bgr = cam.distort_image(frame_bgr)
+    frame_bgr = _degrade(frame_bgr, spec.degrade, rng)
     truth = _truth(spec, cam, geom, cv, tile_truth, markers_truth, hands_truth)
-    out.setflags(write=False)
-    return RenderedScene(out, truth)
+    frame_bgr.setflags(write=False)
+    return RenderedScene(frame_bgr, truth)
 
 
 def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,

@@ -162,16 +162,16 @@ def table_texture(family: str, variant: int, seed: int, size_px: tuple[int, int]
                                     dtype=np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         t = np.clip(0.25 * rings + 0.3 * streak + 0.25 * fine + 0.35 * _fbm(rng, h, w, 5)
                     - 0.1, 0, 1)[..., None]
-        img = light * (1 - t) + dark * t
+        table_bgr = light * (1 - t) + dark * t
         seams = (np.mod(yy + np.float32(rng.uniform(0, plank_mm)), np.float32(plank_mm))
                  < 0.9)[:, 0]
-        img[seams] *= 0.55
+        table_bgr[seams] *= 0.55
     elif family == "felt":
         cols = [(50, 110, 30), (110, 60, 20), (35, 35, 120), (60, 60, 60), (25, 25, 25),
                 (90, 40, 60)]
         base = np.array(cols[variant % len(cols)], np.float32)
-        img = base * (0.85 + 0.3 * _fbm(rng, h, w, 6))[..., None]
-        img += _gauss(rng, (h, w, 1), 7.0)
+        table_bgr = base * (0.85 + 0.3 * _fbm(rng, h, w, 6))[..., None]
+        table_bgr += _gauss(rng, (h, w, 1), 7.0)
     elif family == "cloth":
         c1 = np.array([(200, 200, 205), (60, 60, 170), (150, 100, 50), (80, 140, 80)]
                       [variant % 4], np.float32)
@@ -182,23 +182,23 @@ def table_texture(family: str, variant: int, seed: int, size_px: tuple[int, int]
         bx = (np.mod(xx, check_mm) < check_mm / 2).astype(np.float32)
         by = (np.mod(yy, check_mm) < check_mm / 2).astype(np.float32)
         t = np.clip((bx + by) / 2, 0, 1)[..., None]
-        img = c2 * (1 - t) + c1 * t
+        table_bgr = c2 * (1 - t) + c1 * t
         weave = 0.5 + 0.5 * np.sin(xx * 2.6) * np.sin(yy * 2.6)
-        img *= (0.9 + 0.1 * weave)[..., None]
-        img *= (0.9 + 0.15 * _fbm(rng, h, w, 3))[..., None]  # folds
+        table_bgr *= (0.9 + 0.1 * weave)[..., None]
+        table_bgr *= (0.9 + 0.15 * _fbm(rng, h, w, 3))[..., None]  # folds
     elif family == "paper":
         base = np.array([(235, 240, 242), (200, 225, 235), (120, 160, 190)][variant % 3],
                         np.float32)
-        img = base * (0.93 + 0.1 * _fbm(rng, h, w, 5))[..., None]
-        img += _gauss(rng, (h, w, 1), 3.0)
+        table_bgr = base * (0.93 + 0.1 * _fbm(rng, h, w, 5))[..., None]
+        table_bgr += _gauss(rng, (h, w, 1), 3.0)
     else:  # stone
         if variant % 2 == 0:  # granite
             base = np.array([(110, 110, 115), (60, 60, 65), (150, 160, 170)][variant // 2 % 3],
                             np.float32)
             spk = rng.random((h, w), dtype=np.float32)
-            img = base * (0.85 + 0.25 * _fbm(rng, h, w, 8))[..., None]
-            img[spk > 0.93] *= 0.4
-            img[spk < 0.05] = img[spk < 0.05] * 0.3 + 170
+            table_bgr = base * (0.85 + 0.25 * _fbm(rng, h, w, 8))[..., None]
+            table_bgr[spk > 0.93] *= 0.4
+            table_bgr[spk < 0.05] = table_bgr[spk < 0.05] * 0.3 + 170
         else:  # marble
             base = np.array((225, 228, 232), np.float32)
             n = _fbm(rng, h, w, 3)
@@ -206,5 +206,5 @@ def table_texture(family: str, variant: int, seed: int, size_px: tuple[int, int]
             n2 = _fbm(rng, h, w, 12, octaves=3)
             v = np.abs(np.sin(xx / 70.0 + 7.0 * n + 2.0 * n2))
             vein = np.exp(-v / 0.04)  # thin grey veins where the warped sine crosses zero
-            img = base * (0.93 + 0.07 * n2 - 0.3 * vein)[..., None]
-    return cv2.convertScaleAbs(img)
+            table_bgr = base * (0.93 + 0.07 * n2 - 0.3 * vein)[..., None]
+    return cv2.convertScaleAbs(table_bgr)

@@ -234,7 +234,7 @@ def face_texture(halves: tuple[int, int], style: TileStyle, geom: TileGeometry,
                        np.float32)
         c3 = cover[..., None]
         face = face * (1 - c3) + lut[label] * c3
-    face_u8 = np.clip(face, 0, 255).astype(np.uint8)
-    face_u8.setflags(write=False)
+    face_bgr = np.clip(face, 0, 255).astype(np.uint8)
+    face_bgr.setflags(write=False)
     alpha.setflags(write=False)
-    return face_u8, alpha
+    return face_bgr, alpha
