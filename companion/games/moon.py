@@ -91,6 +91,9 @@ class Moon(TrickGame):
     hand_total: ClassVar[int] = 7
     move_kinds: ClassVar[tuple[str, ...]] = ("deal", "bid", "trump", "discard", "play",
                                              "end_round")
+    #: Options for uniformly random self-play (simulate, conformance): random bidders fail big
+    #: bids so often that scores drift below zero and a match rarely reaches the target.
+    simulation_options: ClassVar[Mapping[str, int]] = {"max_hands": 40}
     options_spec: ClassVar[Mapping[str, Option]] = {
         "target": Option(21, "points that win the game", minimum=1),
         "max_hands": Option(0, "not from the seed: stop after this many hands, the highest "
