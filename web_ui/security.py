@@ -99,7 +99,7 @@ class SecretStore:
         return token
 
     def is_controller(self, token: str | None) -> bool:
-        return bool(token) and self._hash(token) in self.controllers
+        return token is not None and token != "" and self._hash(token) in self.controllers
 
 
 class RateLimiter:
@@ -125,7 +125,10 @@ class RateLimiter:
 
 
 def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.secret_key, salt="dc-csrf")
+    key = current_app.secret_key
+    if not key:
+        raise RuntimeError("the dashboard has no secret key; build it with web_ui.create_app")
+    return URLSafeSerializer(key, salt="dc-csrf")
 
 
 def csrf_token() -> str:

@@ -9,7 +9,7 @@ from flask.testing import FlaskClient
 
 from companion.gamelog import replay_lines
 from companion.simulate import play_random_game
-from conftest import PLAYERS, make_app, pair, post
+from webui_helpers import PLAYERS, make_app, pair, post
 
 
 def feed(client: FlaskClient, moves: list) -> None:

@@ -15,8 +15,9 @@ from typing import Any, Iterator
 import pytest
 
 from companion.simulate import play_random_game
-from conftest import PLAYERS, make_app
+from webui_helpers import PLAYERS, make_app
 from web_ui import stop_streams
+from web_ui.services import StillFrames, jpeg_of_colour
 
 pytestmark = pytest.mark.browser
 
@@ -43,10 +44,10 @@ def browser() -> Iterator[Any]:
 class Live:
     """A dashboard served by waitress in a thread, for one test."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, frames: StillFrames | None = None) -> None:
         from waitress import create_server
 
-        self.app = make_app(tmp_path, STREAM_MAX_S=20.0, SSE_HEARTBEAT_S=1.0)
+        self.app = make_app(tmp_path, frames=frames, STREAM_MAX_S=20.0, SSE_HEARTBEAT_S=1.0)
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=12)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -234,3 +235,51 @@ def test_tablet_viewports(browser: Any, live: Live, size: tuple[int, int]) -> No
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") != bg
     page.screenshot(path=str(SHOT_DIR / f"dashboard-{w}x{h}.png"))
     assert errors == []
+
+
+def test_uncertain_reading_confirm_and_alternatives(browser: Any, live: Live) -> None:
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    session = live.app.extensions["session"].session
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=4)
+    for m in sim.moves[:2]:
+        session.submit(m)
+    read = dict(sim.moves[2].to_json(), confidence=0.6)
+    session.submit(dict(read, alternatives=[sim.moves[2].to_json()]), source="camera")
+    box = page.wait_for_selector(".alert-confirm")
+    assert "Uncertain reading" in box.inner_text()
+    labels = page.locator(".alert-confirm button").all_inner_texts()
+    assert labels[0] == "Confirm" and labels[1].startswith("It was ")
+    assert labels[-2:] == ["Correct…", "Dismiss"]
+    page.click(".alert-confirm button:has-text('Confirm')")
+    page.wait_for_selector("#alerts", state="hidden")
+    sync_api.expect(page.locator("#history li")).to_have_count(3)
+    # the likeliest alternative, one tap
+    session.submit(dict(sim.moves[3].to_json(), confidence=0.5, play="0-0",
+                        alternatives=[sim.moves[3].to_json()]), source="camera")
+    page.click(".alert-confirm button:has-text('It was')")
+    page.wait_for_selector("#alerts", state="hidden")
+    sync_api.expect(page.locator("#history li")).to_have_count(4)
+    assert session.state()["history"][-1]["entry"]["reading"]["play"] == "0-0"
+    assert errors == []
+
+
+def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
+    frames = StillFrames(stall_after=1.0)
+    frames.push(jpeg_of_colour((0, 120, 0), (320, 240), "table"))
+    live = Live(tmp_path, frames=frames)
+    try:
+        errors: list[str] = []
+        page = open_page(browser, live, errors)
+        assert not page.locator("#camera").is_visible()  # camera ok: no banner
+        page.wait_for_function("() => document.querySelector('#video').naturalWidth === 320")
+        assert page.locator("#diag-card").is_visible()
+        assert "frames" in page.inner_text("#diag")
+        # no new frame for more than stall_after: the offline banner with a hint
+        page.wait_for_selector("#camera.banner-offline", timeout=8000)
+        assert "Camera offline" in page.inner_text("#camera-msg")
+        assert page.locator("#camera-hints li").count() >= 1
+        assert errors == []
+    finally:
+        live.close()

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from conftest import csrf_of, make_app, post
+from webui_helpers import csrf_of, make_app, post
 from web_ui.security import CONTROLLER_COOKIE, CSRF_COOKIE, CSRF_HEADER
 
 POST_ROUTES = ["/api/submit", "/api/undo", "/api/new_game", "/api/rematch",

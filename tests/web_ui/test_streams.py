@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 
 from companion.simulate import play_random_game
-from conftest import PLAYERS, make_app, pair, post
+from webui_helpers import PLAYERS, make_app, pair, post
 from web_ui.services import StillFrames, jpeg_of_colour
 
 
