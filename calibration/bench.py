@@ -181,7 +181,8 @@ def run_bench(n_scenes: int = 24, first_seed: int = 0) -> dict[str, Any]:
             frames_to_new = k
             break
     return {
-        "scenes": tried, "all_four_found": found4, "missed_seeds": missed,
+        "scenes": tried, "seeds": (first_seed, seed - 1), "all_four_found": found4,
+        "missed_seeds": missed,
         "rms_px_median": _pct(rms, 50), "rms_px_max": max(rms) if rms else float("nan"),
         "detect_ms_median": _pct(det_ms, 50), "plane_ms_median": _pct(plane_ms, 50),
         "rectify_ms_median": _pct(rect_ms, 50),
@@ -210,7 +211,7 @@ def enroll_bench(seeds: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> list[dict[str, An
     """Enrollment on rendered face-up sets (truth tile corners): tile size and set clustering."""
     from vision.render.styles import tile_style
 
-    from calibration.enroll import enroll_set
+    from calibration.enroll import EnrollmentError, enroll_photo, enroll_set
 
     palettes = [None, None, None, ["red", "blue"], ["green", "yellow", "purple"],
                 ["teal", "orange", "red", "blue"]]
@@ -225,11 +226,17 @@ def enroll_bench(seeds: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> list[dict[str, An
         ms = (time.perf_counter() - t) * 1000
         true_mm = case.truth["style"]["tile_mm"][:2]
         purity = cluster_purity(prof, groups)
+        # the same photo through the reader's tile finder instead of the truth corners
+        try:
+            via = enroll_photo(case.image_bgr, plane, n_sets=len(cols) if cols else 1)
+            detector = (via.n_tiles, via.tile_mm, [s.tiles for s in via.sets])
+        except EnrollmentError as exc:
+            detector = (0, None, str(exc).split(":")[0])
         rows.append({"seed": seed, "family": fam[0], "sets": len(cols) if cols else 1,
                      "tiles": prof.n_tiles, "tile_mm": prof.tile_mm, "true_mm": true_mm,
                      "polarity": prof.polarity, "set_names": [s.name for s in prof.sets],
-                     "purity": purity, "ms": ms})
-    del tile_style
+                     "purity": purity, "ms": ms, "detector": detector,
+                     "true_split": [groups.count(g) for g in sorted(set(groups))]})
     return rows
 
 
@@ -270,9 +277,57 @@ def cluster_purity(profile: Any, groups: list[int]) -> float:
     return agree / len(groups) if groups else float("nan")
 
 
+def reading_bench(seeds: Sequence[int] = range(300, 306),
+                  families: Sequence[str] = ("coloured", "pipcolour", "black", "ivory", "white")
+                  ) -> dict[str, tuple[int, int, int]]:
+    """Does a set profile help the reader? Per tile family: tiles that should be read, and how
+    many the reader (``vision.read.Reader``) reads right on the raw frame and on the frame
+    redrawn by :func:`calibration.enroll.normalise_to_profile` (profile enrolled from the truth
+    corners of the same scene's fully visible face-up tiles, no plane)."""
+    import warnings
+
+    from vision.evaluate import score_rendered
+    from vision.read import Reader
+    from vision.render import RenderSpecError, random_scene_spec, render_scene
+
+    from calibration.enroll import enroll_set, normalise_to_profile
+
+    reader = Reader()
+    out: dict[str, tuple[int, int, int]] = {}
+    for fam in families:
+        truth = raw_right = norm_right = 0
+        for seed in seeds:
+            try:
+                spec = random_scene_spec(seed, tile_families=[fam], hands=0, boneyard=False,
+                                         loose=0)
+                scene = render_scene(spec)
+            except RenderSpecError:
+                continue
+            corners = [np.array(t["corners"], np.float64) for t in scene.truth["tiles"]
+                       if t["face_up"] and t["visible"] >= 0.95 and not t["cut"]]
+            if len(corners) < 2:
+                continue
+            profile = enroll_set(scene.image_bgr, corners, None, n_sets=1)
+            if profile.pip_lab is None:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                raw = score_rendered(reader.read(scene.image_bgr, set_max=spec.set_max),
+                                     scene.truth, "raw")
+                norm = score_rendered(reader.read(normalise_to_profile(scene.image_bgr, profile),
+                                                  set_max=spec.set_max), scene.truth, "norm")
+            truth += raw.truth
+            raw_right += raw.tiles_right
+            norm_right += norm.tiles_right
+        out[fam] = (truth, raw_right, norm_right)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m calibration.bench", description=__doc__)
     parser.add_argument("--scenes", type=int, default=24)
+    parser.add_argument("--no-reading", action="store_true",
+                        help="skip the slow reader-with-profile comparison")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
         import vision.render  # noqa: F401
@@ -281,7 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = time.perf_counter()
     r = run_bench(args.scenes)
     print(f"calibration bench, {platform.machine()} {platform.python_version()}, "
-          f"{r['scenes']} rendered scenes with markers (seeds from 0, default degradations)")
+          f"{r['scenes']} rendered scenes with markers (seeds {r['seeds'][0]}-{r['seeds'][1]}, "
+          "default degradations; seeds the renderer refuses are skipped)")
     print(f"  all four markers found: {r['all_four_found']}/{r['scenes']} "
           f"(missed seeds {r['missed_seeds']})")
     print(f"  marker corner fit RMS: median {r['rms_px_median']:.2f} px, worst "
@@ -317,6 +373,17 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"tile {mm[0]:.1f} x {mm[1]:.1f} mm (true {row['true_mm'][0]:g} x "
               f"{row['true_mm'][1]:g}), polarity {row['polarity']}, sets {row['set_names']}, "
               f"cluster purity {100 * row['purity']:.0f}%, {row['ms']:.0f} ms")
+        n, mm, split = row["detector"]
+        mm_text = "-" if mm is None else f"{mm[0]:.1f} x {mm[1]:.1f} mm"
+        print(f"    via the reader's tile finder: {n} tiles (truth {row['tiles']}), {mm_text}, "
+              f"split {split} (truth {row['true_split']})")
+    if not args.no_reading:
+        total = [0, 0, 0]
+        for fam, (n, raw, norm) in reading_bench().items():
+            total = [total[0] + n, total[1] + raw, total[2] + norm]
+            print(f"  reader with set profile, {fam} sets (seeds 300-305): tiles read right "
+                  f"{raw}/{n} raw -> {norm}/{n} on the profile-normalised frame")
+        print(f"  reader with set profile, all: {total[1]}/{total[0]} -> {total[2]}/{total[0]}")
     print(f"  bench wall time {time.perf_counter() - t:.0f} s")
     return 0
 

@@ -316,3 +316,35 @@ def load_profile(folder: str | os.PathLike[str] | None = None
     if loaded.data is None:
         return None, loaded.problems
     return SetProfile.from_dict(loaded.data), loaded.problems
+
+
+def normalise_to_profile(frame_bgr: np.ndarray, profile: SetProfile) -> np.ndarray:
+    """The frame redrawn in the colours the reader knows best: pixels near an enrolled tile face
+    colour become light grey, pixels near the pip colour (and between) darker in proportion, and
+    everything far from the face-to-pip colour segment (table, hands, markers' white borders
+    unless they match the face) a dark background. Pure; returns a BGR uint8 image.
+
+    With several sets, each set's face colour is tried and the most face-like answer kept."""
+    if profile.pip_lab is None:
+        raise EnrollmentError("this profile has no pip colour (no pips were seen when it was "
+                              "enrolled); enroll again with tiles that show pips")
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    pip = np.asarray(profile.pip_lab, np.float32)
+    best = np.full(lab.shape[:2], 50.0, np.float32)
+    best_dist = np.full(lab.shape[:2], np.inf, np.float32)
+    for s in profile.sets:
+        face = np.asarray(s.lab, np.float32)
+        axis = pip - face
+        length2 = float(axis @ axis)
+        if length2 < 1.0:
+            continue
+        rel = lab - face
+        t = np.clip((rel @ axis) / length2, 0.0, 1.0)
+        dist = np.linalg.norm(rel - t[..., None] * axis, axis=2)
+        tol = 0.35 * np.sqrt(length2) + 10.0
+        grey = np.where(dist <= tol, 235.0 - 215.0 * t, 50.0)
+        take = dist < best_dist
+        best = np.where(take, grey, best)
+        best_dist = np.where(take, dist, best_dist)
+    out = np.clip(best, 0, 255).astype(np.uint8)
+    return cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
