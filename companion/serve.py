@@ -32,7 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "DATA_DIR/games.sqlite)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="folder for the database and the dashboard secrets file "
-                             "(default ~/.local/share/domino-companion)")
+                             "(default $DOMINO_COMPANION_HOME or the user data folder, "
+                             "~/.local/share/domino-companion on Linux)")
     parser.add_argument("--game", default=None, help="start a new game of this kind (e.g. allfives)")
     parser.add_argument("--players", default=None,
                         help="the players of the new game in seating order, e.g. Ann,Bob,Cy")
