@@ -232,8 +232,8 @@ def test_render_command_writes_pairs(tmp_path, capsys) -> None:
     assert summary["scenes"] == 2 and summary["seeds"] == [1_000_004, 1_000_005]
     for seed in (1_000_004, 1_000_005):
         truth = json.loads((tmp_path / f"scene_{seed:07d}.json").read_text())
-        img = cv2.imread(str(tmp_path / f"scene_{seed:07d}.png"))
-        assert img.shape == (240, 320, 3) and truth["image"] == f"scene_{seed:07d}.png"
+        image_bgr = cv2.imread(str(tmp_path / f"scene_{seed:07d}.png"))
+        assert image_bgr.shape == (240, 320, 3) and truth["image"] == f"scene_{seed:07d}.png"
         assert {"width", "height", "seed", "set_max", "style", "camera", "table_to_image",
                 "tiles", "markers", "hands", "game"} <= set(truth)
         assert len(truth["markers"]) == 4 and truth["style"]["held_out"] is True

@@ -344,6 +344,11 @@ def scatter(dealer: Dealer, occ: Occupancy, geom: TileGeometry, rng: np.random.G
     """Up to ``n`` tiles at random free spots within ``bounds``; with ``stack_fraction`` some
     lie on top of an earlier one (layer 1), as in a boneyard pile."""
     x0, y0, x1, y1 = bounds
+    need = geom.length_mm + 2.0  # a tile at any angle fits in a square this wide
+    if x1 - x0 < need:
+        x0, x1 = (x0 + x1 - need) / 2, (x0 + x1 + need) / 2
+    if y1 - y0 < need:
+        y0, y1 = (y0 + y1 - need) / 2, (y0 + y1 + need) / 2
     out: list[Placement] = []
     for _ in range(n):
         t = dealer.any()

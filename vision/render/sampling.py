@@ -107,8 +107,11 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     if (kind is None and wanted_set is not None and "game" in kinds
             and wanted_set not in gamelayout.SET_OF_GAME.values()):
         kinds.remove("game")  # no simulated game is played with that set
-    if kind is None:
-        kind = str(rng.choice(kinds))
+    if kind is None:  # simulated games (when available) give 30 % of the scenes
+        weights = np.array([0.3 if k == "game" else 1.0 for k in kinds])
+        if "game" in kinds:
+            weights[kinds.index("game")] = 0.3 / 0.7 * (len(kinds) - 1)
+        kind = str(rng.choice(kinds, p=weights / weights.sum()))
     elif kind not in kinds:
         raise RenderSpecError(f"layout {kind!r} is unknown; use one of {kinds}")
 
@@ -256,7 +259,11 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     for _ in range(60):
         spec_cam = CameraSpec(cam_h, tilt, rotation, hfov, target, dist)
         cam = Camera(spec_cam, width, height)
-        uv = cam.project(np.column_stack([fit_pts, np.zeros(len(fit_pts))]))
+        try:
+            uv = cam.project(np.column_stack([fit_pts, np.zeros(len(fit_pts))]))
+        except RenderSpecError:  # part of the layout behind the camera: go higher
+            cam_h *= 1.06
+            continue
         span = max((uv[:, 0].max() - uv[:, 0].min()) / width,
                    (uv[:, 1].max() - uv[:, 1].min()) / height,
                    2 * np.abs(uv[:, 0] - width / 2).max() / width,
