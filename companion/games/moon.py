@@ -93,7 +93,7 @@ class Moon(TrickGame):
                                              "end_round")
     #: Options for uniformly random self-play (simulate, conformance): random bidders fail big
     #: bids so often that scores drift below zero and a match rarely reaches the target.
-    simulation_options: ClassVar[Mapping[str, int]] = {"max_hands": 40}
+    simulation_options: ClassVar[Mapping[str, int]] = {"max_hands": 20}
     options_spec: ClassVar[Mapping[str, Option]] = {
         "target": Option(21, "points that win the game", minimum=1),
         "max_hands": Option(0, "not from the seed: stop after this many hands, the highest "
@@ -163,7 +163,8 @@ class Moon(TrickGame):
             widow = left[0]
         else:
             raise MoveFormatError(f"a Moon deal gives 7 tiles to each player and leaves one widow; "
-                                  f"this one leaves {len(left)} tiles")
+                                  f"this one leaves {len(left)} tiles "
+                                  f"({', '.join(map(str, left)) or 'none'}); name it with \"widow\"")
         self.apply_deal(move, pool=[t for t in self.round_set() if t != widow])
         self.widow = widow
 
