@@ -294,7 +294,8 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
             motion_px=float(rng.uniform(1.5, 6.0)) if rng.random() < 0.15 else 0.0,
             motion_deg=float(rng.uniform(0, 180)),
             noise_sigma=float(rng.uniform(1.0, 6.0)),
-            jpeg_quality=int(rng.integers(55, 96)) if rng.random() < 0.7 else 0)
+            jpeg_quality=int(rng.integers(55, 96)) if rng.random() < 0.7 else 0,
+            sharpen=float(rng.uniform(0.3, 1.0)) if rng.random() < 0.3 else 0.0)
     else:
         dg = DegradeSpec()
 

@@ -56,6 +56,8 @@ class DegradeSpec:
     motion_deg: float = 0.0
     noise_sigma: float = 0.0
     jpeg_quality: int = 0  # 0: no JPEG round trip
+    #: Webcam sharpening (unsharp mask amount, 0 = off), applied after blur and noise.
+    sharpen: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,7 +504,7 @@ def _light(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> np.ndar
 
 
 def _degrade(frame_bgr: np.ndarray, dg: DegradeSpec, rng: np.random.Generator) -> np.ndarray:
-    """Defocus, motion blur, sensor noise, JPEG round trip."""
+    """Defocus, motion blur, sensor noise, sharpening, JPEG round trip."""
     if dg.defocus_sigma_px > 0.2:
         frame_bgr = cv2.GaussianBlur(frame_bgr, (0, 0), dg.defocus_sigma_px)
     if dg.motion_px >= 1.5:
@@ -522,6 +524,9 @@ def _degrade(frame_bgr: np.ndarray, dg: DegradeSpec, rng: np.random.Generator) -
                             interpolation=cv2.INTER_NEAREST)
         chroma += lum[..., None]
         frame_bgr = cv2.convertScaleAbs(cv2.add(frame_bgr.astype(np.float32), chroma))
+    if dg.sharpen > 0:
+        soft = cv2.GaussianBlur(frame_bgr, (0, 0), 1.2)
+        frame_bgr = cv2.addWeighted(frame_bgr, 1.0 + dg.sharpen, soft, -dg.sharpen, 0.0)
     if dg.jpeg_quality:
         ok, buf = cv2.imencode(".jpg", frame_bgr, [cv2.IMWRITE_JPEG_QUALITY, int(dg.jpeg_quality)])
         frame_bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -592,6 +597,7 @@ def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
                   "blur": {"defocus_sigma_px": dg.defocus_sigma_px, "motion_px": dg.motion_px,
                            "motion_deg": dg.motion_deg},
                   "noise": dg.noise_sigma, "jpeg_quality": dg.jpeg_quality,
+                  "sharpen": dg.sharpen,
                   "layout": spec.layout, "held_out": spec.held_out,
                   "tile_mm": [geom.length_mm, geom.width_mm, geom.thickness_mm]},
         "camera": {"height_mm": cam.spec.height_mm, "tilt_deg": cam.spec.tilt_deg,
