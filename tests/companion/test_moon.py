@@ -215,6 +215,12 @@ def test_renege_flagged_without_deal() -> None:
     assert "3-6 led suit 6 and Cy played 1-1, but now plays 2-6" in reneges[0].detail
 
 
+def test_default_max_hands_is_50_and_0_lifts_it() -> None:
+    assert Moon(PLAYERS).options["max_hands"] == 50
+    assert Moon(PLAYERS).score_bounds() == (-21 * 50, 41)
+    assert Moon(PLAYERS, {"max_hands": 0}).score_bounds()[0] == -21_000
+
+
 def test_max_hands_option_ends_the_match() -> None:
     game = Moon(PLAYERS, {"max_hands": 1})
     apply_all(game, [{"player": "Bob", "bid": 4}, {"player": "Cy", "bid": "pass"},
@@ -227,7 +233,7 @@ def test_max_hands_option_ends_the_match() -> None:
 def test_random_matches_replay_and_keep_their_invariants() -> None:
     for seed in (1, 2):
         rng = random.Random(seed)
-        game = Moon(PLAYERS, dict(Moon.simulation_options))
+        game = Moon(PLAYERS, {"max_hands": 12})
         moves = []
         lo, hi = game.score_bounds()
         while not game.finished:
@@ -243,7 +249,7 @@ def test_random_matches_replay_and_keep_their_invariants() -> None:
             if game.hands is not None:
                 assert all_tiles(game) == sorted(game.round_set())
             assert all(lo <= s <= hi for s in game.scores.values())
-        fresh = Moon(PLAYERS, dict(Moon.simulation_options))
+        fresh = Moon(PLAYERS, {"max_hands": 12})
         for m in moves:
             fresh.apply(Move.from_json(json.loads(m.to_line())))
         assert fresh.snapshot() == game.snapshot()
