@@ -44,10 +44,11 @@ def browser() -> Iterator[Any]:
 class Live:
     """A dashboard served by waitress in a thread, for one test."""
 
-    def __init__(self, tmp_path: Path, frames: StillFrames | None = None) -> None:
+    def __init__(self, tmp_path: Path, frames: StillFrames | None = None, **config: Any) -> None:
         from waitress import create_server
 
-        self.app = make_app(tmp_path, frames=frames, STREAM_MAX_S=20.0, SSE_HEARTBEAT_S=1.0)
+        cfg = {"STREAM_MAX_S": 20.0, "SSE_HEARTBEAT_S": 1.0, **config}
+        self.app = make_app(tmp_path, frames=frames, **cfg)
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=12)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -283,3 +284,34 @@ def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
         assert errors == []
     finally:
         live.close()
+
+
+def test_refused_stream_is_retried(browser: Any, tmp_path: Path) -> None:
+    live = Live(tmp_path, SSE_MAX_STREAMS=1)
+    try:
+        errors: list[str] = []
+        first = open_page(browser, live, errors)
+        ctx = browser.new_context()
+        live.contexts.append(ctx)
+        second = ctx.new_page()
+        second.goto(live.url + "/")
+        second.wait_for_selector("#live.warn")  # refused: over the cap
+        first.context.close()  # frees the one stream
+        second.wait_for_selector("#live.ok", timeout=15000)
+        assert live.app.extensions["sse_gate"].open == 1
+    finally:
+        live.close()
+
+
+def test_game_view_is_shown_as_key_values(browser: Any, live: Live) -> None:
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    assert not page.locator("#view-card").is_visible()  # the game reports no view
+    session = live.app.extensions["session"].session
+    session.game.view = lambda: {"open_ends": [5, 3], "count": 8}  # as a game's view() would
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=1)
+    session.submit(sim.moves[0])
+    page.wait_for_selector("#view-card:visible")
+    text = page.inner_text("#view")
+    assert "open ends" in text and "[5,3]" in text and "count" in text and "8" in text
+    assert errors == []

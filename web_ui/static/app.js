@@ -8,6 +8,7 @@ let state = JSON.parse($("#initial-state").textContent);
 let camera = JSON.parse($("#initial-camera").textContent);
 let controller = document.body.dataset.controller === "yes";
 let games = [];
+const RETRY_CLOSED_MS = 3000;
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -289,7 +290,12 @@ function connect() {
   const es = new EventSource("/events");
   const live = $("#live");
   es.addEventListener("open", () => { live.textContent = "live"; live.className = "pill ok"; });
-  es.addEventListener("error", () => { live.textContent = "reconnecting…"; live.className = "pill warn"; });
+  es.addEventListener("error", () => {
+    live.textContent = "reconnecting…"; live.className = "pill warn";
+    // A refused stream (503: too many open, or the server answered with an error) is not
+    // retried by the browser itself: try again after a pause.
+    if (es.readyState === EventSource.CLOSED) { es.close(); setTimeout(connect, RETRY_CLOSED_MS); }
+  });
   es.addEventListener("state", (ev) => {
     const next = JSON.parse(ev.data);
     const newGame = next.generation !== state.generation;
