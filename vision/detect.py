@@ -46,6 +46,12 @@ MIN_DIVIDER_SCORE = 0.18
 MIN_INK_CONTRAST = 40.0
 #: Largest blob, as a fraction of the image, that may hold tiles (bigger ones are the table).
 MAX_BLOB_FRACTION = 0.3
+#: A tile's top face ends where the face map falls this fraction of the face/ink contrast
+#: below the face level (side walls are shaded a little darker than the top).
+EDGE_DROP = 0.35
+#: Grooves: thin dark lines at least this deep (grey levels, and this fraction of the face's
+#: contrast) are cut out of a face mask to part touching tiles.
+GROOVE_MIN, GROOVE_FRACTION = 12.0, 0.12
 #: Solidity (area / min-area-rectangle area) of a blob that counts as one solid rectangle.
 SOLID = 0.86
 #: Dents in a blob outline shallower than this fraction of the tile width are filled (pips at
@@ -140,21 +146,25 @@ def threshold_ladder(face_map: np.ndarray) -> list[float]:
     return levels
 
 
-def face_mask(face_map: np.ndarray, level: float) -> np.ndarray:
-    """Threshold of a face map at ``level`` with pip and divider holes filled (uint8 0/255)."""
-    blurred = cv2.GaussianBlur(face_map, (3, 3), 0)
-    _, mask = cv2.threshold(blurred, level, 255, cv2.THRESH_BINARY)
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """The mask with its small holes (pips, divider) filled; holes as large as a tile stay
+    open (the gap inside a ring of tiles)."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     filled = mask.copy()
     if hierarchy is not None:
-        # Fill the holes (pips, divider) but only small ones: a hole as large as a tile is a
-        # gap between tiles laid in a ring, which must stay open.
         img_area = mask.shape[0] * mask.shape[1]
         holes = [c for i, c in enumerate(contours)
                  if hierarchy[0][i][3] >= 0 and cv2.contourArea(c) < img_area * 0.002]
         if holes:
             cv2.drawContours(filled, holes, -1, 255, -1)
     return filled
+
+
+def face_mask(face_map: np.ndarray, level: float) -> np.ndarray:
+    """Threshold of a face map at ``level`` with pip and divider holes filled (uint8 0/255)."""
+    blurred = cv2.GaussianBlur(face_map, (3, 3), 0)
+    _, mask = cv2.threshold(blurred, level, 255, cv2.THRESH_BINARY)
+    return fill_holes(mask)
 
 
 # ------------------------------------------------------------------------------------------
@@ -238,11 +248,11 @@ def _reblob(blobs: list[_Blob], dent: float) -> list[_Blob]:
 
 def estimate_tile_width(blobs: list[_Blob]) -> float | None:
     """Tile width (short side, px) from solid 2:1 blobs, else from solid 1:2k chains."""
-    singles = [b.short for b in blobs
-               if b.solidity >= SOLID and b.short >= MIN_TILE_WIDTH_PX
-               and 1.75 <= b.long / b.short <= 2.3]
-    if len(singles) >= 1:
-        return float(np.median(singles))
+    singles = [b for b in blobs if _is_single(b)]
+    if singles:
+        # specks of noise can be 2:1 too: only blobs near the size of the largest count
+        largest = max(b.area for b in singles)
+        return float(np.median([b.short for b in singles if b.area >= 0.3 * largest]))
     chains = []
     for b in blobs:
         if b.solidity < SOLID or b.short < MIN_TILE_WIDTH_PX:
@@ -523,48 +533,164 @@ def _covered_fraction(blob: _Blob, covered: np.ndarray) -> float:
     return inside / total
 
 
+def _is_single(b: _Blob) -> bool:
+    return b.solidity >= SOLID and b.short >= MIN_TILE_WIDTH_PX and 1.75 <= b.long / b.short <= 2.3
+
+
+def _rank(levels: list[list[_Blob]]) -> tuple[list[list[_Blob]], float]:
+    """Levels ordered by the area of their single-tile blobs, and the best level's area."""
+    scored = [(sum(b.area for b in blobs if _is_single(b)), i) for i, blobs in enumerate(levels)]
+    scored.sort(reverse=True)
+    return [levels[i] for _, i in scored], (scored[0][0] if scored else 0.0)
+
+
+def groove_cut(face_map: np.ndarray, mask: np.ndarray, w: float) -> np.ndarray:
+    """The mask with thin dark lines (the grooves between touching tiles, dividers, pips)
+    cut out, holes filled again: touching tiles in a chain come apart."""
+    k = max(3, int(round(w / 3)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    blackhat = cv2.morphologyEx(face_map, cv2.MORPH_BLACKHAT, kernel)
+    inside = face_map[mask > 0]
+    if inside.size == 0:
+        return mask
+    lo, hi = np.percentile(inside[:: max(1, inside.size // 20000)], (2, 90))
+    level = max(GROOVE_MIN, GROOVE_FRACTION * float(hi - lo))
+    cut = mask.copy()
+    cut[blackhat > level] = 0
+    return fill_holes(cut)
+
+
+def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarray:
+    """The tile's corners moved onto the edges of its top face.
+
+    The grid cover gives outlines to within a few pixels, and the blob may include the tile's
+    side walls; the crops for pip reading want the top face. In a rectified patch around the
+    tile, each edge moves to where the face-bright fraction of the rows (or columns) first
+    reaches a half coming in from outside, searched within 0.3 w of where it was; an edge with
+    face beyond it (a touching neighbour) stays. When the divider shows, the outline is
+    centred on it. Outlines that would lose the 2:1 shape are left as they were.
+    """
+    c = corners.mean(axis=0)
+    along = (corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2
+    length = float(np.linalg.norm(along))
+    across = corners[1] - corners[0]
+    width = float(np.linalg.norm(across))
+    if length < 4 or width < 4:
+        return corners
+    ua, ub = along / length, across / width
+    m = int(math.ceil(0.35 * w))
+    hl, hw = int(round(length / 2)), int(round(width / 2))
+    size = (2 * (hl + m) + 1, 2 * (hw + m) + 1)
+    # patch pixel (i, j) <- image point c + (i - hl - m) ua + (j - hw - m) ub
+    origin = c - (hl + m) * ua - (hw + m) * ub
+    mat = np.array([[ua[0], ub[0], origin[0]], [ua[1], ub[1], origin[1]]], dtype=np.float64)
+    patch = cv2.warpAffine(face_map, mat, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    core = patch[m + hw // 3: m + 2 * hw - hw // 3, m + hl // 4: m + 2 * hl - hl // 4]
+    if core.size == 0:
+        return corners
+    face = float(np.percentile(core, 75))
+    ink = float(np.percentile(core, 1))
+    if face - ink < MIN_INK_CONTRAST:
+        return corners
+    bright = cv2.blur(patch, (3, 3)) >= face - EDGE_DROP * (face - ink)
+    cols = bright[m + hw // 3: m + 2 * hw - hw // 3, :].mean(axis=0)   # along the long axis
+    rows = bright[:, m + hl // 3: m + 2 * hl - hl // 3].mean(axis=1)   # across
+    reach = int(math.ceil(0.3 * w))
+
+    def edge(profile: np.ndarray, nominal: int, step: int) -> float:
+        """Search from outside (``step`` points outward) in to the first face-bright line."""
+        start, stop = nominal + step * reach, nominal - step * reach
+        if not (0 <= start < len(profile) and 0 <= stop < len(profile)):
+            return float(nominal)
+        if profile[start] >= 0.5:
+            return float(nominal)  # face goes on: a touching neighbour
+        pos = start
+        while pos != stop:
+            if profile[pos] >= 0.5:
+                return pos + step * 0.5
+            pos -= step
+        return float(nominal)
+
+    lo_a = edge(cols, m, -1)
+    hi_a = edge(cols, m + 2 * hl, 1)
+    lo_b = edge(rows, m, -1)
+    hi_b = edge(rows, m + 2 * hw, 1)
+    new_len, new_wid = hi_a - lo_a, hi_b - lo_b
+    if new_wid <= 0 or not 1.6 <= new_len / new_wid <= 2.4:
+        lo_a, hi_a, lo_b, hi_b = m, m + 2 * hl, m, m + 2 * hw
+        new_len, new_wid = hi_a - lo_a, hi_b - lo_b
+    # The divider is the middle of the tile: when it shows, centre the outline on it and make
+    # the tile twice as long as it is wide.
+    mid = (lo_a + hi_a) / 2
+    band_rows = patch[int(lo_b + new_wid * 0.2): int(math.ceil(hi_b - new_wid * 0.2)), :]
+    if band_rows.shape[0] >= 2:
+        prof = np.median(band_rows, axis=0)
+        r = int(math.ceil(0.3 * new_wid))
+        i0, i1 = max(0, int(mid) - r), min(len(prof), int(mid) + r + 1)
+        if i1 - i0 >= 3:
+            k = i0 + int(np.argmin(prof[i0:i1]))
+            if face - prof[k] >= 0.5 * (face - ink):
+                lo_a, hi_a = k - new_wid, k + new_wid
+    a0, a1 = lo_a - hl - m, hi_a - hl - m
+    b0, b1 = lo_b - hw - m, hi_b - hw - m
+    return np.array([c + a0 * ua + b0 * ub, c + a0 * ua + b1 * ub,
+                     c + a1 * ua + b1 * ub, c + a1 * ua + b0 * ub])
+
+
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     """Every face-up tile in a BGR frame (uint8, (H, W, 3)); see the module docstring."""
     img_h, img_w = frame_bgr.shape[:2]
     min_area = (MIN_TILE_WIDTH_PX ** 2) * 2
-    # per face map: the blobs of every threshold level, the most tile-like level first
-    per_map: list[tuple[str, np.ndarray, list[list[_Blob]]]] = []
-    support: list[tuple[int, float]] = []
+    max_area = MAX_BLOB_FRACTION * img_w * img_h
     maps = face_maps(frame_bgr)
     ink_maps = {"light": maps["light"], "dark": maps["dark"]}
-    for polarity, fmap in maps.items():
-        ranked = []
-        for level in threshold_ladder(fmap):
-            blobs = [b for b in _blobs(face_mask(fmap, level), min_area)
-                     if b.area <= MAX_BLOB_FRACTION * img_w * img_h]
-            singles = [b for b in blobs if b.solidity >= SOLID and 1.75 <= b.long / b.short <= 2.3]
-            ranked.append(((len(singles), sum(b.area for b in singles)), blobs))
-        ranked.sort(key=lambda item: item[0], reverse=True)
-        if ranked:
-            per_map.append((polarity, fmap, [blobs for _, blobs in ranked]))
-            support.append(ranked[0][0])
-    widths = [estimate_tile_width(levels[0]) for _, _, levels in per_map]
-    found = [x for x in widths if x is not None]
-    if found:
-        # The tile width of the map with the most single-tile blobs rules; a map whose own
+    # per face map: the masks and blobs of every threshold level
+    masks: dict[str, list[np.ndarray]] = {}
+    levels: dict[str, list[list[_Blob]]] = {}
+    for name, fmap in maps.items():
+        masks[name] = [face_mask(fmap, level) for level in threshold_ladder(fmap)]
+        levels[name] = [[b for b in _blobs(m, min_area) if b.area <= max_area] for m in masks[name]]
+
+    def scale() -> tuple[dict[str, float | None], float | None]:
+        ranked = {name: _rank(lv) for name, lv in levels.items()}
+        widths = {name: estimate_tile_width(r[0][0]) if r[0] else None
+                  for name, r in ranked.items()}
+        have = [n for n in widths if widths[n] is not None]
+        if not have:
+            return widths, None
+        # The tile width of the map with the most single-tile area rules; a map whose own
         # estimate disagrees by more than a quarter found something else (board squares).
-        best = max((k for k in range(len(widths)) if widths[k] is not None),
-                   key=lambda k: support[k])
+        best = max(have, key=lambda n: ranked[n][1])
         w_ref = widths[best]
-        widths = [x if x is not None and abs(x - w_ref) <= 0.25 * w_ref else None for x in widths]
-        found = [w_ref]
-    warnings: list[str] = []
-    if not found:
+        for name in list(levels):
+            levels[name] = ranked[name][0]
+        return {n: (x if x is not None and abs(x - w_ref) <= 0.25 * w_ref else None)
+                for n, x in widths.items()}, w_ref
+
+    widths, w_ref = scale()
+    if w_ref is not None:
+        # Second look: the same masks with the grooves between touching tiles cut.
+        for name, fmap in maps.items():
+            levels[name] = levels[name] + [
+                [b for b in _blobs(groove_cut(fmap, m, w_ref), min_area) if b.area <= max_area]
+                for m in masks[name]]
+        widths, w_ref = scale()
+    if w_ref is None:
         return Detection([], None, ["no tile-shaped blob found: cannot estimate the tile size; "
                                     "is there a face-up tile in the picture?"])
+    per_map = [(name, maps[name], levels[name]) for name in maps]
+    widths_list = [widths[name] for name in maps]
+    found = [w_ref]
+    warnings: list[str] = []
     candidates: list[TileCandidate] = []
     # Blobs already explained by tiles found in a better map or level are not split again.
     covered = np.zeros((img_h, img_w), np.uint8)
-    for (polarity, fmap, levels), w in zip(per_map, widths):
+    for (_name, _fmap, map_levels), w in zip(per_map, widths_list):
         if w is None:
             continue
         tile_area = 2 * w * w
-        for blob in (b for blobs in levels for b in _reblob(blobs, DENT * w)):
+        for blob in (b for blobs in map_levels for b in _reblob(blobs, DENT * w)):
             if (blob.area < 0.3 * tile_area or blob.area > MAX_GRID_CELLS * tile_area / 8
                     or blob.area > MAX_BLOB_FRACTION * img_w * img_h):
                 continue
@@ -583,4 +709,12 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         if all(_quad_iou(t.corners, k.corners) < 0.3 for k in kept):
             kept.append(t)
     w_used = float(np.median(found))
-    return Detection(kept, w_used, warnings)
+    refined = []
+    for t in kept:
+        if not t.cut:
+            quad = refine_quad(ink_maps[t.polarity], t.corners, w_used)
+            quad[:, 0] = np.clip(quad[:, 0], -0.5, img_w - 0.5)
+            quad[:, 1] = np.clip(quad[:, 1], -0.5, img_h - 0.5)
+            t = TileCandidate(quad, t.cut, t.divider, t.polarity, t.fill, t.pips)
+        refined.append(t)
+    return Detection(refined, w_used, warnings)
