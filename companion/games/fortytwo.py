@@ -69,11 +69,12 @@ optional once all seven tricks are played, required to end a hand early).
 
 from __future__ import annotations
 
-from typing import ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from companion.games import register
 from companion.games.base import Event, Option
-from companion.games.tricks import Trump, TrickGame
+from companion.games.tricks import TrickGame, Trump
 from companion.tiles import Tile
 
 #: The count dominoes and their points.

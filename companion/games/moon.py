@@ -64,12 +64,13 @@ then closes the widow exchange unseen.
 from __future__ import annotations
 
 import random
-from typing import ClassVar, Mapping
+from collections.abc import Mapping
+from typing import ClassVar
 
 from companion.errors import MoveFormatError
 from companion.games import register
 from companion.games.base import Event, Option
-from companion.games.tricks import Trump, TrickGame
+from companion.games.tricks import TrickGame, Trump
 from companion.moves import Move
 from companion.tiles import Tile, full_set
 
@@ -200,12 +201,12 @@ class Moon(TrickGame):
                                       f"{self._phase_text()}")
         if move.player != self.bidder:
             raise self._illegal(move, f"only {self.bidder}, who won the bid, discards")
-        tile = move.tile
-        assert tile is not None
+        tile, bidder = move.tile, move.player
+        assert tile is not None and bidder is not None  # Move.from_json guarantees both
         if tile not in set(self.round_set()):
             raise self._illegal(move, f"{tile} is not in the Moon set (no blanks but 0-0)")
         if self.hands is not None:
-            hand = self.hands[self.bidder]
+            hand = self.hands[bidder]
             if tile not in hand:
                 raise self._illegal(move, f"{self.bidder} holds {', '.join(map(str, sorted(hand)))}"
                                           f" with the widow, not {tile}")

@@ -21,14 +21,16 @@ the trump choices, the points of a trick, the sides, the scoring and the match e
 Hands are private. With a ``deal`` in the log, follow-suit is enforced at the play. Without one
 (the live camera) it cannot be; instead a player who did not follow suit is remembered as void
 in that suit, and if the same player later shows a tile of that suit in the same hand the
-table has proved a renege: an Event of kind ``renege`` says who, where and with what. The
+table has proved a renege: an Event of kind ``renege`` says who, where and with what, and
+``result()["reneges"]`` keeps every one of the match. The
 companion only flags it; the players decide (custom: the reneging side loses the hand, which
 they settle by entering ``end_round`` with the agreed ``taken``).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from companion.errors import IllegalMoveError, MoveFormatError
 from companion.games.base import Event, Game, require_kind
@@ -150,7 +152,16 @@ class TrickGame(Game):
     # ---- state --------------------------------------------------------------------------
     def setup(self) -> None:
         self.shuffler: int = 0  # index of this hand's shuffler (players[0] shuffles first)
+        #: every renege the table proved this match: {"hand", "player", "detail"}
+        self.reneges: list[dict[str, Any]] = []
         self._new_hand()
+
+    def result(self) -> dict[str, Any]:
+        """The base result, plus ``reneges`` (flagged, never scored) when there were any."""
+        out = super().result()
+        if self.reneges:
+            out["reneges"] = [dict(r) for r in self.reneges]
+        return out
 
     def _new_hand(self) -> None:
         """Reset the per-hand state; the hand is not dealt yet."""
@@ -382,12 +393,13 @@ class TrickGame(Game):
         for void in self.voids:
             who, suit, trick_no, lead, shown = void
             if who == player and follows(tile, suit, self.trump):
-                events.append(Event(
-                    "renege", player, 0,
-                    f"{player} reneged in trick {trick_no}: {lead} led {suit_name(suit, self.trump)} "
-                    f"and {player} played {shown}, but now plays {tile}, which is "
-                    f"{suit_name(suit, self.trump)}; the table decides (custom: the reneging "
-                    f"side loses the hand; settle it with end_round \"taken\")"))
+                detail = (f"{player} reneged in trick {trick_no}: {lead} led "
+                          f"{suit_name(suit, self.trump)} and {player} played {shown}, but now "
+                          f"plays {tile}, which is {suit_name(suit, self.trump)}; the table "
+                          f"decides (custom: the reneging side loses the hand; settle it with "
+                          f"end_round \"taken\")")
+                events.append(Event("renege", player, 0, detail))
+                self.reneges.append({"hand": self.round, "player": player, "detail": detail})
             else:
                 keep.append(void)
         self.voids = keep

@@ -13,7 +13,12 @@ from typing import Any
 
 import pytest
 
-from companion.errors import IllegalMoveError, MoveFormatError, OptionError, PlayersError
+from companion.errors import (
+    IllegalMoveError,
+    MoveFormatError,
+    OptionError,
+    PlayersError,
+)
 from companion.games.fortytwo import FortyTwo, count_points
 from companion.games.tricks import TRUMP, suit_led, trick_winner
 from companion.moves import Move
@@ -276,7 +281,7 @@ def test_full_hand_with_deal_every_trick_to_the_trumps() -> None:
     trick_points = []
     for i in range(7):
         for p in PLAYERS:
-            tile = sorted(game.hands[p])[0] if p != "Ann" else sorted(game.hands["Ann"])[-1]
+            tile = min(game.hands[p]) if p != "Ann" else max(game.hands["Ann"])
             events = game.apply(Move.play(p, tile))
         trick_points.append(next(e for e in events if e.kind == "trick").points)
         assert game.current_player == ("Ann" if i < 6 else None)
@@ -349,6 +354,7 @@ def test_renege_flagged_when_the_table_proves_it() -> None:
     assert reneges[0].detail.startswith(
         "Cy reneged in trick 1: 2-4 led suit 4 and Cy played 1-6, but now plays 1-4")
     assert "the table decides" in reneges[0].detail
+    assert game.result()["reneges"] == [{"hand": 1, "player": "Cy", "detail": reneges[0].detail}]
     # flagged once; the scores are untouched
     events = apply_all(game, [{"player": "Dee", "play": "4-5"}, {"player": "Ann", "play": "0-2"},
                               {"player": "Bob", "play": "1-2"}, {"player": "Cy", "play": "3-4"}])
@@ -363,6 +369,7 @@ def test_no_renege_when_the_shown_tile_is_a_trump_or_another_suit() -> None:
                               {"player": "Dee", "play": "6-6"}, {"player": "Ann", "play": "0-6"},
                               {"player": "Bob", "play": "2-6"}, {"player": "Cy", "play": "1-4"}])
     assert not [e for e in events if e.kind == "renege"]  # 1-4 is a trump, not a 4
+    assert "reneges" not in game.result()
 
 
 def test_renege_in_trump() -> None:
