@@ -296,7 +296,7 @@ def _draw_table(spec: SceneSpec, cam: Camera, ppm_img: float) -> _Canvas:
     W, H = spec.width, spec.height
     H0 = cam.plane_homography(0.0)
     x0, y0, x1, y1 = _table_region(cam, H0)
-    tex_ppm = min(1.2 * ppm_img, 1280.0 / max(x1 - x0, y1 - y0))
+    tex_ppm = min(1.0 * ppm_img, 1024.0 / max(x1 - x0, y1 - y0))
     tw, th = max(16, int((x1 - x0) * tex_ppm)), max(16, int((y1 - y0) * tex_ppm))
     table_bgr = table_texture(spec.table_family, spec.table_variant, spec.seed, (tw, th),
                               tex_ppm)
@@ -433,30 +433,38 @@ def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
 
 
 def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
-    """Arms reaching in over everything, with a soft shadow; returns undistorted polygons."""
+    """Arms reaching in over everything, with a soft shadow; returns undistorted polygons.
+    Work is limited to the hand's bounding box plus its shadow's reach."""
     H, W = cv.idbuf.shape
     polys = []
     for hs in spec.hands:
         mask = _hand_mask(hs, W, H)
-        if not mask.any():
+        bx, by, bw, bh = cv2.boundingRect(mask)
+        if bw == 0 or bh == 0:
             continue
+        pad = int(0.9 * hs.width_px) + 4
+        x0, y0 = max(0, bx - pad), max(0, by - pad)
+        x1, y1 = min(W, bx + bw + pad), min(H, by + bh + pad)
+        m8 = mask[y0:y1, x0:x1]
+        rh, rw = m8.shape
+        roi_bgr = cv.image_bgr[y0:y1, x0:x1]
         # shadow: the mask shifted away from the lamp side and blurred, at quarter resolution
-        q = cv2.resize(mask, ((W + 3) // 4, (H + 3) // 4), interpolation=cv2.INTER_AREA)
+        q = cv2.resize(m8, ((rw + 3) // 4, (rh + 3) // 4), interpolation=cv2.INTER_AREA)
         shift = np.float32([[1, 0, 0.04 * hs.width_px], [0, 1, 0.03 * hs.width_px]])
         q = cv2.warpAffine(q, shift, (q.shape[1], q.shape[0]), borderMode=cv2.BORDER_REPLICATE)
         q = cv2.GaussianBlur(q, (0, 0), max(1.0, 0.06 * hs.width_px))
-        sh = cv2.resize(q, (W, H), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-        cv.image_bgr *= (1 - np.float32(0.45 / 255.0) * sh)[..., None]
-        inside = mask > 127
+        sh = cv2.resize(q, (rw, rh), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+        roi_bgr *= (1 - np.float32(0.45 / 255.0) * sh)[..., None]
+        inside = m8 > 127
         # rounded look: darker towards the outline, lighter along the middle of arm and palm
         dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
         shade = 0.72 + 0.36 * np.clip(dist / (0.22 * hs.width_px), 0, 1)
-        skin = np.array(hs.skin_bgr, np.float32) * shade[..., None]
-        m = (mask.astype(np.float32) / 255.0)[..., None]
-        cv.image_bgr[:] = cv.image_bgr * (1 - m) + skin * m
-        cv.idbuf[inside] = -1
-        cv.gloss[inside] = 0.05
-        contours, _ = cv2.findContours(inside.astype(np.uint8), cv2.RETR_EXTERNAL,
+        skin_bgr = np.array(hs.skin_bgr, np.float32) * shade[..., None]
+        m = (m8.astype(np.float32) / 255.0)[..., None]
+        roi_bgr[:] = roi_bgr * (1 - m) + skin_bgr * m
+        cv.idbuf[y0:y1, x0:x1][inside] = -1
+        cv.gloss[y0:y1, x0:x1][inside] = 0.05
+        contours, _ = cv2.findContours((mask > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
                                        cv2.CHAIN_APPROX_SIMPLE)
         big = max(contours, key=cv2.contourArea)
         polys.append(cv2.approxPolyDP(big, 1.5, True).reshape(-1, 2).astype(np.float64))
