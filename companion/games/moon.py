@@ -218,6 +218,8 @@ class Moon(TrickGame):
     def _play(self, move: Move) -> list[Event]:
         if self.phase == "discard" and self.hands is None and move.player == self.bidder:
             self.phase = "play"  # the bidder leads: the unseen discard is made
+        if move.tile is not None and move.tile == self.discarded:
+            raise self._illegal(move, f"{move.tile} was discarded by {self.bidder} this hand")
         return super()._play(move)
 
     def _phase_text(self) -> str:

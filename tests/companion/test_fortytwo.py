@@ -423,3 +423,36 @@ def test_random_match_replays_from_its_log(options: dict) -> None:
     res = game.result()
     assert res["finished"] and len(res["winner"]) == 2
     assert res["winner"] in game.teams()
+
+
+def test_default_target_250_first_team_to_reach_it_wins() -> None:
+    game = FortyTwo(PLAYERS)
+    hands = 0
+    while not game.finished:
+        first = game.current_player
+        team_first = next(t for t in game.teams() if first in t)
+        other = next(t for t in game.teams() if first not in t)
+        apply_all(game, [{"player": first, "bid": 42}, {"player": first, "trump": 6},
+                         {"end_round": {"taken": {team_first[0]: 42, other[0]: 0}}}])
+        hands += 1
+        assert hands <= 11
+    # the first bidders alternate teams: Bob and Dee make 42 in hands 1, 3, ..., 11
+    assert hands == 11 and game.result()["winner"] == ["Bob", "Dee"]
+    assert game.scores == {"Ann": 210, "Bob": 252, "Cy": 210, "Dee": 252}
+
+
+def test_marks_bid_of_42_must_take_every_trick() -> None:
+    game = FortyTwo(PLAYERS, {"marks": True})
+    apply_all(game, [{"player": "Bob", "bid": 42}, {"player": "Cy", "bid": "pass"},
+                     {"player": "Dee", "bid": "pass"}, {"player": "Ann", "bid": "pass"},
+                     {"player": "Bob", "trump": 6},
+                     {"end_round": {"taken": {"Bob": 41, "Ann": 1}}}])
+    assert game.scores == {"Ann": 1, "Bob": 0, "Cy": 1, "Dee": 0}
+
+
+def test_moves_of_other_games_are_refused_with_the_known_kinds() -> None:
+    game = FortyTwo(PLAYERS)
+    with pytest.raises(MoveFormatError, match="takes deal, bid, trump, play, end_round"):
+        game.apply(Move.from_json({"player": "Bob", "draw": 1}))
+    with pytest.raises(MoveFormatError, match="names only the tile"):
+        bob_wins_bid().apply(Move.play("Bob", "2-4", on="4-4"))

@@ -127,7 +127,7 @@ def test_bidder_takes_widow_and_discards_one_of_eight() -> None:
     assert game.phase == "discard" and len(game.hands["Bob"]) == 8
     assert Tile.of(0, 0) in game.hands["Bob"] and all_tiles(game) == sorted(game.round_set())
     assert len(game.legal_moves()) == 8 and {m.kind for m in game.legal_moves()} == {"discard"}
-    with pytest.raises(IllegalMoveError, match="must|discards|widow"):
+    with pytest.raises(IllegalMoveError, match="Bob took the widow and discards one tile next"):
         game.apply(Move.play("Bob", "6-6"))  # discard first
     with pytest.raises(IllegalMoveError, match="only Bob, who won the bid, discards"):
         game.apply(Move("discard", "Cy", tile=Tile.of(1, 1)))
@@ -136,7 +136,7 @@ def test_bidder_takes_widow_and_discards_one_of_eight() -> None:
     game.apply(Move.from_json({"player": "Bob", "discard": "5-5"}))  # keeps the widow 0-0
     assert game.phase == "play" and len(game.hands["Bob"]) == 7
     assert game.discarded == Tile.of(5, 5) and all_tiles(game) == sorted(game.round_set())
-    with pytest.raises(IllegalMoveError, match="5-5 was already played|does not hold"):
+    with pytest.raises(IllegalMoveError, match="5-5 was discarded by Bob this hand"):
         game.apply(Move.play("Bob", "5-5"))
 
 
