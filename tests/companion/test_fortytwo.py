@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.errors import (
     IllegalMoveError,
@@ -20,7 +22,7 @@ from companion.errors import (
     PlayersError,
 )
 from companion.games.fortytwo import FortyTwo, count_points
-from companion.games.tricks import TRUMP, suit_led, trick_winner
+from companion.games.tricks import TRUMP, follows, is_trump, rank_in, suit_led, trick_winner
 from companion.moves import Move
 from companion.tiles import Tile, full_set, parse_tiles
 
@@ -456,3 +458,27 @@ def test_moves_of_other_games_are_refused_with_the_known_kinds() -> None:
         game.apply(Move.from_json({"player": "Bob", "draw": 1}))
     with pytest.raises(MoveFormatError, match="names only the tile"):
         bob_wins_bid().apply(Move.play("Bob", "2-4", on="4-4"))
+
+
+# ---- properties of the trick engine -------------------------------------------------------
+TRUMPS = [*range(7), "doubles", "follow-me"]
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(full_set(6)), min_size=4, max_size=4, unique=True),
+       st.sampled_from(TRUMPS), st.permutations([1, 2, 3]))
+def test_trick_winner_properties(tiles: list[Tile], trump: int | str, order: list[int]) -> None:
+    w = trick_winner(tiles, trump)
+    win = tiles[w]
+    suit = suit_led(tiles[0], trump)
+    trumps = [t for t in tiles if is_trump(t, trump)]
+    if trumps:
+        assert is_trump(win, trump)
+        assert all(rank_in(win, TRUMP, trump) > rank_in(t, TRUMP, trump) for t in trumps if t != win)
+    else:
+        assert follows(win, suit, trump)
+        assert all(rank_in(win, suit, trump) > rank_in(t, suit, trump)
+                   for t in tiles if t != win and follows(t, suit, trump))
+    # the followers' order does not change which tile wins
+    shuffled = [tiles[0]] + [tiles[i] for i in order]
+    assert shuffled[trick_winner(shuffled, trump)] == win
