@@ -22,7 +22,14 @@ from companion.errors import (
     PlayersError,
 )
 from companion.games.fortytwo import FortyTwo, count_points
-from companion.games.tricks import TRUMP, follows, is_trump, rank_in, suit_led, trick_winner
+from companion.games.tricks import (
+    TRUMP,
+    follows,
+    is_trump,
+    rank_in,
+    suit_led,
+    trick_winner,
+)
 from companion.moves import Move
 from companion.tiles import Tile, full_set, parse_tiles
 
