@@ -54,10 +54,14 @@ def current_state() -> dict[str, Any]:
     session = h.session
     if session is None:
         return {"game": None, "generation": h.generation, "version": 0}
-    out = session.state()
-    out["generation"] = h.generation
-    out["target"] = out.get("options", {}).get("target")
-    return out
+    return with_extras(session.state(), h.generation)
+
+
+def with_extras(state: dict[str, Any], generation: int) -> dict[str, Any]:
+    """A Session state with the holder's generation and the game's target (if it has one)."""
+    state["generation"] = generation
+    state["target"] = state.get("options", {}).get("target")
+    return state
 
 
 def _session() -> Session:

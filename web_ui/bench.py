@@ -4,8 +4,8 @@ A dashboard runs under waitress in a child process (as ``serve`` sizes it: threa
 caps + 8) with a fake camera pushing JPEG frames. This process opens ``--sse`` Server-Sent
 Events spectators and ``--mjpeg`` video viewers, pairs as a controller, and POSTs a whole seeded
 All Fives game move by move (plus undos), timing each POST from send to full answer. It prints
-the POST latency (median, p95, max), how many state updates each spectator received and how many
-frames each viewer got, and the machine's load, first with no streams open, then with them.
+the POST latency (median, p95, max), how many state updates each spectator received (and whether
+each shows the final state), how many frames each viewer got, and the machine's load, first with no streams open, then with them.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ class Reader(threading.Thread):
         self.count = 0
         self.status = 0
         self.error = ""
+        self.last_state: dict[str, Any] = {}
         self.stop = threading.Event()
         self.ready = threading.Event()
 
@@ -74,6 +75,7 @@ class Reader(threading.Thread):
             self.status = resp.status
             self.ready.set()
             tail = b""
+            pending = b""
             while not self.stop.is_set():
                 chunk = resp.read1(65536)
                 if not chunk:
@@ -81,6 +83,12 @@ class Reader(threading.Thread):
                 data = tail + chunk
                 self.count += data.count(self.marker)
                 tail = data[-len(self.marker):]
+                if self.path == "/events":  # keep the last state seen
+                    pending += chunk
+                    *done, pending = pending.split(b"\n\n")
+                    for msg in done:
+                        if msg.startswith(b"event: state\n"):
+                            self.last_state = json.loads(msg.split(b"data: ", 1)[1])
         except (OSError, http.client.HTTPException) as exc:
             if not self.stop.is_set():
                 self.error = f"{type(exc).__name__}: {exc}"
@@ -171,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
             refused = [r.status for r in readers if r.status != 200]
             loaded = summary(ctl.timed_game(args.seed))
             time.sleep(1.0)
+            final = ctl._request("GET", "/api/state")[1]
+            behind = sum(1 for r in readers[:args.sse]
+                         if r.last_state.get("version") != final["version"])
             sse_counts = [r.count for r in readers[:args.sse]]
             mjpeg_counts = [r.count for r in readers[args.sse:]]
             errors = [r.error for r in readers if r.error]
@@ -182,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in readers:
             r.join(5)
     result = {"threads": threads, "sse": args.sse, "mjpeg": args.mjpeg, "fps": args.fps,
-              "refused_streams": refused, "stream_errors": errors, "posts_no_streams": quiet, "posts_with_streams": loaded,
+              "refused_streams": refused, "stream_errors": errors,
+              "spectators_not_at_final_state": behind, "posts_no_streams": quiet, "posts_with_streams": loaded,
               "sse_state_events_min_max": [min(sse_counts, default=0), max(sse_counts, default=0)],
               "mjpeg_frames_min_max": [min(mjpeg_counts, default=0), max(mjpeg_counts, default=0)],
               "cpus": os.cpu_count(), "loadavg_1min": round(os.getloadavg()[0], 2)}
@@ -196,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"p95 {s['p95_ms']} ms, max {s['max_ms']} ms")
         print(f"state events per spectator: {result['sse_state_events_min_max']} (min, max); "
               f"frames per viewer: {result['mjpeg_frames_min_max']}; refused streams: {refused}; "
-              f"stream errors: {errors}")
+              f"stream errors: {errors}; spectators not showing the final state 1 s after the "
+              f"last POST: {behind}")
     return 0
 
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 from flask import Blueprint, Response, current_app, jsonify
 from flask.typing import ResponseReturnValue
 
-from web_ui.api import current_state
+from web_ui.api import current_state, with_extras
 from web_ui.services import NO_CAMERA, SessionHolder, StreamBusy, StreamGate
 
 bp = Blueprint("stream", __name__)
@@ -59,11 +59,13 @@ def _events(holder: SessionHolder, frames: Any, heartbeat: float, retry_ms: int,
                 last_beat = time.monotonic()
             else:
                 time.sleep(SLICE_S)
-        elif session.wait_for_change(version, SLICE_S) is not None:
-            snap = state_fn()
-            gen, version = snap["generation"], snap["version"]
-            yield sse("state", snap)
-            last_beat = time.monotonic()
+        else:
+            changed = session.wait_for_change(version, SLICE_S)
+            if changed is not None and holder.generation == gen:
+                snap = with_extras(changed, gen)
+                version = snap["version"]
+                yield sse("state", snap)
+                last_beat = time.monotonic()
         if frames is not None:
             cam = frames.status()
             key = cam.get("state")
