@@ -32,6 +32,8 @@ opponents get them; first team to 7 marks (option ``marks_to_win``) wins::
 
 Decisions (docs/rules-decisions.md) with the seed sentence each settles
 ------------------------------------------------------------------------
+* First shuffler: "Each player draws 1 domino, the highest total shuffles first." -> the log
+  header lists the players clockwise starting with that player (``players[0]`` shuffles first).
 * Bidding order: "The person to the shuffler's left has the first option to bid." and "the
   shuffler always having the last option to bid. Each player has only one opportunity to bid."
   -> one round from seat shuffler+1 to the shuffler. The bidding ends early when no higher bid
