@@ -77,11 +77,14 @@ from typing import ClassVar
 from companion.games import register
 from companion.games.base import Event, Option
 from companion.games.tricks import TrickGame, Trump
-from companion.tiles import Tile
+from companion.tiles import Tile, full_set
 
 #: The count dominoes and their points.
 COUNT: dict[Tile, int] = {Tile.of(5, 5): 10, Tile.of(4, 6): 10, Tile.of(5, 0): 5,
                           Tile.of(4, 1): 5, Tile.of(3, 2): 5}
+
+#: The double-six set, built (and checked) once.
+SET_42: tuple[Tile, ...] = tuple(full_set(6))
 
 MIN_BID = 30
 MAX_POINTS_BID = 42
@@ -123,6 +126,9 @@ class FortyTwo(TrickGame):
     }
 
     # ---- declarations -------------------------------------------------------------------
+    def round_set(self) -> list[Tile]:
+        return list(SET_42)
+
     def teams(self) -> list[list[str]]:
         p = self.players
         return [[p[0], p[2]], [p[1], p[3]]]

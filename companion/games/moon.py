@@ -77,7 +77,8 @@ from companion.tiles import Tile, full_set
 #: Moon's bids in increasing order (21: shoot the moon).
 BIDS = (4, 5, 6, 7, 21)
 MOON = 21
-MOON_SET_SIZE = 22
+#: The 22 tiles: double-six without the blanks except 0-0 (tests check the count).
+MOON_SET: tuple[Tile, ...] = tuple(t for t in full_set(6) if t.low != 0 or t.is_double)
 #: Default hand limit (option ``max_hands``): far above a table's evening, low enough that any
 #: match, random self-play included, ends.
 MAX_HANDS = 50
@@ -106,10 +107,7 @@ class Moon(TrickGame):
 
     # ---- declarations -------------------------------------------------------------------
     def round_set(self) -> list[Tile]:
-        tiles = [t for t in full_set(6) if t.low != 0 or t.is_double]
-        if len(tiles) != MOON_SET_SIZE:
-            raise AssertionError(f"the Moon set has {len(tiles)} tiles, not {MOON_SET_SIZE}")
-        return tiles
+        return list(MOON_SET)
 
     def score_bounds(self) -> tuple[int, int]:
         # A hand adds at most 21 to a score below the target and takes at most 21 away. With
