@@ -254,3 +254,21 @@ def test_random_matches_replay_and_keep_their_invariants() -> None:
             fresh.apply(Move.from_json(json.loads(m.to_line())))
         assert fresh.snapshot() == game.snapshot()
         assert parse_tiles([str(t) for t in game.round_set()]) == game.round_set()
+
+
+def test_live_hand_without_deal_or_discard_entry_scores_from_the_tricks() -> None:
+    game = Moon(PLAYERS)
+    apply_all(game, [{"player": "Bob", "bid": 4}, {"player": "Cy", "bid": "pass"},
+                     {"player": "Ann", "bid": "pass"}, {"player": "Bob", "trump": 6}])
+    while not game.round_over:
+        legal = game.legal_moves()
+        plays = [m for m in legal if m.kind == "play"]
+        game.apply(plays[-1])  # the highest unseen tile each time
+    assert game.hands is None and len(game.table_tiles()) == 21
+    taken = dict(game.tricks_won)
+    assert sum(taken.values()) == 7
+    events = game.apply(Move.from_json({"end_round": {}}))
+    expected_bob = taken["Bob"] if taken["Bob"] >= 4 else -4
+    assert game.scores == {"Ann": taken["Ann"], "Bob": expected_bob, "Cy": taken["Cy"]}
+    assert [e.kind for e in events][:3] == ["score", "score", "score"]
+    assert game.needs_deal and game.round == 2
