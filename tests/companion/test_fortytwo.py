@@ -489,3 +489,25 @@ def test_trick_winner_properties(tiles: list[Tile], trump: int | str, order: lis
     # the followers' order does not change which tile wins
     shuffled = [tiles[0]] + [tiles[i] for i in order]
     assert shuffled[trick_winner(shuffled, trump)] == win
+
+
+def test_deal_is_checked() -> None:
+    game = FortyTwo(PLAYERS)
+    with pytest.raises(MoveFormatError, match="Cy must be dealt 7 tiles, the deal gives 6"):
+        game.apply(Move.deal(dict(DEAL, Cy=DEAL["Cy"][:6])))
+    with pytest.raises(MoveFormatError, match="1-4 is dealt twice"):
+        game.apply(Move.deal(dict(DEAL, Dee=["1-4", *DEAL["Dee"][1:]])))
+    with pytest.raises(MoveFormatError, match="carries only the hands"):
+        game.apply(Move.deal(DEAL, widow="0-0"))
+    assert game.needs_deal
+
+
+def test_end_round_hands_must_agree_with_the_deal() -> None:
+    game = bob_wins_bid(trump=0)
+    wrong = {p: DEAL[p] for p in PLAYERS}
+    wrong["Ann"] = ["6-6"]
+    with pytest.raises(IllegalMoveError, match="Ann holds 0-0, 0-1"):
+        game.apply(Move.from_json({"end_round": {"hands": wrong,
+                                                 "taken": {"Ann": 20, "Bob": 22}}}))
+    game.apply(Move.from_json({"end_round": {"hands": DEAL, "taken": {"Ann": 20, "Bob": 22}}}))
+    assert game.scores == {"Ann": 50, "Bob": 0, "Cy": 50, "Dee": 0}  # Bob's 30 set: 30 + 20
