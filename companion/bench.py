@@ -25,7 +25,7 @@ def bench_game(name: str, players: int, games: int, seed: int) -> dict:
     start = time.perf_counter()
     n_moves = 0
     for k in range(games):
-        game = cls(default_players(players))
+        game = cls(default_players(players), dict(cls.simulation_options))
         rng = random.Random(seed + k)
         while not game.finished:
             t0 = time.perf_counter()

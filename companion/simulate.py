@@ -67,7 +67,7 @@ def play_random_game(name: str, players: list[str] | int, seed: int,
     if isinstance(players, int):
         players = default_players(players)
     cls = find_game(name)
-    game = cls(players, options)
+    game = cls(players, {**cls.simulation_options, **(options or {})})
     header = Header(cls.name, tuple(players), dict(game.options))
     rng = random.Random(seed)
     moves: list[Move] = []

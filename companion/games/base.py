@@ -100,6 +100,9 @@ class Game(ABC):
     options_spec: ClassVar[Mapping[str, Option]] = {}
     #: True for games scored by teams (``teams`` then lists them).
     team_game: ClassVar[bool] = False
+    #: Options seeded random self-play uses unless told otherwise (for a game whose random
+    #: matches would not end by the seed's rules alone); documented in the game's module.
+    simulation_options: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> None:
         players = list(players)

@@ -25,12 +25,13 @@ Scores can go below zero. The first player to 21 (option ``target``) wins; when 
 reaches it on the same hand, the bidder wins if among them, otherwise the higher score (equal:
 the win is shared).
 
-Option ``max_hands`` (not from the seed; default 50, 0 = no limit): the match also ends after
-that many hands, the highest score winning (equal: shared). Why: a set bidder loses the bid, so
-scores can fall without limit and a match need not ever reach 21; uniformly random self-play,
-which bids 7 and 21 far more than people do, reached 21 in only 3 of 20 seeded matches within 300
-hands (docs/games/moon.md). A human match reaches 21 long before 50 hands, so the limit only ends
-matches that would otherwise never end; ``max_hands: 0`` restores the seed's rule exactly.
+Option ``max_hands`` (not from the seed; default 0 = no limit, the seed's rule): the match also
+ends after that many hands, the highest score winning (equal: shared). Why it exists: a set bidder
+loses the bid, so scores can fall without limit and a match need not ever reach 21; uniformly
+random self-play, which bids 7 and 21 far more than people do, reached 21 in only 3 of 20 seeded
+matches within 300 hands (docs/games/moon.md). Seeded random self-play (``simulate``, ``bench``,
+the conformance test) therefore plays Moon with ``max_hands: 50`` (the class's
+``simulation_options``); a table can set it too.
 
 Decisions (docs/rules-decisions.md) with the seed sentence each settles
 ------------------------------------------------------------------------
@@ -65,7 +66,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from companion.errors import MoveFormatError
 from companion.games import register
@@ -79,9 +80,9 @@ BIDS = (4, 5, 6, 7, 21)
 MOON = 21
 #: The 22 tiles: double-six without the blanks except 0-0 (tests check the count).
 MOON_SET: tuple[Tile, ...] = tuple(t for t in full_set(6) if t.low != 0 or t.is_double)
-#: Default hand limit (option ``max_hands``): far above a table's evening, low enough that any
-#: match, random self-play included, ends.
-MAX_HANDS = 50
+#: Hand limit used for random self-play (option ``max_hands``): far above a table's evening, low
+#: enough that any match ends.
+SIMULATION_MAX_HANDS = 50
 
 
 @register
@@ -100,10 +101,11 @@ class Moon(TrickGame):
                                              "end_round")
     options_spec: ClassVar[Mapping[str, Option]] = {
         "target": Option(21, "points that win the game", minimum=1),
-        "max_hands": Option(MAX_HANDS, "not from the seed: the match also ends after this many "
-                                       "hands, the highest score winning (0: no limit)",
+        "max_hands": Option(0, "not from the seed: the match also ends after this many "
+                               "hands, the highest score winning (0: no limit, the seed's rule)",
                             minimum=0),
     }
+    simulation_options: ClassVar[Mapping[str, Any]] = {"max_hands": SIMULATION_MAX_HANDS}
 
     # ---- declarations -------------------------------------------------------------------
     def round_set(self) -> list[Tile]:

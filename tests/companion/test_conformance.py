@@ -71,7 +71,7 @@ def _illegal_variants(game, legal: list[Move]) -> list[Move]:
 def test_random_playout_invariants(name: str, n: int, seed: int) -> None:
     cls = find_game(name)
     players = default_players(n)
-    game = cls(players)
+    game = cls(players, dict(cls.simulation_options))
     rng = random.Random(seed)
     probe_rng = random.Random(seed + 1000)
     moves: list[Move] = []
@@ -140,7 +140,7 @@ def test_same_seed_same_game() -> None:
 def test_deepcopy_is_independent() -> None:
     for name in game_names():
         cls = find_game(name)
-        g = cls(default_players(cls.min_players))
+        g = cls(default_players(cls.min_players), dict(cls.simulation_options))
         rng = random.Random(0)
         for _ in range(5):
             if g.finished:

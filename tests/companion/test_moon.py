@@ -215,10 +215,11 @@ def test_renege_flagged_without_deal() -> None:
     assert "3-6 led suit 6 and Cy played 1-1, but now plays 2-6" in reneges[0].detail
 
 
-def test_default_max_hands_is_50_and_0_lifts_it() -> None:
-    assert Moon(PLAYERS).options["max_hands"] == 50
-    assert Moon(PLAYERS).score_bounds() == (-21 * 50, 41)
-    assert Moon(PLAYERS, {"max_hands": 0}).score_bounds()[0] == -21_000
+def test_default_is_the_seed_rule_and_self_play_caps_hands() -> None:
+    assert Moon(PLAYERS).options["max_hands"] == 0
+    assert Moon(PLAYERS).score_bounds()[0] == -21_000
+    assert Moon.simulation_options == {"max_hands": 50}
+    assert Moon(PLAYERS, {"max_hands": 50}).score_bounds() == (-21 * 50, 41)
 
 
 def test_max_hands_option_ends_the_match() -> None:
