@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -268,21 +269,39 @@ def test_uncertain_reading_confirm_and_alternatives(browser: Any, live: Live) ->
 
 def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
     frames = StillFrames(stall_after=1.0)
-    frames.push(jpeg_of_colour((0, 120, 0), (320, 240), "table"))
-    live = Live(tmp_path, frames=frames)
+    green = jpeg_of_colour((0, 120, 0), (320, 240), "table")
+    feeding = threading.Event()
+    feeding.set()
+
+    def feed() -> None:  # a camera at 10 fps while ``feeding`` is set
+        while feeding.is_set():
+            frames.push(green)
+            time.sleep(0.1)
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    live = Live(tmp_path, frames=frames, STREAM_MAX_S=2.0)
     try:
         errors: list[str] = []
         page = open_page(browser, live, errors)
-        assert not page.locator("#camera").is_visible()  # camera ok: no banner
         page.wait_for_function("() => document.querySelector('#video').naturalWidth === 320")
+        assert not page.locator("#camera").is_visible()  # camera ok: no banner
         assert page.locator("#diag-card").is_visible()
         assert "frames" in page.inner_text("#diag")
-        # no new frame for more than stall_after: the offline banner with a hint
+        # the camera stops: past stall_after the offline banner shows, with a hint
+        feeding.clear()
+        feeder.join(2)
         page.wait_for_selector("#camera.banner-offline", timeout=8000)
         assert "Camera offline" in page.inner_text("#camera-msg")
         assert page.locator("#camera-hints li").count() >= 1
+        # the video stream has ended by now (STREAM_MAX_S); the page opens the next one itself
+        time.sleep(2.5)
+        frames.push(jpeg_of_colour((0, 0, 120), (400, 300), "back"))
+        page.wait_for_function("() => document.querySelector('#video').naturalWidth === 400")
+        page.wait_for_selector("#camera", state="hidden")  # camera ok again: banner gone
         assert errors == []
     finally:
+        feeding.clear()
         live.close()
 
 

@@ -385,7 +385,13 @@ function setupForms() {
   });
   // video: reconnect after the stream ends (server restart, stream time limit)
   const video = $("#video");
-  if (video) video.addEventListener("error", () => setTimeout(() => { video.src = "/video.mjpg?t=" + Date.now(); }, 3000));
+  if (video) {
+    const reload = () => { video.src = "/video.mjpg?t=" + Date.now(); };
+    video.addEventListener("error", () => setTimeout(reload, RETRY_CLOSED_MS));
+    // the server ends each video stream after STREAM_MAX_S; open the next one just after
+    const maxS = parseFloat(document.body.dataset.streamMaxS || "0");
+    if (maxS > 0) setInterval(reload, (maxS + 1) * 1000);
+  }
 }
 
 function renderOptions() {
