@@ -33,6 +33,10 @@ from vision.render.tiles import geometry_for_set
 #: First seed of the held-out range.
 HELD_OUT_SEED_MIN = 1_000_000
 
+#: Without markers the camera is never so high that a tile at the target is shorter than this
+#: many pixels along its long side (at 1280 px wide; scaled with the picture width).
+MIN_TILE_PX_1280 = 48.0
+
 _KNOWN = ("set_max", "layout", "n_tiles", "tilt_range", "rotation_range", "markers",
           "tile_families", "table_families", "size", "held_out", "hands", "boneyard", "loose",
           "degrade", "hfov_range", "game")
@@ -271,6 +275,16 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
         if span <= fill:
             break
         cam_h *= 1.06
+    if not markers:
+        # a camera set up for the game frames the play so that a tile at the target (the middle
+        # of the picture) is at least MIN_TILE_PX_1280 long; a larger layout is cut instead
+        f_px = (width / 2) / math.tan(math.radians(hfov) / 2)
+        max_dist = f_px * geom.length_mm / (MIN_TILE_PX_1280 * width / 1280.0)
+        max_h = max_dist * math.cos(math.radians(tilt))
+        if cam_h > max_h:
+            cam_h = max(200.0, max_h)
+            spec_cam = CameraSpec(cam_h, tilt, rotation, hfov, target, dist)
+            cam = Camera(spec_cam, width, height)
     if cam_h > 2500:
         raise RenderSpecError(f"the layout ({x1 - x0:.0f} x {y1 - y0:.0f} mm) needs the camera "
                               f"above 2500 mm to fit; use fewer tiles (n_tiles={n_tiles})")
