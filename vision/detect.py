@@ -49,6 +49,8 @@ MAX_BLOB_FRACTION = 0.3
 #: A tile's top face ends where the face map falls this fraction of the face/ink contrast
 #: below the face level (side walls are shaded a little darker than the top).
 EDGE_DROP = 0.35
+#: A face must stand this fraction of the image's contrast above its local mean (local masks).
+LOCAL_CONTRAST = 0.12
 #: Grooves: thin dark lines at least this deep (grey levels, and this fraction of the face's
 #: contrast) are cut out of a face mask to part touching tiles.
 GROOVE_MIN, GROOVE_FRACTION = 12.0, 0.12
@@ -158,6 +160,20 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
         if holes:
             cv2.drawContours(filled, holes, -1, 255, -1)
     return filled
+
+
+def local_face_mask(face_map: np.ndarray) -> np.ndarray:
+    """Faces brighter than their surroundings (a window a third of the image wide), holes
+    filled: finds tiles under uneven light (a spot lamp, vignetting) that no single threshold
+    separates from the table."""
+    h, w = face_map.shape
+    block = max(15, (min(h, w) // 3) | 1)
+    lo, hi = np.percentile(face_map[::4, ::4], (1, 99))
+    offset = max(8.0, LOCAL_CONTRAST * float(hi - lo))
+    blurred = cv2.GaussianBlur(face_map, (3, 3), 0)
+    mask = cv2.adaptiveThreshold(blurred, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                 block, -offset)
+    return fill_holes(mask)
 
 
 def face_mask(face_map: np.ndarray, level: float) -> np.ndarray:
@@ -650,6 +666,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     levels: dict[str, list[list[_Blob]]] = {}
     for name, fmap in maps.items():
         masks[name] = [face_mask(fmap, level) for level in threshold_ladder(fmap)]
+        if name != "dark":
+            masks[name].append(local_face_mask(fmap))
         levels[name] = [[b for b in _blobs(m, min_area) if b.area <= max_area] for m in masks[name]]
 
     def scale() -> tuple[dict[str, float | None], float | None]:

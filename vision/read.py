@@ -7,7 +7,7 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   (single-level, e.g. all black) image gives an empty reading with a warning;
 - ``detect``: :func:`vision.detect.detect_tiles` on a copy scaled so its long side is at most
   :data:`WORK_SIDE` px (the corners are scaled back to the original pixels);
-- ``crop``: :func:`vision.halves.tile_crops` on the original image;
+- ``crop``: :func:`vision.halves.half_crops` of each tile on the original image;
 - ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier).
 
 Tiles that run out of the frame are reported with ``cut=True`` and no value.
@@ -24,12 +24,14 @@ import numpy as np
 from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
-from vision.halves import tile_crops
+from vision.halves import HALF_SIZE, CornersError, half_crops
 from vision.pips import PipReader
 from vision.types import Reading, TileReading
 
 #: Longest side, in pixels, that detection works at (larger images are scaled down for it).
 WORK_SIDE = 1280
+#: Images whose long side is shorter than this are enlarged (up to 4x) for detection.
+SMALL_SIDE = 400
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
 #: Largest file accepted, in bytes.
@@ -119,9 +121,12 @@ class Reader:
                             "seen; check the camera, its lens cap and the light")
             return Reading((), w, h, tuple(warnings), times)
         scale = min(1.0, WORK_SIDE / max(h, w))
-        if scale < 1.0:
+        if max(h, w) < SMALL_SIDE:
+            # a small photo (a single tile, a thumbnail): enlarge so pips span several pixels
+            scale = min(4.0, SMALL_SIDE / max(h, w))
+        if scale != 1.0:
             work = cv2.resize(frame_bgr, (max(1, round(w * scale)), max(1, round(h * scale))),
-                              interpolation=cv2.INTER_AREA)
+                              interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
         else:
             work = frame_bgr
         t1 = time.perf_counter()
@@ -136,9 +141,19 @@ class Reader:
         for cand in detection.tiles:
             corners = (cand.corners + 0.5) * (sx, sy) - 0.5
             found.append((cand, corners))
-        whole = [(c, k) for c, k in found if not c.cut]
-        crops = tile_crops(frame_bgr, [k for _, k in whole]) if whole else np.zeros((0, 48, 48),
-                                                                                     np.float32)
+        whole = []
+        parts = []
+        for c, k in found:
+            if c.cut:
+                continue
+            k[:, 0] = np.clip(k[:, 0], -0.5, w - 0.5)
+            k[:, 1] = np.clip(k[:, 1], -0.5, h - 0.5)
+            try:
+                parts.append(half_crops(frame_bgr, k))
+            except CornersError:
+                continue  # too small to read: a speck, not a tile
+            whole.append((c, k))
+        crops = np.concatenate(parts) if parts else np.zeros((0, HALF_SIZE, HALF_SIZE), np.float32)
         t3 = time.perf_counter()
         times["crop"] = (t3 - t2) * 1000
         values = self.pips.read_tiles(crops, set_max) if whole else []
