@@ -368,7 +368,14 @@ def estimate_pose(points_mm: np.ndarray, points_px: np.ndarray, camera: CameraMo
     i.e. distorted if the lens distorts), with ``solvePnP`` (IPPE for planar targets)."""
     obj = np.column_stack([np.asarray(points_mm, np.float64), np.zeros(len(points_mm))])
     img = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
-    ok, rvec, tvec = cv2.solvePnP(obj, img, camera.K, camera.dist, flags=cv2.SOLVEPNP_IPPE)
+    ok, rvec, tvec = False, None, None
+    # IPPE first (made for planes); it returns NaN on some exactly fronto-parallel views
+    # (found by a property test), so SQPnP and the iterative solver back it up
+    for flag in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_SQPNP, cv2.SOLVEPNP_ITERATIVE):
+        ok, rvec, tvec = cv2.solvePnP(obj, img, camera.K, camera.dist, flags=flag)
+        if ok and np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec)):
+            break
+        ok = False
     if not ok:
         raise CalibrationError("the camera pose could not be estimated from the markers")
     rvec, tvec = cv2.solvePnPRefineLM(obj, img, camera.K, camera.dist, rvec, tvec)

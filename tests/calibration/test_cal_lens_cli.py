@@ -158,3 +158,34 @@ def test_calibrate_enroll_uses_the_readers_detector(tmp_path, capsys, monkeypatc
     cv2.imwrite(str(photo), np.full((480, 640, 3), 40, np.uint8))
     assert main(["calibrate", "--enroll", str(photo), "--out", str(tmp_path / "cal")]) == 2
     assert "lay the set out face up" in capsys.readouterr().err
+
+
+def test_calibrate_asks_a_person_at_the_terminal(tmp_path, capsys, monkeypatch):
+    """Interactive: the table size is asked for (a bad answer is explained and asked again)."""
+    layout = MarkerLayout(600, 450)
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), synth_view(layout, SynthCamera(900, 20, 0, target_mm=(300, 225)),
+                                       seed=3).image_bgr)
+    answers = iter(["six hundred", "600x450"])
+    monkeypatch.setattr("calibration.calibrate._interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["calibrate", "--image", str(photo), "--out", str(tmp_path / "cal")]) == 0
+    captured = capsys.readouterr()
+    assert "Measure the play area" in captured.out
+    assert "is not WIDTHxHEIGHT" in captured.err
+    plane, _ = load_plane(tmp_path / "cal")
+    assert plane.table_size_mm == (600.0, 450.0)
+
+
+def test_calibrate_interactive_end_of_input_does_not_hang(tmp_path, capsys, monkeypatch):
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), synth_view(MarkerLayout(600, 450), SynthCamera(900, 20, 0,
+                                       target_mm=(300, 225)), seed=3).image_bgr)
+
+    def eof(prompt=""):
+        raise EOFError
+
+    monkeypatch.setattr("calibration.calibrate._interactive", lambda: True)
+    monkeypatch.setattr("builtins.input", eof)
+    assert main(["calibrate", "--image", str(photo), "--out", str(tmp_path / "cal")]) == 2
+    assert "pass the value as a flag" in capsys.readouterr().err

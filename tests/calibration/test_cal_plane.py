@@ -178,3 +178,25 @@ def test_bad_frame_is_a_clear_error():
         detect_markers(np.zeros((10, 10, 3), np.float32))
     with pytest.raises(CalibrationError, match="uint8 image"):
         detect_markers("frame.png")  # type: ignore[arg-type]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(height=st.floats(400, 2000), tilt=st.floats(0, 40), rot=st.floats(-180, 180),
+       z=st.floats(0, 40), x=st.floats(0, 600), y=st.floats(0, 450))
+def test_image_table_round_trip_property(height, tilt, rot, z, x, y):
+    """to_table(to_image(p, z), z) == p for any camera the plane can describe."""
+    from calibration.plane import CameraModel, TablePlane, estimate_pose
+    cam = SynthCamera(height, tilt, rot, target_mm=(300, 225))
+    K = cam.matrices()[0]
+    camera = CameraModel(K, np.zeros(5), "lens-calibration", cam.image_size)
+    corners = LAYOUT.table_corners_mm()
+    pose = estimate_pose(corners, _h(cam.table_to_image(), corners), camera)
+    plane = TablePlane(cam.table_to_image(), LAYOUT.size_mm, cam.image_size, "manual",
+                       camera=camera, pose=pose)
+    p = np.array([[x, y]])
+    back = plane.to_table(plane.to_image(p, z_mm=z), z_mm=z)
+    assert np.abs(back - p).max() < 1e-6 * max(1.0, height)
+    assert pose.height_mm == pytest.approx(height, rel=1e-6)
