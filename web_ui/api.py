@@ -64,7 +64,8 @@ def with_extras(state: dict[str, Any], generation: int) -> dict[str, Any]:
     return state
 
 
-def _session() -> Session:
+def require_session() -> Session:
+    """The current Session, or a 409 ApiError saying how to start a game."""
     session = holder().session
     if session is None:
         raise ApiError(409, 'no game is running yet; start one with POST /api/new_game '
@@ -129,29 +130,29 @@ def games() -> ResponseReturnValue:
 
 @bp.post("/submit")
 def submit() -> ResponseReturnValue:
-    result = _session().submit(_entry(_body()), source="hand")
+    result = require_session().submit(_entry(_body()), source="hand")
     return jsonify(result.to_json())
 
 
 @bp.post("/alerts/<int:alert_id>/confirm")
 def confirm(alert_id: int) -> ResponseReturnValue:
-    return jsonify(_session().confirm(alert_id).to_json())
+    return jsonify(require_session().confirm(alert_id).to_json())
 
 
 @bp.post("/alerts/<int:alert_id>/correct")
 def correct(alert_id: int) -> ResponseReturnValue:
-    return jsonify(_session().correct(alert_id, _entry(_body())).to_json())
+    return jsonify(require_session().correct(alert_id, _entry(_body())).to_json())
 
 
 @bp.post("/alerts/<int:alert_id>/dismiss")
 def dismiss(alert_id: int) -> ResponseReturnValue:
-    _session().dismiss(alert_id)
+    require_session().dismiss(alert_id)
     return jsonify(dismissed=alert_id)
 
 
 @bp.post("/undo")
 def undo() -> ResponseReturnValue:
-    return jsonify(undone=_session().undo())
+    return jsonify(undone=require_session().undo())
 
 
 @bp.post("/new_game")
@@ -172,6 +173,6 @@ def new_game() -> ResponseReturnValue:
 
 @bp.post("/rematch")
 def rematch() -> ResponseReturnValue:
-    header = _session().header
+    header = require_session().header
     holder().start(header.game, list(header.players), dict(header.options))
     return jsonify(current_state())

@@ -12,7 +12,7 @@ from flask import Blueprint, Response, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from web_ui.api import ApiError, _session, current_state
+from web_ui.api import current_state, require_session
 from web_ui.security import csrf_token, is_controller, is_local
 from web_ui.stream import camera_status
 
@@ -44,7 +44,7 @@ def index() -> ResponseReturnValue:
 
 
 def _download(body: str, mimetype: str, ext: str) -> Response:
-    session = _session()
+    session = require_session()
     name = f"{session.header.game}-game{session.game_id}.{ext}"
     return Response(body, mimetype=mimetype,
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
@@ -52,12 +52,12 @@ def _download(body: str, mimetype: str, ext: str) -> Response:
 
 @bp.get("/export.jsonl")
 def export_jsonl() -> ResponseReturnValue:
-    return _download(_session().export_jsonl(), "application/x-ndjson", "jsonl")
+    return _download(require_session().export_jsonl(), "application/x-ndjson", "jsonl")
 
 
 @bp.get("/export.csv")
 def export_csv() -> ResponseReturnValue:
-    return _download(_session().export_csv(), "text/csv", "csv")
+    return _download(require_session().export_csv(), "text/csv", "csv")
 
 
 @bp.get("/qr.svg")
@@ -65,5 +65,3 @@ def qr() -> ResponseReturnValue:
     return Response(segno.make(dashboard_url(), error="m").svg_inline(scale=6),
                     mimetype="image/svg+xml")
 
-
-__all__ = ["bp", "ApiError"]
