@@ -475,6 +475,24 @@ class TablePlane:
         a, b = q[1] - q[0], q[2] - q[0]
         return float(np.sqrt(abs(a[0] * b[1] - a[1] * b[0])))
 
+    def scaled_to(self, image_size: tuple[int, int]) -> "TablePlane":
+        """The same calibration for frames of another size with the same aspect (a webcam mode
+        of another resolution). Raises :class:`CalibrationError` for another aspect ratio."""
+        w, h = (int(v) for v in image_size)
+        if (w, h) == tuple(self.image_size):
+            return self
+        sx, sy = w / self.image_size[0], h / self.image_size[1]
+        if abs(sx - sy) > 0.01 * max(sx, sy):
+            raise CalibrationError(
+                f"the table was calibrated on {self.image_size[0]}x{self.image_size[1]} frames "
+                f"and cannot be used on {w}x{h} (another aspect ratio): run "
+                "`domino-companion calibrate` again at this resolution")
+        S = np.diag([sx, sy, 1.0])
+        H = S @ self.table_to_image
+        camera = None if self.camera is None else self.camera.scaled_to((w, h))
+        return TablePlane(H / H[2, 2], self.table_size_mm, (w, h), self.method, self.marker_ids,
+                          self.reprojection_px * sx, camera, self.pose, self.layout)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "table_to_image": np.asarray(self.table_to_image, float).tolist(),
@@ -682,7 +700,8 @@ class TablePlaneTracker:
     detection runs every frame until they are back (``"recovered"``)."""
 
     def __init__(self, layout: MarkerLayout, camera: CameraModel | None = None,
-                 every_n: int = 5, moved_px: float = 2.0, min_markers: int = 4) -> None:
+                 every_n: int = 5, moved_px: float = 2.0, min_markers: int = 4,
+                 initial: TablePlane | None = None) -> None:
         if every_n < 1:
             raise CalibrationError(f"every_n {every_n!r} must be at least 1")
         self.layout = layout
@@ -690,7 +709,8 @@ class TablePlaneTracker:
         self.every_n = int(every_n)
         self.moved_px = float(moved_px)
         self.min_markers = int(min_markers)
-        self.plane: TablePlane | None = None
+        #: the stored calibration to start from (checked against the markers on the first frame)
+        self.plane: TablePlane | None = initial
         self.lost = False
         self._frames = 0
         self._since_detect = 0
@@ -698,7 +718,10 @@ class TablePlaneTracker:
     def update(self, frame_bgr: np.ndarray) -> TrackerUpdate:
         index = self._frames
         self._frames += 1
-        due = self.plane is None or self.lost or self._since_detect + 1 >= self.every_n
+        if self.plane is not None and index == 0:
+            self.plane = self.plane.scaled_to((frame_bgr.shape[1], frame_bgr.shape[0]))
+        due = (self.plane is None or self.lost or index == 0
+               or self._since_detect + 1 >= self.every_n)
         if not due:
             self._since_detect += 1
             return TrackerUpdate("skipped", self.plane, index, "using the current table plane")

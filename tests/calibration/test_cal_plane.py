@@ -200,3 +200,19 @@ def test_image_table_round_trip_property(height, tilt, rot, z, x, y):
     back = plane.to_table(plane.to_image(p, z_mm=z), z_mm=z)
     assert np.abs(back - p).max() < 1e-6 * max(1.0, height)
     assert pose.height_mm == pytest.approx(height, rel=1e-6)
+
+
+def test_plane_scaled_to_another_resolution_and_tracker_starts_from_stored():
+    cam = SynthCamera(900, 20, 0, target_mm=(300, 225))
+    img = synth_view(LAYOUT, cam, seed=4).image_bgr
+    plane = plane_from_markers(img, LAYOUT)
+    half = plane.scaled_to((640, 360))
+    pts = np.array([[100.0, 100.0], [500.0, 400.0]])
+    assert np.allclose(half.to_image(pts), plane.to_image(pts) / 2, atol=1e-6)
+    assert np.allclose(half.to_table(plane.to_image(pts) / 2), pts, atol=1e-6)
+    with pytest.raises(CalibrationError, match="another aspect ratio"):
+        plane.scaled_to((640, 480))
+    # a tracker started from a stored plane checks it on the first frame: same place -> steady
+    tracker = TablePlaneTracker(LAYOUT, initial=half)
+    first = tracker.update(img)
+    assert first.status == "steady" and first.plane.image_size == (1280, 720)
