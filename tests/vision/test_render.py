@@ -318,3 +318,23 @@ def test_game_sequence_grows_play_by_play_under_one_camera() -> None:
     assert {t["tile"] for t in last["tiles"]} == {str(t) for t in sim.game.table_tiles()}
     with pytest.raises(RenderSpecError, match="no play-by-play sequence"):
         game_sequence(8, "buildup")
+
+
+@pytest.mark.parametrize("game", ["fortytwo", "moon", "castlerock"])
+def test_trick_games_and_solitaire_lay_out_every_tile_played(game: str) -> None:
+    from companion.simulate import play_random_game
+    spec = random_scene_spec(71, game=game, size=SMALL, loose=0, boneyard=False, hands=0)
+    truth = render_scene(spec).truth
+    g = truth["game"]
+    sim = play_random_game(g["name"], g["players"], g["seed"], max_moves=g["moves_applied"])
+    if game == "castlerock":
+        expect = {str(t) for t in sim.game.row} | {str(t) for t in sim.game.removed}
+        face_down = {str(t) for t in sim.game.removed}
+    else:
+        played = [m.tile for m in sim.moves if m.kind == "play"]
+        expect = {str(t) for t in played}
+        in_trick = {str(t) for _, t in sim.game.trick}
+        face_down = expect - in_trick
+        assert g["tricks_won"] == dict(sim.game.tricks_won)  # winners found from the leads
+    assert {t["tile"] for t in truth["tiles"]} == expect
+    assert {t["tile"] for t in truth["tiles"] if not t["face_up"]} == face_down

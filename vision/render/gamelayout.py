@@ -19,6 +19,14 @@ Stacking games are laid out from their own geometry:
 * ``stackernoes``: the plays name their half-tile cells and level, so each tile goes exactly
   there (cell = half a tile), at layer = level.
 
+Trick games and the solitaire are laid out from their state part-way through the first hand:
+
+* ``fortytwo``, ``moon``: the trick being played lies face up in the middle, each tile towards
+  the seat that played it; every trick already taken lies face down as a small stack in front
+  of the player who took it (the winner of a trick leads the next one);
+* ``castlerock``: the row of tiles face up side by side, the removed tiles face down in stacks
+  beside it.
+
 Arms turn 90 degrees at the layout bounds (as players curl a line at the table edge). If a play
 finds no room the layout stops there, so it always shows a real prefix of the game. The geometry
 (:class:`vision.render.layouts.Arm`, :class:`Occupancy`) knows nothing of the rules.
@@ -38,12 +46,13 @@ from vision.render.tiles import TileGeometry
 #: Games this module can lay out, with the numbers of players drawn for them.
 GAMES: dict[str, tuple[int, ...]] = {"allfives": (2, 3, 4), "chickenfoot": (2, 3, 4, 5),
                                      "super": (2, 3, 4), "buildup": (2, 3, 4),
-                                     "stackernoes": (2, 3, 4)}
+                                     "stackernoes": (2, 3, 4), "fortytwo": (4,), "moon": (3,),
+                                     "castlerock": (1,)}
 
 
 #: The set each of those games is played with.
 SET_OF_GAME: dict[str, int] = {"allfives": 6, "chickenfoot": 9, "super": 15, "buildup": 6,
-                               "stackernoes": 9}
+                               "stackernoes": 9, "fortytwo": 6, "moon": 6, "castlerock": 9}
 
 
 def available() -> bool:
@@ -106,6 +115,10 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
         return _buildup_layout(rng, geom, n_tiles, players, seed)
     if game_name == "stackernoes":
         return _stackernoes_layout(geom, n_tiles, players, seed)
+    if game_name in ("fortytwo", "moon"):
+        return _trick_layout(rng, geom, game_name, players, seed)
+    if game_name == "castlerock":
+        return _castlerock_layout(rng, geom, seed)
     plays, sim = _plays_of_round(game_name, players, seed, n_tiles)
     set_max = SET_OF_GAME[game_name]
     ew, eh = extent_mm
@@ -265,4 +278,94 @@ def _stackernoes_layout(geom: TileGeometry, n_tiles: int, players: int, seed: in
                          p.angle_deg, p.layer, p.face_up) for p in out]
     info = {"name": "stackernoes", "seed": seed, "players": list(sim.header.players),
             "moves_applied": n_moves, "set_max": 9, "plays": plays, "play_moves": counts}
+    return out, info
+
+
+def _first_round_stop(rng: np.random.Generator, game_name: str, players: int, seed: int) -> int:
+    """A random number of moves that stops the simulated game after its first play and before
+    its first hand ends."""
+    from companion.simulate import play_random_game
+
+    full = play_random_game(game_name, players, seed, max_moves=2000)
+    kinds = [m.kind for m in full.moves]
+    first_play = next((k for k, kind in enumerate(kinds) if kind in ("play", "remove")), 0)
+    end = next((k for k, kind in enumerate(kinds) if kind == "end_round"), len(kinds))
+    return int(rng.integers(first_play + 1, max(first_play + 2, end)))
+
+
+def _jittered_stack(tiles: list[Tile], at: np.ndarray, base_angle: float,
+                    rng: np.random.Generator, face_up: bool) -> list[Placement]:
+    out = []
+    for layer, t in enumerate(tiles):
+        j = rng.normal(0, 2.0, 2) if layer else np.zeros(2)
+        ang = base_angle + float(rng.normal(0, 6.0))
+        halves = t.halves if rng.random() < 0.5 else (t.high, t.low)
+        out.append(Placement(t, halves, (float(at[0] + j[0]), float(at[1] + j[1])), ang,
+                             layer=layer, face_up=face_up))
+    return out
+
+
+def _trick_layout(rng: np.random.Generator, geom: TileGeometry, game_name: str, players: int,
+                  seed: int) -> tuple[list[Placement], dict[str, Any]]:
+    from companion.simulate import play_random_game
+
+    n_moves = _first_round_stop(rng, game_name, players, seed)
+    sim = play_random_game(game_name, players, seed, max_moves=n_moves)
+    names = list(sim.header.players)
+    plays = [(m.player, m.tile) for m in sim.moves if m.kind == "play" and m.tile is not None]
+    current = [(str(p), t) for p, t in sim.game.trick]
+    done = plays[:len(plays) - len(current)]
+    size = len(names)
+    tricks = [done[i:i + size] for i in range(0, len(done), size)]
+    # the winner of a trick leads the next one
+    leaders = [tr[0][0] for tr in tricks[1:]] + ([current[0][0]] if current else
+                                                 [names[int(sim.game.turn) % size]])
+    R = 4.5 * geom.length_mm
+    out: list[Placement] = []
+    won: dict[str, int] = {n: 0 for n in names}
+    for trick, winner in zip(tricks, leaders):
+        k = names.index(str(winner))
+        a = np.radians(90.0 + 360.0 * k / size)
+        d, t = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        j = won[str(winner)]
+        won[str(winner)] += 1
+        at = d * R + t * (j - 1.5) * (geom.length_mm + 14.0)
+        out += _jittered_stack([tile for _, tile in trick], at, float(np.degrees(a)) + 90.0,
+                               rng, face_up=False)
+    for player, tile in current:
+        k = names.index(player)
+        a = np.radians(90.0 + 360.0 * k / size)
+        at = np.array([np.cos(a), np.sin(a)]) * 1.6 * geom.length_mm
+        halves = tile.halves if rng.random() < 0.5 else (tile.high, tile.low)
+        out.append(Placement(tile, halves, (float(at[0]), float(at[1])),
+                             float(np.degrees(a)) + 90.0 + float(rng.normal(0, 8.0))))
+    info = {"name": game_name, "seed": seed, "players": names, "moves_applied": n_moves,
+            "set_max": SET_OF_GAME[game_name],
+            "plays": [f"{p} {t}" for p, t in plays], "tricks_won": won}
+    return out, info
+
+
+def _castlerock_layout(rng: np.random.Generator, geom: TileGeometry, seed: int
+                       ) -> tuple[list[Placement], dict[str, Any]]:
+    from companion.simulate import play_random_game
+
+    n_moves = _first_round_stop(rng, "castlerock", 1, seed)
+    sim = play_random_game("castlerock", 1, seed, max_moves=n_moves)
+    row: list[Tile] = list(sim.game.row)
+    removed: list[Tile] = list(sim.game.removed)
+    out: list[Placement] = []
+    step = geom.width_mm + 6.0
+    x0 = -(len(row) - 1) * step / 2
+    for j, t in enumerate(row):
+        halves = t.halves if rng.random() < 0.5 else (t.high, t.low)
+        out.append(Placement(t, halves, (float(x0 + j * step + rng.normal(0, 1.0)),
+                                         float(rng.normal(0, 1.5))),
+                             90.0 + float(rng.normal(0, 2.0))))
+    for i in range(0, len(removed), 4):
+        at = np.array([x0 + (i // 4) * (geom.length_mm + 16.0),
+                       1.9 * geom.length_mm + float(rng.normal(0, 3.0))])
+        out += _jittered_stack(removed[i:i + 4], at, 0.0, rng, face_up=False)
+    info = {"name": "castlerock", "seed": seed, "players": list(sim.header.players),
+            "moves_applied": n_moves, "set_max": 9, "plays": [str(t) for t in row],
+            "removed": [str(t) for t in removed]}
     return out, info
