@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("companion.simulate", "play seeded random legal games and print a summary"),
     "bench": ("companion.bench", "benchmark the rules core: games per second, time per move"),
     "render": ("vision.render.cli", "render synthetic table scenes with ground truth (PNG + JSON)"),
+    "run": ("companion.livecmd", "the live companion: camera, rules and dashboard together"),
     "serve": ("companion.serve", "serve the tablet dashboard (waitress) on a stored game"),
     "read": ("vision.read", "read the tiles in a photo of the table (JSON with --json)"),
     "count": ("vision.count", "count the tiles and pips in a photo of a hand"),

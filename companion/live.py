@@ -28,6 +28,10 @@ from companion.session import Session
 from companion.tracking import Seen, diff
 
 
+#: The annotated video for the dashboard is drawn at most this often (seconds).
+ANNOTATE_EVERY_S = 0.1
+
+
 @dataclass
 class LoopStats:
     frames: int = 0
@@ -43,10 +47,15 @@ class LiveLoop:
 
     def __init__(self, session: Session, reader: Any, gate: Any | None = None,
                  interpreter: Interpreter | None = None, agree: int = 2, set_max: int | None = None,
-                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None,
+                 session_source: Callable[[], Session | None] | None = None) -> None:
         from vision.still import StillGate
 
         self.session = session
+        #: where the current session comes from when the dashboard can replace it (new game,
+        #: rematch); the loop follows it and starts from an empty table
+        self.session_source = session_source
+        self._fixed_interpreter = interpreter is not None
         self.reader = reader
         self.gate = gate or StillGate()
         self.interpreter = interpreter or interpreter_for(session.game.name)
@@ -67,10 +76,12 @@ class LiveLoop:
         self._stop = threading.Event()
         self.capture: Any = None
         self.on_frame: Callable[[bytes], None] | None = None
+        self._last_annotated = 0.0
 
     # one frame ---------------------------------------------------------------------------------
     def process(self, frame_bgr: np.ndarray) -> list[dict[str, Any]]:
         """Handle one frame; returns what happened (submissions and notices) as JSON dicts."""
+        self._follow_session()
         self.stats.frames += 1
         self.stats.frame_times.append(time.monotonic())
         verdict = self.gate.update(frame_bgr)
@@ -95,6 +106,18 @@ class LiveLoop:
                 self._done_for_this_still = True
         self._last_frame = frame_bgr
         return happened
+
+    def _follow_session(self) -> None:
+        if self.session_source is None:
+            return
+        current = self.session_source()
+        if current is not None and current is not self.session:
+            self.session = current
+            if not self._fixed_interpreter:
+                self.interpreter = interpreter_for(current.game.name)
+            self.set_max = current.game.set_max
+            self.baseline = []
+            self._candidate, self._candidate_count = None, 0
 
     def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
         change = diff(self.baseline, seen)
@@ -133,7 +156,10 @@ class LiveLoop:
                     return
                 continue
             self.process(frame.frame_bgr)
-            self._render_annotated()
+            now = time.monotonic()
+            if now - self._last_annotated >= ANNOTATE_EVERY_S:
+                self._last_annotated = now
+                self._render_annotated()
 
     def stop(self) -> None:
         self._stop.set()

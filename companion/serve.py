@@ -98,10 +98,10 @@ def _parse_options(text: str | None) -> dict[str, Any]:
     return options
 
 
-def run(args: argparse.Namespace) -> int:
-    from waitress import create_server
-
-    from web_ui import create_app, default_data_dir, stop_streams
+def open_games(args: argparse.Namespace) -> tuple[LogStore, Any, Path, Path]:
+    """The store and the game holder for ``--db``/``--data-dir``, with ``--game``'s new game
+    started or the latest game resumed: ``(store, holder, data_dir, db)``."""
+    from web_ui import default_data_dir
     from web_ui.services import SessionHolder
 
     data_dir = args.data_dir or default_data_dir()
@@ -114,12 +114,23 @@ def run(args: argparse.Namespace) -> int:
         holder.start(args.game, _parse_players(args.players), _parse_options(args.options))
     elif args.players:
         raise DominoError("--players is for a new game: give --game too, e.g. --game allfives")
+    return store, holder, data_dir, db
+
+
+def serve_dashboard(args: argparse.Namespace, store: LogStore, holder: Any, data_dir: Path,
+                    db: Path, frames: Any = None, banner: str = "") -> int:
+    """Serve the dashboard for ``holder`` with waitress until Ctrl-C (``frames``: the camera's
+    annotated frames, or None)."""
+    from waitress import create_server
+
+    from web_ui import create_app, stop_streams
+
     config: dict[str, Any] = {
         "DATA_DIR": str(data_dir), "DB": str(db),
         "TRUSTED_HOSTS": trusted_hosts(args.host, args.trusted_host),
         "SSE_MAX_STREAMS": args.max_streams, "MJPEG_MAX_STREAMS": args.max_video,
     }
-    app = create_app(config, holder=holder)
+    app = create_app(config, holder=holder, frames=frames)
     threads = args.max_streams + args.max_video + SPARE_THREADS
     server = create_server(app, host=args.host, port=args.port, threads=threads,
                            channel_timeout=60, ident="domino-companion")
@@ -136,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
             if session else "no game yet: start one on the dashboard")
     print(f"domino-companion dashboard: {url}", flush=True)
     print(f"  game: {what}", flush=True)
+    if banner:
+        print(f"  {banner}", flush=True)
     print(f"  database: {db}", flush=True)
     print(f"  pairing code for controllers: {app.extensions['secrets'].pairing_code}", flush=True)
     print("  listening on " + (f"{args.host} (other devices can join)" if args.host not in
@@ -149,8 +162,15 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         stop_streams(app, server)
-        store.close()
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    store, holder, data_dir, db = open_games(args)
+    try:
+        return serve_dashboard(args, store, holder, data_dir, db)
+    finally:
+        store.close()
 
 
 def _has_display() -> bool:

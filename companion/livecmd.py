@@ -1,0 +1,62 @@
+"""``domino-companion run``: the live companion with a real camera.
+
+    domino-companion run --camera 0 --game allfives --players Ann,Bob,Cy
+
+It opens the camera in its own capture thread, follows the table through the still-table gate,
+the reader, the tracker and the game's interpreter, checks every entry with the rules and serves
+the tablet dashboard (annotated video, alerts, scores). A missing or failing camera does not stop
+it: the dashboard shows the camera offline with what to do, and the capture thread keeps trying
+to reconnect. Games the camera cannot follow yet are still kept on the dashboard by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from companion import serve
+from companion.errors import DominoError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--camera", required=True,
+                        help="camera index (0), /dev/videoN, an rtsp/http URL, a video file or a "
+                             "folder of images")
+    parser.add_argument("--width", type=int, default=None, help="ask the camera for this width")
+    parser.add_argument("--height", type=int, default=None, help="ask the camera for this height")
+    parser.add_argument("--fps", type=float, default=None, help="ask the camera for this rate")
+    serve.configure(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from companion.capture import CaptureThread
+    from companion.interpret import interpreter_for
+    from companion.live import LiveFrames, LiveLoop
+    from vision.read import Reader
+    from vision.sources import CameraError, open_source
+
+    store, holder, data_dir, db = serve.open_games(args)
+    session = holder.session
+    if session is None:
+        raise DominoError("no game to follow: start one with --game NAME --players A,B,C")
+    interpreter_for(session.game.name)  # a clear error now for games the camera cannot follow
+
+    def opener():
+        return open_source(args.camera, width=args.width, height=args.height, fps=args.fps)
+
+    try:
+        opener().close()
+    except CameraError as exc:
+        print(f"domino-companion run: {exc}\n  the dashboard shows the camera offline and keeps "
+              "trying to reconnect", file=sys.stderr)
+    capture = CaptureThread(opener).start()
+    loop = LiveLoop(session, Reader(), session_source=lambda: holder.session)
+    frames = LiveFrames(loop)
+    loop.start(capture)
+    try:
+        return serve.serve_dashboard(args, store, holder, data_dir, db, frames=frames,
+                                     banner=f"camera: {args.camera}")
+    finally:
+        loop.stop()
+        capture.stop()
+        store.close()
