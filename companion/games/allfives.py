@@ -69,7 +69,9 @@ count > 0``. Hand bonus: ``n = sum(opponents' pips) - (own pips if blocked)``;
 
 from __future__ import annotations
 
-from companion.errors import MoveFormatError, OptionError
+from typing import Any
+
+from companion.errors import DominoError, MoveFormatError, OptionError
 from companion.games import register
 from companion.games.base import Event, Option
 from companion.games.lines import LineGame
@@ -86,6 +88,28 @@ def round_bonus(n: int, divide_by_5: bool = True) -> int:
         raise ValueError(f"a hand bonus is computed from a pip total of at least 0, got {n}")
     rounded = 5 * ((n + 2) // 5)
     return rounded // 5 if divide_by_5 else rounded
+
+
+def houses_tally(score: int) -> dict[str, Any]:
+    """``score`` as the seed's houses: "Each line represents 5 points ... Scoring goes in order:
+    one line diagonally, one line crossing it, then X's and O's filling in the four corners.
+    Once filled in, each house is always 50 points."
+
+    Returns ``houses`` (full houses of 50), ``strokes`` (5-point lines in the house being
+    drawn, 0..9), ``marks`` (that house's marks in drawing order: ``"line"``, ``"cross"``, then
+    per corner ``"X"`` or ``"O"`` (10 each; the corners alternate X, O, X, O since only the
+    total is known, not how it was made) and ``"half"`` for a corner holding one 5-point line)
+    and ``rest`` (points below 5, which All Fives never scores)."""
+    if score < 0:
+        raise DominoError(f"a houses tally needs a score of 0 or more, got {score}")
+    houses, left = divmod(score, 50)
+    strokes, rest = divmod(left, 5)
+    marks: list[str] = ["line", "cross"][:strokes]
+    corners, half = divmod(max(0, strokes - 2), 2)
+    marks += ["X" if i % 2 == 0 else "O" for i in range(corners)]
+    if half:
+        marks.append("half")
+    return {"houses": houses, "strokes": strokes, "marks": marks, "rest": rest}
 
 
 @register
@@ -224,6 +248,28 @@ class AllFives(LineGame):
             self.spinner, self.spinner_long = tile, 1  # the line comes in on a long side
         else:
             self.ends[i] = [tile, v if tile.is_double else tile.other(v)]
+
+    # ---- dashboard ---------------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: the line view (``arms``, ``open_ends``, ``table``...) plus
+        ``spinner`` (text or None), ``spinner_arms`` (arms touching it), ``spinner_open``
+        (the number its free sides show, once per side that may take a tile now),
+        ``count`` (the open-end count by the scoring formula), ``scores_now`` (whether that
+        count is a positive multiple of 5) and ``houses``: per player the score as the seed's
+        houses tally (see :func:`houses_tally`)."""
+        out = self.line_view()
+        sp = self.spinner
+        count = self.count()
+        out.update({
+            "spinner": None if sp is None else str(sp),
+            "spinner_arms": self.spinner_arms,
+            "spinner_open": [] if sp is None else [sp.low] * self.spinner_free(),
+            "count": count,
+            "scores_now": count > 0 and count % 5 == 0,
+            "target": self.options["target"],
+            "houses": {p: houses_tally(self.scores[p]) for p in self.players},
+        })
+        return out
 
     # ---- opening ---------------------------------------------------------------------------
     def opening_leader(self) -> tuple[str, Tile | None] | None:

@@ -405,6 +405,39 @@ class Game(ABC):
             return v
         return {k: conv(v) for k, v in sorted(self.__dict__.items())}
 
+    # ---- dashboard ----------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What is on the table, in the game's own terms, as JSON-ready data for the dashboard.
+
+        The default (for a game without its own view) is ``{"kind": "generic", "table": [...]}``:
+        every tile out of the hands and boneyard, as text. Games override it with a dict whose
+        ``"kind"`` names the drawing the dashboard uses (``"line"``, ``"tricks"``, ``"row"``,
+        ``"layouts"``, ``"grid"``); each game documents its keys in its ``view`` docstring.
+        """
+        return {"kind": "generic", "table": [str(t) for t in self.table_tiles()]}
+
+    def entry_kinds(self) -> list[dict[str, Any]]:
+        """The hand-entry kinds the tablet should offer now, derived from :meth:`legal_moves`.
+
+        One dict per kind, in the order the legal moves first name it:
+        ``{"kind": "bid", "player": "Ann", "values": ["pass", 30, 31], "entries": [{...}, ...]}``
+        where ``entries`` are the complete log entries (legal now, in the rules core's order)
+        and ``values`` their short labels. ``player`` is the player of the first entry (None
+        for entries no player makes). ``end_round`` is offered when the round is over.
+        Without a deal the legal moves are what the table allows, not what a hidden hand holds.
+        """
+        out: dict[str, dict[str, Any]] = {}
+        for m in self.legal_moves():
+            entry = m.to_json()
+            slot = out.setdefault(m.kind, {"kind": m.kind, "player": m.player, "values": [],
+                                           "entries": []})
+            slot["values"].append(entry_value(m))
+            slot["entries"].append(entry)
+        if not self.finished and self.round_over and "end_round" not in out:
+            out["end_round"] = {"kind": "end_round", "player": None, "values": [],
+                                "entries": []}
+        return list(out.values())
+
     def finish(self, winners: Iterable[str]) -> Event:
         self.finished = True
         self.winners = list(winners)
@@ -425,3 +458,22 @@ def check_unique(tiles: Iterable[Tile], what: str) -> None:
         if t in seen:
             raise SetError(f"{t} appears twice in {what}")
         seen.add(t)
+
+
+def entry_value(move: Move) -> Any:
+    """A short label for ``move`` in an entry picker: the bid or trump value, the tile (with
+    ``on``), the tiles drawn or removed, ``"pass"``."""
+    if move.kind in ("bid", "trump"):
+        return move.value
+    if move.kind == "play" and not move.extra:
+        return str(move.tile) + (f" on {move.on}" if move.on is not None else "")
+    if move.kind == "discard" and move.tile is not None:
+        return str(move.tile)
+    if move.kind == "pass":
+        return "pass"
+    if move.kind in ("draw", "remove"):
+        named = list(move.tiles) if move.tiles else ([move.tile] if move.tile is not None else [])
+        if named:
+            return " ".join(map(str, named))
+        return move.count or 1
+    return str(move)

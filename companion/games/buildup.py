@@ -186,6 +186,30 @@ class BuildUp(Game):
         """Every face-up stack top, layout by layout in seating order."""
         return [stack[-1] for p in self.players for stack in self.layouts[p]]
 
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: ``kind`` ("layouts"), ``colours`` (player -> set colour),
+        ``layouts``: per player (seating order) a list of stacks, each ``{"tiles": [bottom ..
+        top] as text, "top", "top_colour", "top_owner" (the player of the top's colour),
+        "level" (tiles under the top), "top_pips"}``; ``totals``: per player the round score
+        standing now (the pips of every stack top of their colour, in any layout), ``held``
+        (tiles in each hand by the counts the rules keep) and ``dealt`` (the round is dealt)."""
+        owner = {c: p for p, c in self.colour.items()}
+        layouts: dict[str, list[dict[str, Any]]] = {}
+        totals = {p: 0 for p in self.players}
+        for p in self.players:
+            stacks = []
+            for stack in self.layouts[p]:
+                top = stack[-1]
+                who = owner.get(top.colour or "")
+                if who is not None:
+                    totals[who] += top.pips
+                stacks.append({"tiles": [str(t) for t in stack], "top": str(top),
+                               "top_colour": top.colour, "top_owner": who,
+                               "level": len(stack) - 1, "top_pips": top.pips})
+            layouts[p] = stacks
+        return {"kind": "layouts", "colours": dict(self.colour), "layouts": layouts,
+                "totals": totals, "held": dict(self.held), "dealt": self.dealt}
+
     def _candidates(self, player: str) -> list[Tile]:
         """Tiles ``player`` may hold: the hand when known, else unseen tiles of their colour."""
         if self.hands is not None and self.unknown_in_hand[player] == 0:

@@ -138,6 +138,30 @@ class CastleRock(Game):
     def _legal_text(self) -> list[str]:
         return [str(m) for m in self.legal_moves()]
 
+    # ---- dashboard ----------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: ``kind`` ("row"), ``row`` (the tiles left to right, as
+        text), ``pile`` (tiles still to draw), ``removed`` (tiles taken out, in order),
+        ``removals`` (every removal possible now: lists of tile texts, in row order),
+        ``must_remove`` (a removal is compulsory now), ``draw_next`` (how many tiles the next
+        draw lays: 3 on an empty row, else 1; 0 while a removal is due or the pile is empty),
+        ``win_limit`` (tiles that may remain for a win) and ``won_now`` (the row as it stands
+        would be a win)."""
+        rem = removals(self.row)
+        pile = len(self.boneyard or [])
+        draw_next = 0 if rem or not pile else (min(3, pile) if not self.row else 1)
+        return {
+            "kind": "row",
+            "row": [str(t) for t in self.row],
+            "pile": pile,
+            "removed": [str(t) for t in self.removed],
+            "removals": [[str(t) for t in r] for r in rem],
+            "must_remove": bool(rem),
+            "draw_next": draw_next,
+            "win_limit": 2 if self.options["win"] == "two" else 0,
+            "won_now": self.won(),
+        }
+
     # ---- moves --------------------------------------------------------------------------
     def _apply(self, move: Move) -> list[Event]:
         require_kind(move, ("draw", "remove", "end_round"), self)

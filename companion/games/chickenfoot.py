@@ -52,6 +52,8 @@ up over ten rounds; the winners are the players with the lowest total.
 
 from __future__ import annotations
 
+from typing import Any
+
 from companion.errors import MoveFormatError
 from companion.games import register
 from companion.games.base import Event, Option
@@ -134,6 +136,35 @@ class Chickenfoot(LineGame):
             self.pending = [tile, 3]
         else:
             self.ends[i] = [tile, tile.other(self.ends[i][1])]
+
+    # ---- dashboard ---------------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: the line view (``arms`` from the centre double out,
+        ``open_ends``, ``table``...) plus ``hub`` (the centre double, text), ``toes`` (per
+        double with toes, centre first: ``{"double", "toes": [toe tiles], "centre"}``),
+        ``must_complete`` (``{"double", "toes_left", "centre"}`` while a double still needs
+        toes before any other play, else None), ``rounds`` (10), ``lower_is_better`` (true:
+        round scores are penalty pips) and ``round_penalties`` (the penalty grid so far)."""
+        out = self.line_view()
+        toes: dict[Tile, list[str]] = {}
+        for child, parent in self.parents.items():
+            if parent.is_double and (parent == self.hub or parent in self.parents):
+                toes.setdefault(parent, []).append(str(child))
+        order = [t for t in self.table if t in toes or t == self.hub]
+        pending = None
+        if self.pending is not None:
+            pending = {"double": str(self.pending[0]), "toes_left": self.pending[1],
+                       "centre": self.pending[0] == self.hub}
+        out.update({
+            "hub": None if self.hub is None else str(self.hub),
+            "toes": [{"double": str(d), "toes": toes.get(d, []), "centre": d == self.hub}
+                     for d in order],
+            "must_complete": pending,
+            "rounds": ROUNDS,
+            "lower_is_better": True,
+            "round_penalties": [dict(r) for r in self.round_scores],
+        })
+        return out
 
     # ---- the interface -------------------------------------------------------------------
     @property

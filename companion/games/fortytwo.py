@@ -72,7 +72,7 @@ optional once all seven tricks are played, required to end a hand early).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from companion.games import register
 from companion.games.base import Event, Option
@@ -176,6 +176,23 @@ class FortyTwo(TrickGame):
         return not (self.options["all_pass"] == "force_dealer_30"
                     and self.turn == self.shuffler and len(self.bids) == n - 1
                     and all(v == "pass" for _, v in self.bids))
+
+    # ---- dashboard ------------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """The trick view (see :meth:`TrickGame.view`; ``sides`` are the two teams, their
+        ``points`` the count taken: 1 per trick plus 5-5, 4-6 = 10 and 5-0, 4-1, 3-2 = 5)
+        plus ``scoring`` ("marks" or "points"), ``goal`` (marks or points that win),
+        ``bid_marks`` (the marks the bid is worth, marks mode only, else None) and
+        ``team_scores`` (each team's match score, in team order)."""
+        out = super().view()
+        marks = bool(self.options["marks"])
+        out.update({
+            "scoring": "marks" if marks else "points",
+            "goal": self.options["marks_to_win"] if marks else self.options["target"],
+            "bid_marks": bid_marks(self.bid) if marks and self.bid is not None else None,
+            "team_scores": [self.team_score(t) for t in self.teams()],
+        })
+        return out
 
     # ---- scoring ------------------------------------------------------------------------
     def score_hand(self, taken: list[int]) -> tuple[dict[str, int], list[Event]]:

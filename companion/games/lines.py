@@ -63,6 +63,9 @@ class LineGame(Game):
         self.drew: bool = False  # whether the player to move has drawn this turn
         self.round_points: dict[str, int] = {p: 0 for p in self.players}
         self.fresh: bool = True  # no entry taken yet this round
+        #: each tile played on another this round -> the tile it went on (for the dashboard's
+        #: arms; the rules never read it)
+        self.parents: dict[Tile, Tile] = {}
         self.hands = None
         self.boneyard = None
         self.unknown_in_hand = {p: 0 for p in self.players}
@@ -134,12 +137,14 @@ class LineGame(Game):
             if None in places:
                 return None
             if len(places) == 1:
+                self.parents[tile] = places[0]
                 return places[0]
             if not places:
                 self.reject(move, self.why_not(tile, None, player))
             self.reject(move, f"{tile} fits on " + ", ".join(map(str, places))
                         + ': say which with "on"')
         if move.on in places:
+            self.parents[tile] = move.on
             return move.on
         self.reject(move, self.why_not(tile, move.on, player))
 
@@ -211,3 +216,30 @@ class LineGame(Game):
         self.round_scores.append(row)
         self.round += 1
         self.reset_layout()
+
+    # ---- dashboard helpers ------------------------------------------------------------------
+    def chain_to(self, tile: Tile) -> list[Tile]:
+        """The tiles from the round's first tile (or centre double) out to ``tile``, following
+        what each was played on."""
+        out = [tile]
+        seen = {tile}
+        while out[-1] in self.parents and self.parents[out[-1]] not in seen:
+            out.append(self.parents[out[-1]])
+            seen.add(out[-1])
+        return out[::-1]
+
+    def arms_view(self) -> list[dict[str, Any]]:
+        """One dict per open end: ``tiles`` (from the first tile out, as text), ``end`` (the
+        last tile), ``open`` (the number a tile must match there), ``double_end`` (the end tile
+        is a double lying crosswise)."""
+        return [{"tiles": [str(t) for t in self.chain_to(t)], "end": str(t), "open": v,
+                 "double_end": t.is_double} for t, v in self.ends]
+
+    def line_view(self) -> dict[str, Any]:
+        """The keys every line game's view shares: ``kind`` ("line"), ``table`` (tiles in the
+        order played), ``arms`` (see :meth:`arms_view`), ``open_ends`` (the arms' open numbers),
+        ``boneyard`` (tiles left to draw, None when the deal is not logged), ``drew`` (the
+        player to move has drawn this turn), ``round``."""
+        return {"kind": "line", "table": [str(t) for t in self.table], "arms": self.arms_view(),
+                "open_ends": [v for _, v in self.ends], "boneyard": self.boneyard_size(),
+                "drew": self.drew, "round": self.round}

@@ -185,6 +185,22 @@ class Moon(TrickGame):
         self.widow_taken = True
         return [Event("note", self.bidder, 0, f"{self.bidder} takes the widow and discards one")]
 
+    def view(self) -> dict[str, Any]:
+        """The trick view (see :meth:`TrickGame.view`; ``sides`` are the three players alone)
+        plus ``moon_bid`` (the bid is 21, shooting the moon: all 7 tricks), ``widow_taken``,
+        ``discarded`` (the discard when the log names it, else None), ``needs`` (tricks the
+        bidder must take: 7 for a moon, else the bid; None before the bidding is won) and
+        ``target`` (the score that wins)."""
+        out = super().view()
+        out.update({
+            "moon_bid": self.bid == 21,
+            "widow_taken": self.widow_taken,
+            "discarded": None if self.discarded is None else str(self.discarded),
+            "needs": None if self.bid is None else (7 if self.bid == 21 else self.bid),
+            "target": self.options["target"],
+        })
+        return out
+
     def phase_moves(self, player: str) -> list[Move]:
         if self.phase != "discard":
             return []

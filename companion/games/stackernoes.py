@@ -191,6 +191,35 @@ class Stackernoes(Game):
         """(tile index, number) at the top of the stack on ``c``."""
         return self.cells[c][-1]
 
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: ``kind`` ("grid"), ``cells``: one per occupied half-tile
+        cell ``{"x", "y", "value" (the number on top), "tile" (the top tile, text),
+        "level" (0: on the table), "run" (part of the table run), "root" (a root now),
+        "bridged"}``, sorted by y then x; ``bounds`` (``[min_x, min_y, max_x, max_y]``,
+        None on an empty table), ``axis`` (the run's direction), ``ends`` (open and capped
+        line ends: ``{"x", "y", "tile", "value", "capped", "run"}``; a branch end has
+        ``"run": false``), ``roots`` (current roots as ``[x, y]``), ``run_tiles`` (tiles
+        in the table run, 7 before a run end may be capped), ``branches`` (line ends that are
+        branches), ``pile`` and ``tiles`` (tiles placed, in order)."""
+        cells = []
+        for (x, y), stack in sorted(self.cells.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            idx, value = stack[-1]
+            cells.append({"x": x, "y": y, "value": value, "tile": str(self.placed[idx]),
+                          "level": len(stack) - 1, "run": (x, y) in self.run_cells,
+                          "root": (x, y) in self.roots, "bridged": (x, y) in self.bridged})
+        bounds = None
+        if self.cells:
+            xs = [c[0] for c in self.cells]
+            ys = [c[1] for c in self.cells]
+            bounds = [min(xs), min(ys), max(xs), max(ys)]
+        ends = [{"x": cell[0], "y": cell[1], "tile": str(self.placed[idx]),
+                 "value": self.cells[cell][0][1], "capped": bool(capped), "run": bool(is_run)}
+                for cell, _d, idx, capped, is_run in self.ends]
+        return {"kind": "grid", "cells": cells, "bounds": bounds, "axis": list(self.axis),
+                "ends": ends, "roots": [list(r) for r in self.roots],
+                "run_tiles": self.run_tiles, "branches": sum(1 for e in ends if not e["run"]),
+                "pile": self.pile, "tiles": [str(t) for t in self.placed]}
+
     def _roots(self) -> list[Cell]:
         d = self.axis
         out = []

@@ -74,6 +74,8 @@ no score for a blocked hand tied on tile count and pips.
 
 from __future__ import annotations
 
+from typing import Any
+
 from companion.errors import MoveFormatError
 from companion.games import register
 from companion.games.base import Event, Option
@@ -178,6 +180,31 @@ class SuperDominoes(LineGame):
         new = tile.low if tile.is_double else tile.other(self.ends[i][1])
         self.ends[i] = [tile, new]
         return new
+
+    # ---- dashboard ---------------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: the line view (``arms`` from the spinner out,
+        ``open_ends``...) plus ``spinner`` (the opening double, text or None), ``trains``
+        (trains grown from it) and ``trains_max`` (6), ``spinner_open`` (its number, while it
+        takes more trains, else None), ``direction`` ("clockwise" or "counter-clockwise"),
+        ``spell`` (``{"tile", "caster", "open": 13}`` while a 13 spell holds, else None),
+        ``skip_pending`` (the next player misses a turn), ``penalty_draws`` (players who still
+        take a tile for a 15, in order) and ``target``."""
+        out = self.line_view()
+        sp = self.spinner
+        out.update({
+            "spinner": None if sp is None else str(sp),
+            "trains": self.trains,
+            "trains_max": TRAINS,
+            "spinner_open": sp.low if sp is not None and self.trains < TRAINS else None,
+            "direction": "clockwise" if self.direction == 1 else "counter-clockwise",
+            "spell": None if self.spell is None else {"tile": str(self.spell[0]),
+                                                      "caster": self.spell[1], "open": 13},
+            "skip_pending": self.skip,
+            "penalty_draws": list(self.penalty),
+            "target": self.options["target"],
+        })
+        return out
 
     # ---- opening ---------------------------------------------------------------------------
     def opener(self) -> str | None:

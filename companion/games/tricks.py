@@ -263,6 +263,46 @@ class TrickGame(Game):
             return f"trick {self.tricks_played + 1} is being played ({cur} plays next)"
         return "all tricks are played; the hand ends with an end_round entry"
 
+    # ---- dashboard ------------------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What the dashboard draws: ``kind`` ("tricks"), ``phase`` (bid, trump, discard, play,
+        over), ``shuffler``, ``to_act`` (who bids, names trump or plays next; None when the
+        hand is over), ``bids`` (``[{"player", "bid"}]`` in order, ``"pass"`` for a pass),
+        ``bidder``/``bid`` (None until the bidding is won), ``trump`` (as text, None until
+        named), ``trick`` (the trick in play: ``[{"player", "tile"}]`` in playing order),
+        ``led_suit`` (its suit in words, None before a lead), ``trick_no`` (1-based number of
+        the trick in play), ``tricks_played``, ``hand_tricks``, ``tricks_won`` and
+        ``points_won`` per player, and ``sides``: per scoring side (teams, or each player
+        alone) its ``players``, ``tricks`` and ``points`` this hand, and ``bidding`` (the
+        bidder's side)."""
+        led = None
+        if self.trick:
+            led = suit_name(suit_led(self.trick[0][1], self.trump), self.trump)
+        sides = []
+        for side in self.sides():
+            sides.append({"players": list(side),
+                          "tricks": sum(self.tricks_won[p] for p in side),
+                          "points": sum(self.points_won[p] for p in side),
+                          "bidding": self.bidder is not None and self.bidder in side})
+        return {
+            "kind": "tricks",
+            "phase": self.phase,
+            "shuffler": self.players[self.shuffler],
+            "to_act": None if self.finished or self.phase == "over" else self.players[self.turn],
+            "bids": [{"player": p, "bid": v} for p, v in self.bids],
+            "bidder": self.bidder,
+            "bid": self.bid,
+            "trump": None if self.trump is None else str(self.trump),
+            "trick": [{"player": p, "tile": str(t)} for p, t in self.trick],
+            "led_suit": led,
+            "trick_no": self.tricks_played + 1 if self.phase == "play" else None,
+            "tricks_played": self.tricks_played,
+            "hand_tricks": self.hand_tricks,
+            "tricks_won": dict(self.tricks_won),
+            "points_won": dict(self.points_won),
+            "sides": sides,
+        }
+
     # ---- applying moves -------------------------------------------------------------------
     def _apply(self, move: Move) -> list[Event]:
         require_kind(move, self.move_kinds, self)
