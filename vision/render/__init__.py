@@ -7,7 +7,9 @@ Public API (stable):
 * :func:`random_scene_spec` (``rng_seed, **constraints -> SceneSpec``): every knob from a seed.
 * :class:`SceneSpec`, :class:`RenderedScene`, :class:`Placement`, :class:`CameraSpec`,
   :class:`LightSpec`, :class:`DegradeSpec`, :class:`HandSpec`, :class:`TileStyle`.
-* :func:`write_scene` writes ``NAME.png`` + ``NAME.json``.
+* :func:`write_scene` writes ``NAME.png`` + ``NAME.json``; :func:`draw_truth` draws the truth
+  over a picture.
+* :func:`game_sequence` (``-> list[SequenceFrame]``): one table through a simulated game.
 * :data:`HELD_OUT_SEED_MIN`: held-out scenes use seeds at or above it.
 """
 
@@ -19,10 +21,12 @@ from vision.render.scene import (DegradeSpec, HandSpec, LightSpec, RenderedScene
                                  render_scene)
 from vision.render.tiles import TileGeometry, TileStyle, geometry_for_set, pip_layout
 from vision.render.io import write_scene
+from vision.render.overlay import draw_truth
+from vision.render.sequence import SequenceFrame, game_sequence
 
 __all__ = [
     "Camera", "CameraSpec", "DegradeSpec", "HandSpec", "HELD_OUT_SEED_MIN", "LAYOUT_KINDS",
-    "LightSpec", "Placement", "RenderSpecError", "RenderedScene", "SceneSpec", "TileGeometry",
-    "TileStyle", "geometry_for_set", "pip_layout", "random_scene_spec", "render_scene",
-    "write_scene",
+    "LightSpec", "Placement", "RenderSpecError", "RenderedScene", "SceneSpec", "SequenceFrame",
+    "TileGeometry", "TileStyle", "draw_truth", "game_sequence", "geometry_for_set", "pip_layout",
+    "random_scene_spec", "render_scene", "write_scene",
 ]
