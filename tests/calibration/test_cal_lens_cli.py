@@ -189,3 +189,25 @@ def test_calibrate_interactive_end_of_input_does_not_hang(tmp_path, capsys, monk
     monkeypatch.setattr("builtins.input", eof)
     assert main(["calibrate", "--image", str(photo), "--out", str(tmp_path / "cal")]) == 2
     assert "pass the value as a flag" in capsys.readouterr().err
+
+
+def test_calibrate_from_a_camera_source(tmp_path, capsys, monkeypatch):
+    """--camera with a recording: frames are read until all four markers are seen."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    layout = MarkerLayout(600, 450)
+    good = synth_view(layout, SynthCamera(900, 20, 0, target_mm=(300, 225)), seed=6).image_bgr
+    hidden = synth_view(layout, SynthCamera(900, 20, 0, target_mm=(300, 225)), seed=6,
+                        markers=(0, 1)).image_bgr
+    path = tmp_path / "rec.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (1280, 720))
+    for frame in (hidden, hidden, good, good):
+        writer.write(frame)
+    writer.release()
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--camera", str(path), "--table-mm", "600x450",
+                 "--out", str(out)]) == 0
+    plane, _ = load_plane(out)
+    assert plane is not None and plane.marker_ids == (0, 1, 2, 3)
+    assert main(["calibrate", "--camera", str(path), "--frames", "1", "--table-mm", "600x450",
+                 "--out", str(tmp_path / "cal2")]) == 2
+    assert "missing 2, 3" in capsys.readouterr().err
