@@ -10,6 +10,12 @@ or from a person), :meth:`Session.undo`, or the alert actions. The rules core ch
   ``confirm`` waits for a tap; confirming appends the entry, correcting appends the corrected one
   with the original reading kept under ``reading``.
 
+Editing the past: :meth:`Session.amend` replaces an earlier entry (a new row in the store; the
+original stays on disk) only if the whole log still replays legally with the replacement;
+otherwise it refuses with :class:`AmendError` naming the first line that breaks, and nothing
+changes. Each history entry carries its ``source`` (camera, hand, correction) and, once amended,
+``amended``, ``original`` (the entry as first logged) and ``amendments`` (who changed what).
+
 Observers (the dashboard's Server-Sent Events) call :meth:`Session.wait_for_change` with the
 last version they saw and get the new :meth:`Session.state` when anything changes.
 """
@@ -34,6 +40,18 @@ from companion.tiles import Tile
 
 #: Camera readings below this confidence ask a person before they count.
 CONFIRM_BELOW = 0.9
+
+#: Where an entry can come from (the ``source`` kept with it).
+SOURCES = ("camera", "hand", "correction")
+
+#: At most this many entries per entry kind go to the dashboard (a live game without a deal
+#: may allow a great many plays); ``more`` says how many were left out.
+ENTRY_KIND_LIMIT = 120
+
+
+class AmendError(DominoError):
+    """An amendment the session refuses: the entry is not in force, or the log would no longer
+    replay legally with it (the message names the first line that breaks)."""
 
 
 @dataclass
@@ -97,18 +115,35 @@ class Session:
         return None if gid is None else cls(store, gid)
 
     def _rebuild(self) -> None:
-        """Fold the stored log from the start (at open and after an undo)."""
+        """Fold the stored log from the start (at open, after an undo or an amendment)."""
         game = self.header.new_game()
         self.history: list[dict[str, Any]] = []
         self.seqs: list[int] = []
+        self._amends = self.store.amendments(self.game_id)
         for seq, move in self.store.effective(self.game_id):
             events = game.apply(move)
             self._record(seq, move, events)
         self.game: Game = game
 
     def _record(self, seq: int, move: Move, events: list) -> None:
-        self.history.append({"seq": seq, "entry": move.to_json(), "text": str(move),
-                             "events": [e.to_json() for e in events]})
+        entry = move.to_json()
+        item: dict[str, Any] = {"seq": seq, "entry": entry, "text": str(move),
+                                "events": [e.to_json() for e in events],
+                                "source": entry.get("source", "hand"), "amended": False}
+        changes = self._amends.get(seq)
+        if changes:
+            original = self.store.original(self.game_id, seq)
+            item.update({
+                "amended": True,
+                "original": original,
+                "original_text": str(Move.from_json(original)) if original else None,
+                "amendments": [{"seq": c["seq"], "t": c["t"],
+                                "source": c["entry"].get("source", "correction"),
+                                "text": str(Move.from_json(c["entry"])),
+                                "replaced": (str(Move.from_json(c["replaced"]))
+                                             if c["replaced"] else None)} for c in changes],
+            })
+        self.history.append(item)
         self.seqs.append(seq)
 
     def _changed(self) -> None:
@@ -232,6 +267,63 @@ class Session:
             self._changed()
             return last
 
+    def amend(self, seq: int, entry: dict[str, Any] | Move, source: str = "correction") -> dict[str, Any]:
+        """Replace the entry ``seq`` (in force) by ``entry`` and refold the whole log.
+
+        The replacement is appended to the store as an amendment (the original stays on disk)
+        only when every entry still applies legally in order; otherwise :class:`AmendError`
+        names the first line that breaks and the state, the store and the history are left
+        exactly as they were. Returns the amended entry's new history item."""
+        if source not in SOURCES:
+            raise AmendError(f"amend source {source!r} is not one of {', '.join(SOURCES)}")
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise AmendError(f"amend needs the entry's sequence number (a whole number), got {seq!r}")
+        with self._lock:
+            if seq not in self.seqs:
+                shown = ", ".join(map(str, self.seqs[-12:])) or "none"
+                raise AmendError(f"entry {seq} is not in force in game {self.game_id}, so it cannot "
+                                 f"be edited; entries in force (latest): {shown}")
+            if isinstance(entry, dict):
+                entry = {k: v for k, v in entry.items() if k not in ("source", "seq", "t")}
+            move = entry if isinstance(entry, Move) else Move.from_json(entry)
+            meta = {k: v for k, v in move.meta.items() if k not in ("source", "t")}
+            meta["source"] = source
+            move = Move(move.kind, move.player, move.tile, move.tiles, move.on, move.count,
+                        move.value, move.data, move.extra, meta)
+            game = self.header.new_game()
+            log = self.store.effective(self.game_id)
+            for line, (s, m) in enumerate(log, start=1):
+                use = move if s == seq else m
+                try:
+                    game.apply(use)
+                except DominoError as exc:
+                    what = "the amended entry itself" if s == seq else f"entry {s} ({m})"
+                    raise AmendError(
+                        f"cannot change entry {seq} to {move}: the log would no longer replay; "
+                        f"line {line}, {what}, breaks: {exc}") from None
+            self.store.append_amend(self.game_id, seq, move)
+            self._rebuild()
+            self._changed()
+            return self.history[self.seqs.index(seq)]
+
+    def _entry_kinds(self) -> list[dict[str, Any]]:
+        """The game's entry kinds for the tablet, each cut to :data:`ENTRY_KIND_LIMIT` entries."""
+        kinds = self.game.entry_kinds() if hasattr(self.game, "entry_kinds") else []
+        out = []
+        for k in kinds:
+            k = dict(k)
+            n = len(k["entries"])
+            k["more"] = max(0, n - ENTRY_KIND_LIMIT)
+            k["entries"] = k["entries"][:ENTRY_KIND_LIMIT]
+            k["values"] = k["values"][:ENTRY_KIND_LIMIT]
+            out.append(k)
+        return out
+
+    def full_history(self) -> list[dict[str, Any]]:
+        """Every entry in force, with its source and amendments (``state`` sends the last 30)."""
+        with self._lock:
+            return list(self.history)
+
     # views ------------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """Everything the dashboard shows, as JSON-ready data."""
@@ -251,6 +343,8 @@ class Session:
                 "alerts": [a.to_json() for a in self.alerts],
                 "hand_counts": {p: g.hand_count(p) for p in g.players},
                 "view": g.view() if hasattr(g, "view") else None,
+                "entry_kinds": self._entry_kinds(),
+                "amended": sum(1 for h in self.history if h["amended"]),
             })
             return out
 

@@ -2,9 +2,10 @@
 
 Each game has a row in ``games`` (its header) and its entries in ``entries``, one row per
 appended line, never updated or deleted. An undo is itself an entry (``{"undo": SEQ}``) that
-withdraws an earlier one, so the full history (what the camera read, what a person corrected,
-what was undone) stays on disk while :meth:`LogStore.effective_moves` gives the log the rules
-fold. Every append is its own committed transaction (WAL journal, ``synchronous=FULL``), so a
+withdraws an earlier one, and an amendment is an entry (``{"amend": SEQ, "entry": {...}}``)
+that replaces an earlier one in place (the original row stays on disk), so the full history
+(what the camera read, what a person corrected, what was undone or edited later) stays on disk
+while :meth:`LogStore.effective_moves` gives the log the rules fold. Every append is its own committed transaction (WAL journal, ``synchronous=FULL``), so a
 process killed mid-game loses nothing that was acknowledged.
 """
 
@@ -21,7 +22,9 @@ from companion.errors import DominoError
 from companion.gamelog import Header
 from companion.moves import Move
 
-SCHEMA_VERSION = 1
+#: 1: moves and undos; 2: amendments too (a file holding one is marked 2, so an older companion
+#: refuses it instead of misreading it).
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,7 +37,7 @@ CREATE TABLE IF NOT EXISTS entries (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     game_id INTEGER NOT NULL REFERENCES games(id),
     t REAL NOT NULL,
-    kind TEXT NOT NULL,          -- 'move' or 'undo'
+    kind TEXT NOT NULL,          -- 'move', 'undo' or 'amend'
     body TEXT NOT NULL           -- the JSON line
 );
 CREATE INDEX IF NOT EXISTS entries_game ON entries(game_id, seq);
@@ -67,7 +70,8 @@ class LogStore:
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                # marked 1 until it holds an amendment: older companions still read it
+                self._db.execute("INSERT INTO meta VALUES ('schema', '1')")
             elif int(row[0]) > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} was written by a newer companion (schema {row[0]}, "
                                  f"this one reads up to {SCHEMA_VERSION}); upgrade, or use another "
@@ -113,6 +117,44 @@ class LogStore:
                                (game_id, time.time(), json.dumps({"undo": seq})))
         return int(cur.lastrowid)
 
+    def append_amend(self, game_id: int, seq: int, move: Move) -> int:
+        """Append an amendment: ``move`` replaces the entry ``seq`` (which must be in force)
+        from now on, in its place in the log. Returns the amendment's own sequence number."""
+        live = dict(self.effective(game_id))
+        if seq not in live:
+            raise StoreError(f"cannot amend entry {seq} of game {game_id}: it is not in force "
+                             f"(entries in force: {', '.join(map(str, sorted(live))) or 'none'})")
+        entry = move.to_json()
+        entry.setdefault("t", round(time.time(), 3))
+        body = {"amend": seq, "entry": entry}
+        self._db.execute("UPDATE meta SET value=? WHERE key='schema' AND CAST(value AS INTEGER) < ?",
+                         (str(SCHEMA_VERSION), SCHEMA_VERSION))
+        cur = self._db.execute("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'amend', ?)",
+                               (game_id, entry["t"], json.dumps(body)))
+        return int(cur.lastrowid)
+
+    def amendments(self, game_id: int) -> dict[int, list[dict[str, Any]]]:
+        """Per amended entry (by its sequence number), every amendment in order:
+        ``{"seq": the amendment's row, "t", "entry": the new entry, "replaced": the entry it
+        replaced}``. Amendments of entries later undone are listed too."""
+        current: dict[int, dict[str, Any]] = {}
+        out: dict[int, list[dict[str, Any]]] = {}
+        for e in self.entries(game_id):
+            if e.kind == "move":
+                current[e.seq] = e.body
+            elif e.kind == "amend":
+                target = int(e.body["amend"])
+                out.setdefault(target, []).append({"seq": e.seq, "t": e.t, "entry": e.body["entry"],
+                                                   "replaced": current.get(target)})
+                current[target] = e.body["entry"]
+        return out
+
+    def original(self, game_id: int, seq: int) -> dict[str, Any] | None:
+        """The entry ``seq`` as first appended (before any amendment), or None."""
+        row = self._db.execute("SELECT body FROM entries WHERE game_id=? AND seq=? AND kind='move'",
+                               (game_id, seq)).fetchone()
+        return None if row is None else json.loads(row[0])
+
     def entries(self, game_id: int) -> Iterator[StoredEntry]:
         for seq, t, kind, body in self._db.execute(
                 "SELECT seq, t, kind, body FROM entries WHERE game_id=? ORDER BY seq", (game_id,)):
@@ -124,6 +166,10 @@ class LogStore:
         for e in self.entries(game_id):
             if e.kind == "undo":
                 live.pop(int(e.body["undo"]), None)
+            elif e.kind == "amend":
+                target = int(e.body["amend"])
+                if target in live:
+                    live[target] = Move.from_json(e.body["entry"])
             else:
                 live[e.seq] = Move.from_json(e.body)
         return sorted(live.items())

@@ -155,6 +155,25 @@ def undo() -> ResponseReturnValue:
     return jsonify(undone=require_session().undo())
 
 
+@bp.post("/amend")
+def amend() -> ResponseReturnValue:
+    """Edit a past entry: ``{"seq": N, "entry": {...}}``. The Session refuses (400, nothing
+    changed) when the log would no longer replay legally with the replacement."""
+    body = _body()
+    seq = body.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise ApiError(400, '"seq" must be the sequence number of the entry to edit (a whole '
+                            f'number from the history), got {seq!r}')
+    item = require_session().amend(seq, _entry(body), source="correction")
+    return jsonify(amended=item)
+
+
+@bp.get("/history")
+def history() -> ResponseReturnValue:
+    """Every entry in force with its source and amendments (the state carries the last 30)."""
+    return jsonify(history=require_session().full_history())
+
+
 @bp.post("/new_game")
 def new_game() -> ResponseReturnValue:
     body = _body()

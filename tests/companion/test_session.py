@@ -1,0 +1,157 @@
+"""The Session's editing of the past: amend, refusal, reopening the store, undo after amend."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.session import ENTRY_KIND_LIMIT, AmendError, Session
+from companion.simulate import play_random_game
+from companion.store import LogStore
+
+# The seed's example: 5-5 leads (10), 5-0 on it (10), 3-5 on the spinner (no score), 0-2 on
+# the 0 (5).
+SEED_PLAYS = [{"player": "Ann", "play": "5-5"}, {"player": "Bob", "play": "0-5", "on": "5-5"},
+              {"player": "Ann", "play": "3-5", "on": "5-5"},
+              {"player": "Bob", "play": "0-2", "on": "0-5"}]
+
+
+def started(tmp_path: Path) -> tuple[LogStore, Session]:
+    store = LogStore(tmp_path / "games.sqlite")
+    session = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS:
+        assert session.submit(e).status == "accepted"
+    return store, session
+
+
+def comparable(state: dict) -> dict:
+    """A state without the version counter (which every change moves)."""
+    return {k: v for k, v in state.items() if k != "version"}
+
+
+def test_amend_replaces_an_entry_and_rescores(tmp_path: Path) -> None:
+    _, s = started(tmp_path)
+    assert s.state()["scores"] == {"Ann": 10, "Bob": 15}
+    seq = s.seqs[2]
+    item = s.amend(seq, {"player": "Ann", "play": "5-6", "on": "5-5"})
+    # 5-6 instead of 3-5: the ends are then 0 and 6 (6: no score), and 0-2 makes 2 + 6 = 8
+    assert s.state()["scores"] == {"Ann": 10, "Bob": 10}
+    assert item["seq"] == seq and item["amended"] is True and item["source"] == "correction"
+    assert item["original"]["play"] == "3-5" and item["original"]["source"] == "hand"
+    assert [a["replaced"] for a in item["amendments"]] == ["Ann plays 3-5 on 5-5"]
+    assert item["amendments"][0]["text"] == "Ann plays 5-6 on 5-5"
+    state = s.state()
+    assert state["amended"] == 1
+    assert [h["amended"] for h in state["history"]] == [False, False, True, False]
+    assert [h["source"] for h in state["history"]] == ["hand", "hand", "correction", "hand"]
+    assert state["view"]["table"] == ["5-5", "0-5", "5-6", "0-2"]
+
+
+def test_amend_that_breaks_a_later_line_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    store, s = started(tmp_path)
+    s.amend(s.seqs[2], {"player": "Ann", "play": "5-6", "on": "5-5"})
+    before = comparable(s.state())
+    rows = len(list(store.entries(s.game_id)))
+    # Bob's 0-5 on the spinner becomes 5-6 on it: the later 5-6 (line 3) is then a second 5-6
+    with pytest.raises(AmendError, match=r"line 3.*5-6 is already on the table"):
+        s.amend(s.seqs[1], {"player": "Bob", "play": "5-6", "on": "5-5"})
+    assert comparable(s.state()) == before
+    assert len(list(store.entries(s.game_id))) == rows  # nothing appended
+
+
+def test_illegal_amendment_itself_is_refused(tmp_path: Path) -> None:
+    _, s = started(tmp_path)
+    before = comparable(s.state())
+    with pytest.raises(AmendError, match=r"line 2, the amended entry itself"):
+        s.amend(s.seqs[1], {"player": "Bob", "play": "1-2", "on": "5-5"})
+    assert comparable(s.state()) == before
+
+
+@pytest.mark.parametrize("seq, source, match", [
+    (999, "correction", "entry 999 is not in force"),
+    ("2", "correction", "a whole number"),
+    (True, "correction", "a whole number"),
+    (2, "ghost", "not one of camera, hand, correction"),
+])
+def test_amend_bad_requests(tmp_path: Path, seq: object, source: str, match: str) -> None:
+    _, s = started(tmp_path)
+    before = comparable(s.state())
+    with pytest.raises(AmendError, match=match):
+        s.amend(seq, {"player": "Bob", "play": "0-5", "on": "5-5"}, source=source)  # type: ignore[arg-type]
+    assert comparable(s.state()) == before
+
+
+def test_amendment_survives_reopening_the_store(tmp_path: Path) -> None:
+    store, s = started(tmp_path)
+    s.amend(s.seqs[2], {"player": "Ann", "play": "5-6", "on": "5-5"})
+    state = comparable(s.state())
+    store.close()
+    again = Session.resume(LogStore(tmp_path / "games.sqlite"))
+    assert again is not None
+    assert comparable(again.state()) == state
+    # the original row is still on disk, and the file says it holds amendments (schema 2)
+    db = sqlite3.connect(str(tmp_path / "games.sqlite"))
+    kinds = [r[0] for r in db.execute("SELECT kind FROM entries ORDER BY seq")]
+    schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0]
+    bodies = [json.loads(r[0]) for r in db.execute("SELECT body FROM entries WHERE kind='move'")]
+    db.close()
+    assert kinds == ["move"] * 4 + ["amend"]
+    assert schema == "2"
+    assert bodies[2]["play"] == "3-5"
+
+
+def test_undo_after_amend(tmp_path: Path) -> None:
+    _, s = started(tmp_path)
+    last = s.seqs[-1]
+    s.amend(last, {"player": "Bob", "play": "2-5", "on": "5-5"})
+    assert s.history[-1]["text"] == "Bob plays 2-5 on 5-5"
+    undone = s.undo()
+    assert undone is not None and undone["seq"] == last and undone["amended"] is True
+    assert s.state()["moves"] == 3
+    assert s.state()["scores"] == {"Ann": 10, "Bob": 10}
+    # an undone entry can no longer be amended
+    with pytest.raises(AmendError, match="not in force"):
+        s.amend(last, {"player": "Bob", "play": "0-2", "on": "0-5"})
+
+
+def test_amend_twice_keeps_every_change(tmp_path: Path) -> None:
+    _, s = started(tmp_path)
+    seq = s.seqs[2]
+    s.amend(seq, {"player": "Ann", "play": "5-6", "on": "5-5"}, source="hand")
+    item = s.amend(seq, {"player": "Ann", "play": "4-5", "on": "5-5"})
+    assert [a["replaced"] for a in item["amendments"]] == ["Ann plays 3-5 on 5-5",
+                                                           "Ann plays 5-6 on 5-5"]
+    assert [a["source"] for a in item["amendments"]] == ["hand", "correction"]
+    assert item["original"]["play"] == "3-5"
+
+
+def test_amended_log_equals_the_log_played_right(tmp_path: Path) -> None:
+    """Amending a random game's entry to what it already was changes no score; the export
+    carries the amended entries."""
+    sim = play_random_game("chickenfoot", 3, seed=5, max_moves=60)
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "chickenfoot", list(sim.header.players))
+    for m in sim.moves:
+        assert s.submit(m).status == "accepted"
+    before = s.state()["scores"]
+    seq = s.seqs[10]
+    s.amend(seq, s.history[10]["entry"], source="camera")
+    assert s.state()["scores"] == before
+    assert s.state()["view"] == sim.game.view()
+    assert '"source": "camera"' in s.export_jsonl()
+
+
+def test_state_offers_entry_kinds(tmp_path: Path) -> None:
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    kinds = s.state()["entry_kinds"]
+    assert [k["kind"] for k in kinds] == ["bid"]
+    assert kinds[0]["player"] == "Bob"  # left of the shuffler (Ann)
+    assert kinds[0]["values"] == ["pass"] + list(range(30, 43))
+    assert kinds[0]["more"] == 0
+    s2 = Session.start(store, "castlerock", ["Sol"])
+    draw = s2.state()["entry_kinds"][0]
+    assert draw["kind"] == "draw" and len(draw["entries"]) == min(55, ENTRY_KIND_LIMIT)
