@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from calibration.plane import CameraModel, TablePlane
-from calibration.store import default_home, load_versioned, save_versioned
+from calibration.plane import CameraModel, TablePlane, TablePlaneTracker
+from calibration.store import default_home, load_versioned, previous_path, save_versioned
 
 TABLE_KIND, TABLE_VERSION = "table-calibration", 1
 LENS_KIND, LENS_VERSION = "lens-calibration", 1
@@ -38,11 +38,33 @@ def save_plane(plane: TablePlane, folder: str | os.PathLike[str] | None = None,
 
 def load_plane(folder: str | os.PathLike[str] | None = None) -> tuple[TablePlane | None, list[str]]:
     """The stored table plane (falling back to the previous file), and the problems met."""
-    loaded = load_versioned(calibration_dir(folder) / TABLE_FILE, TABLE_KIND, TABLE_VERSION,
+    path = calibration_dir(folder) / TABLE_FILE
+    if not path.exists() and not previous_path(path).exists():
+        return None, [f"no table calibration in {path.parent}: put the markers on the table and "
+                      "run `domino-companion calibrate`"]
+    loaded = load_versioned(path, TABLE_KIND, TABLE_VERSION,
                             validate=lambda d: TablePlane.from_dict(d) and None)
     if loaded.data is None:
-        return None, loaded.problems
+        return None, loaded.problems + ["run `domino-companion calibrate` again"]
     return TablePlane.from_dict(loaded.data), loaded.problems
+
+
+def tracker_from_store(folder: str | os.PathLike[str] | None = None, every_n: int = 5
+                       ) -> tuple[TablePlaneTracker | None, list[str]]:
+    """A :class:`TablePlaneTracker` for the live companion, started from the stored calibration
+    (its marker layout, lens and plane), and the problems met. ``None`` when there is no usable
+    calibration or it was made without markers (a manual calibration cannot be tracked; it is
+    still usable as a fixed plane from :func:`load_plane`)."""
+    plane, problems = load_plane(folder)
+    if plane is None:
+        return None, problems
+    if plane.layout is None:
+        return None, problems + ["the table was calibrated by hand (four corners), so a moved "
+                                 "camera cannot be followed: calibrate with the markers to have "
+                                 "it followed"]
+    lens = plane.camera if plane.camera is not None and \
+        plane.camera.source == "lens-calibration" else None
+    return TablePlaneTracker(plane.layout, camera=lens, every_n=every_n, initial=plane), problems
 
 
 def save_lens(camera: CameraModel, rms_px: float, views: int,

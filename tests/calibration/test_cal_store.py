@@ -123,3 +123,19 @@ def test_table_plane_file_round_trip_and_fallback(tmp_path):
     (tmp_path / "table.json").write_text(json.dumps(doc))
     got, problems = load_plane(tmp_path)
     assert got is not None and "invertible" in problems[0]
+
+
+def test_tracker_from_store_and_missing_calibration(tmp_path):
+    from calibration.files import tracker_from_store
+    tracker, problems = tracker_from_store(tmp_path)
+    assert tracker is None and "run `domino-companion calibrate`" in problems[0]
+    layout = MarkerLayout(600, 450)
+    view = synth_view(layout, SynthCamera(800, 20, 0, target_mm=(300, 225)), seed=4)
+    save_plane(plane_from_markers(view.image_bgr, layout), tmp_path)
+    tracker, problems = tracker_from_store(tmp_path, every_n=3)
+    assert problems == [] and tracker is not None and tracker.every_n == 3
+    assert tracker.update(view.image_bgr).status == "steady"
+    (tmp_path / "table.json").write_text("{broken")
+    (tmp_path / "table.prev.json").unlink(missing_ok=True)
+    tracker, problems = tracker_from_store(tmp_path)
+    assert tracker is None and "corrupt" in problems[0] and "again" in problems[-1]
