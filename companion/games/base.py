@@ -25,6 +25,7 @@ tiles; otherwise they are skipped, never guessed.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -467,6 +468,9 @@ def entry_value(move: Move) -> Any:
         return move.value
     if move.kind == "play" and not move.extra:
         return str(move.tile) + (f" on {move.on}" if move.on is not None else "")
+    if move.kind == "play":
+        keys = " ".join(f"{k} {json.dumps(v, separators=(',', ':'))}" for k, v in move.extra.items())
+        return f"{move.tile} {keys}"
     if move.kind == "discard" and move.tile is not None:
         return str(move.tile)
     if move.kind == "pass":
