@@ -120,7 +120,23 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
     if game_name == "castlerock":
         return _castlerock_layout(rng, geom, seed)
     plays, sim = _plays_of_round(game_name, players, seed, n_tiles)
-    set_max = SET_OF_GAME[game_name]
+    out, applied, counts = line_layout(game_name, plays, geom, extent_mm, max_tiles=n_tiles)
+    info = {"name": game_name, "seed": seed, "players": list(sim.header.players),
+            "moves_applied": counts[-1] if counts else 0, "set_max": SET_OF_GAME[game_name],
+            "plays": applied, "play_moves": counts}
+    return out, info
+
+
+def line_layout(game_name: str, plays: list[tuple[Tile, Tile | None, int]], geom: TileGeometry,
+                extent_mm: tuple[float, float], max_tiles: int | None = None
+                ) -> tuple[list[Placement], list[str], list[int]]:
+    """Lay out the plays ``(tile, on, moves applied after it)`` of one round of a line game
+    (``allfives``, ``chickenfoot``, ``super``) inside ``extent_mm`` centred on the first tile.
+
+    Returns the placements in play order, the plays as laid out (text) and, per placement, the
+    moves of the log applied once it lies there. Stops at the first play that finds no room (or
+    after ``max_tiles``), so the result is always a real prefix of the round.
+    """
     ew, eh = extent_mm
     bounds = (-ew / 2, -eh / 2, ew / 2, eh / 2)
     occ = Occupancy(geom)
@@ -206,12 +222,9 @@ def game_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int,
         sockets[tile] = new
         applied.append(f"{tile} on {on}")
         counts.append(count)
-        if len(out) >= n_tiles:
+        if max_tiles is not None and len(out) >= max_tiles:
             break
-    info = {"name": game_name, "seed": seed, "players": list(sim.header.players),
-            "moves_applied": counts[-1] if counts else 0, "set_max": set_max,
-            "plays": applied, "play_moves": counts}
-    return out, info
+    return out, applied, counts
 
 
 def _buildup_layout(rng: np.random.Generator, geom: TileGeometry, n_tiles: int, players: int,
