@@ -8,8 +8,9 @@ to enter is the centre-to-centre distance between markers 0 and 1 (width) and ma
 (height).
 
 The sheet is drawn at 300 dpi on A4 or US Letter with a 100 mm check ruler, and written as a PNG
-(with its DPI recorded in the file) or as a one-page PDF of the true paper size (a minimal PDF
-written here: one Flate-compressed greyscale image on one page).
+(with its DPI recorded in the file) or as a PDF of the true paper size (a minimal PDF written
+here: one Flate-compressed greyscale image per page). Markers up to 58 mm (A4) fit four to a
+page; bigger ones (for big tables or a high camera) come one per page, in a four-page PDF.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -63,6 +65,9 @@ class Sheet:
     paper_mm: tuple[float, float]
     marker_mm: float
     marker_corners_px: dict[int, np.ndarray]
+    #: every page (one for markers up to :func:`max_marker_mm`, else one marker per page);
+    #: ``marker_corners_px`` of a one-per-page sheet are on the marker's own page
+    pages: tuple[np.ndarray, ...] = ()
 
 
 def _mm(v: float, dpi: int = DPI) -> int:
@@ -94,16 +99,68 @@ def max_marker_mm(paper: str = "a4") -> float:
     return float(np.floor(min(by_width, by_height)))
 
 
+def max_single_marker_mm(paper: str = "a4") -> float:
+    """The largest marker that fits one to a page of ``paper`` with its cut box and label."""
+    w, h = PAPER_MM[paper]
+    box_factor = 1 + 2 * QUIET_CELLS / 6
+    return float(np.floor(min((w - 24) / box_factor, (h - 60 - 30) / box_factor)))
+
+
+def _single_pages(paper: str, marker_mm: float, dpi: int) -> Sheet:
+    """Four pages, one big marker each, with short instructions."""
+    pw, ph = PAPER_MM[paper]
+    W, H = _mm(pw, dpi), _mm(ph, dpi)
+    side = _mm(marker_mm, dpi)
+    quiet = int(round(side / 6 * QUIET_CELLS))
+    box = side + 2 * quiet
+    s = 1.6 * dpi / 300
+    t = max(1, int(round(3 * dpi / 300)))
+    pages, corners = [], {}
+    for marker_id in MARKER_IDS:
+        img = np.full((H, W), 255, np.uint8)
+        _text(img, f"Table corner marker id {marker_id}: {CORNER_NAMES[marker_id]}",
+              (_mm(12, dpi), _mm(16, dpi)), scale=1.25 * s, thickness=t + 1)
+        for k, line in enumerate((
+                f"Print at 100%: the black square must be {marker_mm:g} mm. Cut along the "
+                "dashed line.",
+                "Ids 0-3 go clockwise from top-left; the tick marks show the centre, which goes "
+                "on the corner.",
+                "Measure centre to centre (0-1 width, 1-2 height) and enter it as --table-mm "
+                "WIDTHxHEIGHT.")):
+            _text(img, line, (_mm(12, dpi), _mm(24 + 6 * k, dpi)), scale=0.75 * s,
+                  thickness=max(1, t - 1))
+        bx, by = (W - box) // 2, _mm(50, dpi)
+        mx, my = bx + quiet, by + quiet
+        img[my:my + side, mx:mx + side] = marker_image(marker_id, side)
+        corners[marker_id] = np.array([[mx, my], [mx + side, my], [mx + side, my + side],
+                                       [mx, my + side]], np.float32)
+        _dashed_rect(img, bx, by, bx + box, by + box)
+        cx, cy = mx + side // 2, my + side // 2
+        tick = max(quiet // 2, 4)
+        for (p, q) in (((cx, by), (cx, by + tick)), ((cx, by + box - tick), (cx, by + box)),
+                       ((bx, cy), (bx + tick, cy)), ((bx + box - tick, cy), (bx + box, cy))):
+            cv2.line(img, p, q, 0, t)
+        _text(img, f"id {marker_id}: {CORNER_NAMES[marker_id]} ({marker_mm:g} mm) - this side up",
+              (bx, by + box + _mm(9, dpi)), scale=0.9 * s, thickness=t)
+        pages.append(img)
+    return Sheet(pages[0], dpi, paper, (pw, ph), float(marker_mm), corners, tuple(pages))
+
+
 def draw_sheet(paper: str = "a4", marker_mm: float = 40.0, dpi: int = DPI) -> Sheet:
-    """Draw the four-marker sheet. Raises :class:`MarkerSheetError` for an unknown paper or a
-    marker size that does not fit (naming the largest that does)."""
+    """Draw the four-marker sheet: all four on one page up to :func:`max_marker_mm`, one per page
+    (four pages) up to :func:`max_single_marker_mm`. Raises :class:`MarkerSheetError` for an
+    unknown paper or a marker size that does not fit (naming the sizes that do)."""
     paper = paper.lower()
     if paper not in PAPER_MM:
         raise MarkerSheetError(f"paper {paper!r} is not known; use one of {', '.join(PAPER_MM)}")
     limit = max_marker_mm(paper)
-    if not (15.0 <= marker_mm <= limit):
+    big = max_single_marker_mm(paper)
+    if not (15.0 <= marker_mm <= big):
         raise MarkerSheetError(f"marker size {marker_mm:g} mm does not work on {paper}: "
-                               f"use 15 to {limit:g} mm (--marker-mm)")
+                               f"use 15 to {limit:g} mm (four to a page) or up to {big:g} mm "
+                               "(one per page, PDF) (--marker-mm)")
+    if marker_mm > limit:
+        return _single_pages(paper, marker_mm, dpi)
     pw, ph = PAPER_MM[paper]
     W, H = _mm(pw, dpi), _mm(ph, dpi)
     img = np.full((H, W), 255, np.uint8)
@@ -158,7 +215,7 @@ def draw_sheet(paper: str = "a4", marker_mm: float = 40.0, dpi: int = DPI) -> Sh
         _text(img, label, (bx, by + box + _mm(7, dpi)), scale=0.9 * s, thickness=t)
         _text(img, "this side up", (bx, by + box + _mm(13, dpi)), scale=0.7 * s,
               thickness=max(1, t - 1))
-    return Sheet(img, dpi, paper, (pw, ph), float(marker_mm), corners)
+    return Sheet(img, dpi, paper, (pw, ph), float(marker_mm), corners, (img,))
 
 
 def _png_with_dpi(image_gray: np.ndarray, dpi: int) -> bytes:
@@ -174,22 +231,34 @@ def _png_with_dpi(image_gray: np.ndarray, dpi: int) -> bytes:
     return data[:at] + chunk + data[at:]
 
 
-def pdf_bytes(image_gray: np.ndarray, paper_mm: tuple[float, float]) -> bytes:
-    """A one-page PDF of the paper size showing ``image_gray`` edge to edge (Flate, DeviceGray)."""
-    h, w = image_gray.shape
+def pdf_bytes(pages_gray: np.ndarray | Sequence[np.ndarray], paper_mm: tuple[float, float]
+              ) -> bytes:
+    """A PDF of the paper size with one greyscale image per page, edge to edge (Flate,
+    DeviceGray). A minimal, valid PDF 1.4: catalog, page tree, per page a page object, an image
+    XObject and a content stream, then the cross-reference table."""
+    pages = [pages_gray] if isinstance(pages_gray, np.ndarray) else list(pages_gray)
     pw, ph = (v / 25.4 * 72 for v in paper_mm)
-    stream = zlib.compress(np.ascontiguousarray(image_gray).tobytes(), 9)
-    content = f"q {pw:.2f} 0 0 {ph:.2f} 0 0 cm /Im0 Do Q".encode()
-    objects = [
+    n = len(pages)
+    page_ids = [3 + 3 * k for k in range(n)]
+    objects: list[bytes] = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2f} {ph:.2f}] "
-         f"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>").encode(),
-        (f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceGray "
-         f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(stream)} >>\nstream\n").encode()
-        + stream + b"\nendstream",
-        f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
+        (f"<< /Type /Pages /Kids [{' '.join(f'{i} 0 R' for i in page_ids)}] /Count {n} >>"
+         ).encode(),
     ]
+    for k, image in enumerate(pages):
+        h, w = image.shape
+        pid, iid, cid = page_ids[k], page_ids[k] + 1, page_ids[k] + 2
+        stream = zlib.compress(np.ascontiguousarray(image).tobytes(), 9)
+        content = f"q {pw:.2f} 0 0 {ph:.2f} 0 0 cm /Im{k} Do Q".encode()
+        objects += [
+            (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2f} {ph:.2f}] "
+             f"/Resources << /XObject << /Im{k} {iid} 0 R >> >> /Contents {cid} 0 R >>").encode(),
+            (f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceGray "
+             f"/BitsPerComponent 8 /Filter /FlateDecode /Length {len(stream)} >>\nstream\n"
+             ).encode() + stream + b"\nendstream",
+            f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
+        ]
+        assert pid == len(objects) - 2
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for i, body in enumerate(objects, start=1):
@@ -211,7 +280,11 @@ def write_sheet(out: str | os.PathLike[str], paper: str = "a4", marker_mm: float
     if suffix not in (".pdf", ".png"):
         raise MarkerSheetError(f"output {path} must end in .pdf or .png")
     sheet = draw_sheet(paper, marker_mm)
-    data = (pdf_bytes(sheet.image_gray, sheet.paper_mm) if suffix == ".pdf"
+    if suffix == ".png" and len(sheet.pages) > 1:
+        raise MarkerSheetError(f"{marker_mm:g} mm markers take one page each: write a .pdf "
+                               f"(or use --marker-mm {max_marker_mm(paper.lower()):g} or less "
+                               "for one PNG page)")
+    data = (pdf_bytes(sheet.pages, sheet.paper_mm) if suffix == ".pdf"
             else _png_with_dpi(sheet.image_gray, sheet.dpi))
     write_atomic(path, data, keep_previous=False)
     return sheet
@@ -255,6 +328,8 @@ def run(args: argparse.Namespace) -> int:
               "dpi. Print at 100%, then: domino-companion calibrate --lens-photos FOLDER")
         return 0
     sheet = write_sheet(args.out, args.size, args.marker_mm)
-    print(f"wrote {args.out}: {sheet.paper.upper()} at {sheet.dpi} dpi, four {sheet.marker_mm:g} mm "
-          f"markers (DICT_4X4_50 ids 0-3). Print at 100% and check the 100 mm ruler.")
+    where = "one page" if len(sheet.pages) == 1 else f"{len(sheet.pages)} pages, one marker each"
+    print(f"wrote {args.out}: {sheet.paper.upper()} at {sheet.dpi} dpi, {where}, four "
+          f"{sheet.marker_mm:g} mm markers (DICT_4X4_50 ids 0-3). Print at 100% and check the "
+          "size of a black square with a ruler.")
     return 0

@@ -69,8 +69,10 @@ def test_png_records_300_dpi_and_pdf_holds_the_sheet(tmp_path):
 
 
 def test_sheet_errors(tmp_path):
-    with pytest.raises(MarkerSheetError, match=r"use 15 to \d+ mm"):
-        draw_sheet("a4", 120)
+    with pytest.raises(MarkerSheetError, match=r"use 15 to 58 mm \(four to a page\) or up to 124"):
+        draw_sheet("a4", 200)
+    with pytest.raises(MarkerSheetError, match=r"one page each: write a \.pdf"):
+        write_sheet(tmp_path / "big.png", "a4", 100)
     with pytest.raises(MarkerSheetError, match="paper 'a3' is not known"):
         draw_sheet("a3", 40)
     with pytest.raises(MarkerSheetError, match=r"\.pdf or \.png"):
@@ -156,3 +158,28 @@ def test_charuco_sheet_is_detectable(tmp_path, capsys):
     img = cv2.resize(cv2.imread(str(out)), None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
     _c, ids, _mc, _mi = cv2.aruco.CharucoDetector(charuco_board()).detectBoard(img)
     assert ids is not None and len(ids) == 24  # every inner corner of the 7x5 board
+
+
+def test_big_markers_one_per_page_in_a_pdf(tmp_path):
+    raw = (tmp_path / "big.pdf")
+    sheet = write_sheet(raw, "a4", 100)
+    assert len(sheet.pages) == 4
+    data = raw.read_bytes()
+    assert b"/Count 4" in data
+    xref_at = int(re.search(rb"startxref\n(\d+)", data).group(1))
+    offsets = [int(o) for o in re.findall(rb"(\d{10}) 00000 n", data[xref_at:])]
+    assert len(offsets) == 2 + 3 * 4
+    for k, off in enumerate(offsets, start=1):
+        assert data[off:].startswith(f"{k} 0 obj".encode())
+    found = []
+    for m in re.finditer(rb"/Width (\d+) /Height (\d+) .*?/Length (\d+) >>\nstream\n", data):
+        w, h, n = (int(v) for v in m.groups())
+        img = np.frombuffer(zlib.decompress(data[m.end():m.end() + n]), np.uint8).reshape(h, w)
+        small = cv2.resize(img, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+        det = detect_markers(cv2.cvtColor(small, cv2.COLOR_GRAY2BGR))
+        assert len(det.found) == 1
+        side_mm = np.linalg.norm(det.corners_px[det.found[0]][1] - det.corners_px[det.found[0]][0]) \
+            / 0.25 / 300 * 25.4
+        assert side_mm == pytest.approx(100, abs=0.5)
+        found += det.found
+    assert found == [0, 1, 2, 3]
