@@ -98,7 +98,7 @@ def parse_corners(text: str) -> np.ndarray:
     return np.array(vals, np.float64).reshape(4, 2)
 
 
-def grab_frame(spec: str, frames: int, layout_hint: MarkerLayout | None = None) -> np.ndarray:
+def grab_frame(spec: str, frames: int) -> np.ndarray:
     """Read up to ``frames`` frames from a source and return the first one where all four
     markers are seen (else the last one read)."""
     from calibration.plane import detect_markers

@@ -13,7 +13,7 @@ import pytest
 from calibration.calibrate import parse_corners
 from calibration.files import load_lens, load_plane, save_lens
 from calibration.lens import board_image, calibrate_lens, charuco_board
-from calibration.plane import CalibrationError, MarkerLayout, plane_from_markers
+from calibration.plane import CalibrationError, MarkerLayout
 from calibration.synth import SynthCamera, synth_view
 from companion.cli import main
 

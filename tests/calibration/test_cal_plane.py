@@ -3,7 +3,6 @@ project renderer): accuracy in mm, pose, rotated markers, manual fallback, recti
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
