@@ -289,11 +289,62 @@ def enroll_set(frame_bgr: np.ndarray, tiles_corners_px: Sequence[Any],
                       tuple(r3(f) for f in faces_arr))  # type: ignore[misc]
 
 
-def find_tiles(frame_bgr: np.ndarray) -> list[np.ndarray]:
-    """Face-up, whole tiles in a photo with the reader's detector (``vision.detect``)."""
+#: Lab distance from a tile's own face colour within which a pixel counts as face when a found
+#: tile's outline is tightened to its top face (:func:`refine_to_face`).
+FACE_TOLERANCE = 25.0
+
+
+def refine_to_face(frame_bgr: np.ndarray, corners_px: Any,
+                   tolerance: float = FACE_TOLERANCE) -> np.ndarray:
+    """Tighten a found tile's quadrilateral to its top face: the pixels near the face colour
+    (the median of the quad's middle half), holes of pips and divider closed, the connected part
+    under the quad's centre, its minimum-area rectangle. A tile finder's outline may take in the
+    side walls and the shadow of a tilted view; the enrolled size must be the top face's."""
+    q = np.asarray(corners_px, np.float64).reshape(4, 2)
+    h_img, w_img = frame_bgr.shape[:2]
+    x0, y0 = (max(int(v), 0) for v in np.floor(q.min(axis=0) - 6))
+    x1, y1 = int(min(np.ceil(q[:, 0].max() + 6), w_img)), int(min(np.ceil(q[:, 1].max() + 6), h_img))
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return q
+    crop = frame_bgr[y0:y1, x0:x1]
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    centre = q.mean(axis=0)
+    inner = (q - centre) * 0.5 + centre - [x0, y0]
+    middle = np.zeros(crop.shape[:2], np.uint8)
+    cv2.fillConvexPoly(middle, np.round(inner).astype(np.int32), 1)
+    if not middle.any():
+        return q
+    face = np.median(lab[middle > 0], axis=0)
+    mask = (np.linalg.norm(lab - face, axis=2) < tolerance).astype(np.uint8)
+    k = max(3, int(0.15 * min(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1]))) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
+                            cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if n < 2:
+        return q
+    cx, cy = int(round(centre[0] - x0)), int(round(centre[1] - y0))
+    j = labels[min(max(cy, 0), labels.shape[0] - 1), min(max(cx, 0), labels.shape[1] - 1)]
+    if j == 0:
+        j = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    pts = np.column_stack(np.nonzero(labels == j)[::-1]).astype(np.float32)
+    box = cv2.boxPoints(cv2.minAreaRect(pts)).astype(np.float64) + [x0, y0]
+    # keep the finder's answer when the face region is implausible: not about 2:1, much
+    # smaller than the finder's outline, or larger than it (the face colour leaks out)
+    sides = sorted(np.linalg.norm(box - np.roll(box, -1, axis=0), axis=1))
+    area, q_area = (cv2.contourArea(v.astype(np.float32)) for v in (box, q))
+    if sides[0] <= 0 or not 1.5 <= sides[2] / sides[0] <= 2.6 or \
+            not 0.4 * q_area <= area <= 1.05 * q_area:
+        return q
+    return box
+
+
+def find_tiles(frame_bgr: np.ndarray, refine: bool = True) -> list[np.ndarray]:
+    """Face-up, whole tiles in a photo with the reader's detector (``vision.detect``), each
+    tightened to its top face (:func:`refine_to_face`) unless ``refine`` is False."""
     from vision.detect import detect_tiles
 
-    return [np.asarray(t.corners, np.float64) for t in detect_tiles(frame_bgr).tiles if not t.cut]
+    quads = [np.asarray(t.corners, np.float64) for t in detect_tiles(frame_bgr).tiles if not t.cut]
+    return [refine_to_face(frame_bgr, q) for q in quads] if refine else quads
 
 
 def enroll_photo(frame_bgr: np.ndarray, plane: TablePlane | None = None,

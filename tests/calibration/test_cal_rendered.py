@@ -112,3 +112,22 @@ def test_enrollment_errors():
     plane = plane_from_corners([[0, 0], [99, 0], [99, 99], [0, 99]], (600, 600), (100, 100))
     with pytest.raises(EnrollmentError, match="enroll again after `calibrate`"):
         profile.expected_tile_px(plane, (300, 300))
+
+
+def test_refine_to_face_drops_side_wall_and_shadow():
+    import cv2
+    from calibration.enroll import refine_to_face
+    img = np.full((200, 300, 3), (60, 90, 120), np.uint8)  # wood-ish table
+    cv2.rectangle(img, (100, 80), (200, 130), (150, 160, 165), -1)  # shaded side wall + shadow
+    cv2.rectangle(img, (100, 70), (200, 120), (225, 235, 240), -1)  # the lit top face, 2:1
+    cv2.circle(img, (125, 95), 6, (20, 20, 20), -1)
+    cv2.line(img, (150, 72), (150, 118), (20, 20, 20), 2)
+    loose = np.array([[98, 68], [202, 68], [202, 132], [98, 132]], np.float64)
+    face = refine_to_face(img, loose)
+    xs, ys = face[:, 0], face[:, 1]
+    assert xs.min() == pytest.approx(100, abs=1.5) and xs.max() == pytest.approx(200, abs=1.5)
+    assert ys.min() == pytest.approx(70, abs=1.5) and ys.max() == pytest.approx(120, abs=1.5)
+    # nothing face-like under the quad: the finder's quad is kept
+    blank = np.full((200, 300, 3), 128, np.uint8)
+    blank[::2] = 0
+    assert np.allclose(refine_to_face(blank, loose), loose)
