@@ -204,3 +204,57 @@ def test_qr_svg(client: FlaskClient) -> None:
     resp = client.get("/qr.svg")
     assert resp.status_code == 200 and resp.mimetype == "image/svg+xml"
     assert resp.get_data(as_text=True).startswith("<svg")
+
+
+SEED_PLAYS = [{"player": "Ann", "play": "5-5"}, {"player": "Bob", "play": "0-5", "on": "5-5"},
+              {"player": "Cy", "play": "3-5", "on": "5-5"},
+              {"player": "Ann", "play": "0-2", "on": "0-5"}]
+
+
+def test_amend_a_past_entry(client: FlaskClient) -> None:
+    for e in SEED_PLAYS:
+        assert post(client, "/api/submit", {"entry": e}).get_json()["status"] == "accepted"
+    state = client.get("/api/state").get_json()
+    assert state["scores"] == {"Ann": 15, "Bob": 10, "Cy": 0}
+    seq = state["history"][2]["seq"]
+    resp = post(client, "/api/amend", {"seq": seq, "entry": {"player": "Cy", "play": "5-6", "on": "5-5"}})
+    assert resp.status_code == 200, resp.get_json()
+    item = resp.get_json()["amended"]
+    assert item["amended"] is True and item["original_text"] == "Cy plays 3-5 on 5-5"
+    state = client.get("/api/state").get_json()
+    assert state["scores"] == {"Ann": 10, "Bob": 10, "Cy": 0}  # 0-2 now makes 2 + 6 = 8
+    assert state["history"][2]["source"] == "correction" and state["amended"] == 1
+    history = client.get("/api/history").get_json()["history"]
+    assert [h["seq"] for h in history] == [h["seq"] for h in state["history"]]
+
+
+def test_amend_bad_requests_are_400_and_change_nothing(client: FlaskClient) -> None:
+    for e in SEED_PLAYS:
+        post(client, "/api/submit", {"entry": e})
+    before = client.get("/api/state").get_json()
+    seq = before["history"][1]["seq"]
+    cases = [
+        ({"seq": seq, "entry": {"player": "Bob", "play": "0-2", "on": "5-5"}}, "the amended entry itself"),
+        ({"seq": before["history"][2]["seq"], "entry": {"player": "Cy", "play": "0-2", "on": "0-5"}}, "line 4"),
+        ({"seq": "2", "entry": {"player": "Bob", "pass": True}}, '"seq" must be the sequence number'),
+        ({"seq": 999, "entry": {"player": "Bob", "pass": True}}, "entry 999 is not in force"),
+        ({"seq": seq}, 'the body must be {"entry"'),
+        ({"seq": seq, "entry": {"player": "Bob"}}, "needs exactly one of the keys"),
+    ]
+    for body, message in cases:
+        resp = post(client, "/api/amend", body)
+        assert resp.status_code == 400, (body, resp.get_json())
+        assert message in resp.get_json()["error"], (body, resp.get_json())
+    after = client.get("/api/state").get_json()
+    assert {k: v for k, v in after.items() if k != "version"} == \
+        {k: v for k, v in before.items() if k != "version"}
+
+
+def test_spectator_cannot_amend(client: FlaskClient, app: Flask) -> None:
+    post(client, "/api/submit", {"entry": SEED_PLAYS[0]})
+    seq = client.get("/api/state").get_json()["history"][0]["seq"]
+    spectator = app.test_client()
+    spectator.get("/")
+    resp = post(spectator, "/api/amend", {"seq": seq, "entry": {"player": "Ann", "play": "6-6"}})
+    assert resp.status_code == 403
+    assert client.get("/api/state").get_json()["history"][0]["text"] == "Ann plays 5-5"

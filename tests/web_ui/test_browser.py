@@ -325,12 +325,15 @@ def test_refused_stream_is_retried(browser: Any, tmp_path: Path) -> None:
 def test_game_view_is_shown_as_key_values(browser: Any, live: Live) -> None:
     errors: list[str] = []
     page = open_page(browser, live, errors)
-    assert not page.locator("#view-card").is_visible()  # the game reports no view
+    # every game reports a view now: All Fives draws its (still empty) line
+    page.wait_for_selector("#view[data-kind='line']")
+    assert "no tile on the table yet" in page.inner_text("#view")
     session = live.app.extensions["session"].session
-    session.game.view = lambda: {"open_ends": [5, 3], "count": 8}  # as a game's view() would
+    # a view without a "kind" the dashboard knows is shown as key-values
+    session.game.view = lambda: {"open_ends": [5, 3], "count": 8}
     sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=1)
     session.submit(sim.moves[0])
-    page.wait_for_selector("#view-card:visible")
+    page.wait_for_selector("#view[data-kind='generic']")
     text = page.inner_text("#view")
     assert "open ends" in text and "[5,3]" in text and "count" in text and "8" in text
     assert errors == []

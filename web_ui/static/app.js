@@ -88,6 +88,7 @@ function renderPlayers(s) {
     box.append(el("div", { class: "player" + (s.turn === p ? " turn" : ""), "data-player": p },
       el("div", { class: "pname" }, p, s.turn === p ? el("span", { class: "turn-tag" }, "to play") : null),
       el("div", { class: "pscore" }, scoreOf(s, p)),
+      s.view && s.view.lower_is_better ? el("div", { class: "need" }, "penalty pips: lower is better") : null,
       need !== null ? el("div", { class: "need" }, need === 0 ? "reached the target" : `needs ${need} to reach ${s.target}`) : null,
       cnt !== null && cnt !== undefined ? el("div", { class: "muted" }, `${cnt} tile${cnt === 1 ? "" : "s"} in hand`) : null));
   }
@@ -194,64 +195,313 @@ function renderGrid(s) {
       return el("td", {}, el("span", { class: "rs" }, (rs[p] || 0)), el("span", { class: "tot" }, totals[p]));
     })));
   });
-  tbody.append(el("tr", { class: "now" }, el("td", {}, s.finished ? "final" : "now"), s.players.map((p) => el("td", {}, el("strong", {}, scoreOf(s, p))))));
+  // Chickenfoot: round scores are penalty pips, the lowest total wins
+  const penalty = !!(s.view && s.view.lower_is_better);
+  $("#grid-sub").textContent = penalty ? "(penalty pips: lower is better)" : "";
+  const low = Math.min(...s.players.map((p) => scoreOf(s, p)));
+  tbody.append(el("tr", { class: "now" }, el("td", {}, s.finished ? "final" : "now"), s.players.map((p) => el("td", { class: penalty && scoreOf(s, p) === low ? "best" : "" },
+    el("strong", {}, penalty ? `${scoreOf(s, p)} pips` : scoreOf(s, p)), penalty && scoreOf(s, p) === low ? el("span", { class: "muted" }, " lowest") : null))));
+}
+
+let fullHistory = null;  // every entry, when "Show every entry" was tapped
+
+function historyItem(h) {
+  const li = el("li", { "data-seq": h.seq, class: h.amended ? "amended" : "" },
+    el("span", { class: "htext" }, describe(h)), " ", chip(h.source || "hand", "src src-" + (h.source || "hand")));
+  if (h.amended) {
+    li.append(chip("edited", "edited"));
+    const changes = el("ul", { class: "changes muted" }, el("li", {}, `first logged: ${h.original_text || "?"} (${(h.original && h.original.source) || "hand"})`),
+      ...(h.amendments || []).map((a) => el("li", {}, `changed to ${a.text} by ${a.source}, ${new Date(a.t * 1000).toLocaleTimeString()}`)));
+    li.append(changes);
+  }
+  if (controller) li.append(el("button", { class: "btn edit", type: "button", onclick: () => openAmend(h) }, "Edit"));
+  return li;
 }
 
 function renderHistory(s) {
   const ol = $("#history");
   ol.replaceChildren();
-  const items = s.history.slice().reverse();
+  const all = fullHistory && fullHistory.length >= s.history.length ? fullHistory : s.history;
   ol.setAttribute("start", String(s.moves));
-  for (const h of items) ol.append(el("li", {}, describe(h)));
+  for (const h of all.slice().reverse()) ol.append(historyItem(h));
+  $("#history-all").hidden = s.moves <= s.history.length || all.length === s.moves;
 }
+
+function openAmend(h) {
+  const dlg = $("#amend-dialog");
+  const last = state.history.length ? state.history[state.history.length - 1].seq : null;
+  const back = h.seq === last ? "the last entry" : "an earlier entry: every entry after it is checked again";
+  $("#amend-warning").textContent = `Warning: you are changing ${back}. Scores are recomputed from the whole log. ` +
+    "If any later entry no longer fits, nothing is changed and you are told which line breaks. The original stays in the history.";
+  $("#amend-now").textContent = h.text + (h.source ? ` (${h.source})` : "");
+  $("#amend-entry").value = JSON.stringify(cleanEntry(h.entry));
+  $("#amend-changes").replaceChildren(...(h.amended ? [el("li", {}, `first logged: ${h.original_text}`), ...h.amendments.map((a) => el("li", {}, `then ${a.text} (${a.source})`))] : []));
+  dlg.dataset.seq = String(h.seq);
+  dlg.showModal();
+}
+
+// ---- the table, drawn in each game's own terms (state.view, from the game's view()) --------
+function halvesOf(text) {
+  const raw = String(text);
+  return (raw.includes(":") ? raw.split(":")[1] : raw).split("-");
+}
+
+function tileEl(text, extra = "", first = null) {
+  // "3-5" or "red:3-5": two halves with their numbers; a set colour shows as the tile's edge.
+  // ``first``: the number to show first (the end that touches the tile before it in a line)
+  const raw = String(text);
+  const colour = raw.includes(":") ? raw.split(":")[0] : null;
+  let [a, b] = halvesOf(raw);
+  if (first !== null && String(b) === String(first) && a !== b) [a, b] = [b, a];
+  const t = el("span", { class: "tile" + (a === b ? " double" : "") + (extra ? " " + extra : ""), "data-tile": raw, title: raw },
+    el("span", { class: "half" }, a), el("span", { class: "half" }, b));
+  if (colour) { t.classList.add("coloured"); t.style.setProperty("--set", colour); }
+  return t;
+}
+
+function chip(text, cls = "") { return el("span", { class: "chip " + cls }, text); }
+
+function facts(pairs) {
+  // [label, value] pairs as a definition list; null values left out
+  const dl = el("dl", { class: "kv" });
+  for (const [k, v] of pairs) if (v !== null && v !== undefined && v !== "") dl.append(el("dt", {}, k), el("dd", {}, v));
+  return dl;
+}
+
+function renderLine(v, s) {
+  const box = el("div", { class: "line-view" });
+  const centre = v.spinner || v.hub || null;
+  const ends = v.open_ends.slice();
+  if (v.spinner_open && Array.isArray(v.spinner_open)) ends.push(...v.spinner_open);
+  else if (typeof v.spinner_open === "number") ends.push(v.spinner_open);
+  const head = el("div", { class: "row line-head" });
+  if (centre) head.append(el("span", { class: "centre" }, el("span", { class: "muted" }, s.game === "chickenfoot" ? "centre " : "spinner "), tileEl(centre, "big")));
+  head.append(el("span", { class: "ends" }, "Open ends: ", ends.length ? ends.map((n) => chip(n, "end")) : chip("none")));
+  if (typeof v.count === "number") {
+    head.append(el("span", { class: "count" + (v.scores_now ? " scores" : ""), id: "open-count" },
+      `count ${v.count}`, v.scores_now ? " · scores now" : " · no score"));
+  }
+  box.append(head);
+  if (v.must_complete) {
+    const m = v.must_complete;
+    box.append(el("p", { class: "must" }, `${m.centre ? "The centre double" : "The chickenfoot"} ${m.double} needs ${m.toes_left} more toe${m.toes_left === 1 ? "" : "s"} before any other play`));
+  }
+  if (v.spell) box.append(el("p", { class: "must" }, `Spell: the next tile goes on the 13 of ${v.spell.tile} and is a 13 or a double (${v.spell.caster} is immune)`));
+  const arms = el("ol", { class: "arms" });
+  const skip = centre ? 1 : 0;
+  v.arms.forEach((arm) => {
+    const fromCentre = arm.tiles[0] === centre;
+    const tiles = arm.tiles.slice(fromCentre ? skip : 0);
+    // each tile shown with the number it matched first, so the chain reads end to end
+    let touching = fromCentre ? halvesOf(centre)[0] : null;
+    const shown = tiles.map((t) => {
+      const [a, b] = halvesOf(t);
+      const e = tileEl(t, "", touching);
+      if (touching !== null) touching = a === b ? a : (String(a) === String(touching) ? b : (String(b) === String(touching) ? a : null));
+      return e;
+    });
+    arms.append(el("li", { class: "arm" }, el("span", { class: "chain" }, shown),
+      el("span", { class: "open" }, "→ ", chip(arm.open, "end"))));
+  });
+  if (!v.arms.length) arms.append(el("li", { class: "muted" }, v.table.length ? "no arm yet" : "no tile on the table yet"));
+  box.append(arms);
+  const extra = [["tiles on the table", v.table.length], ["boneyard", v.boneyard === null ? "not known (no deal logged)" : v.boneyard]];
+  if (v.trains_max) extra.push(["trains", `${v.trains} of ${v.trains_max}`], ["direction", v.direction],
+    ["next player misses a turn", v.skip_pending ? "yes" : null], ["still to draw for a 15", v.penalty_draws.length ? v.penalty_draws.join(", ") : null]);
+  if (v.toes) extra.push(["feet", v.toes.filter((f) => !f.centre).map((f) => `${f.double}: ${f.toes.length}/3 toes`).join(" · ") || null]);
+  if (v.rounds) extra.push(["round", `${v.round} of ${v.rounds} (penalty pips: lower is better)`]);
+  box.append(facts(extra));
+  return box;
+}
+
+function renderTricks(v, s) {
+  const box = el("div", { class: "tricks-view" });
+  const phaseText = { bid: "bidding", trump: "naming trump", discard: "discarding (widow)", play: `trick ${v.trick_no} of ${v.hand_tricks}`, over: "hand over" }[v.phase] || v.phase;
+  box.append(el("div", { class: "row" }, chip(phaseText, "phase"),
+    v.bidder ? chip(`${v.bidder} bid ${v.bid === 21 && s.game === "moon" ? "21 (shoot the moon)" : v.bid}${v.bid_marks ? ` (${v.bid_marks} mark${v.bid_marks === 1 ? "" : "s"})` : ""}`, "bid") : null,
+    v.trump !== null ? chip(`trump: ${v.trump}`, "trump") : null,
+    v.to_act ? el("span", { class: "muted" }, `${v.to_act} to act`) : null));
+  box.append(el("p", { class: "bids" }, "Bids: ", v.bids.length ? v.bids.map((b) => chip(`${b.player} ${b.bid}`, b.player === v.bidder ? "bid" : "")) : el("span", { class: "muted" }, "none yet"), ` (${v.shuffler} shuffled)`));
+  const trick = el("div", { class: "trick", id: "trick" });
+  if (v.trick.length) {
+    v.trick.forEach((p, i) => trick.append(el("div", { class: "played" }, el("div", { class: "muted" }, p.player + (i === 0 ? " led" : "")), tileEl(p.tile, "big"))));
+    trick.append(el("div", { class: "muted led" }, `led: ${v.led_suit}`));
+  } else trick.append(el("span", { class: "muted" }, v.phase === "play" ? "waiting for the lead" : "no trick in play"));
+  box.append(trick);
+  const t = el("table", { class: "won" }, el("thead", {}, el("tr", {}, el("th", {}, s.game === "fortytwo" ? "Team" : "Player"), el("th", {}, "Tricks"), el("th", {}, s.game === "fortytwo" ? "Count" : "Points"))));
+  const body = el("tbody");
+  for (const side of v.sides) body.append(el("tr", { class: side.bidding ? "bidding" : "" }, el("td", {}, side.players.join(" & ") + (side.bidding ? " (bidder)" : "")), el("td", {}, side.tricks), el("td", {}, side.points)));
+  t.append(body);
+  box.append(t);
+  const more = [["tricks played", `${v.tricks_played} of ${v.hand_tricks}`]];
+  if (v.scoring) more.push(["scoring", `${v.scoring}, ${v.goal} to win`], ["match", v.team_scores.join(" : ")]);
+  if (v.needs !== undefined && v.needs !== null) more.push(["bidder needs", `${v.needs} tricks`]);
+  if (v.discarded) more.push(["discarded", v.discarded]);
+  box.append(facts(more));
+  return box;
+}
+
+function renderRow(v) {
+  const box = el("div", { class: "row-view" });
+  const removable = new Set(v.removals.flat());
+  box.append(el("div", { class: "castle-row", id: "castle-row" }, v.row.length ? v.row.map((t) => tileEl(t, removable.has(t) ? "removable" : "")) : el("span", { class: "muted" }, "the row is empty")));
+  box.append(v.must_remove ? el("p", { class: "must" }, "A removal is due: ", v.removals.map((r) => chip(r.join(" "), "end"))) : null);
+  box.append(facts([["tiles in the row", v.row.length], ["pile", v.pile], ["removed", v.removed.length],
+    ["next draw", v.draw_next ? `${v.draw_next} tile${v.draw_next === 1 ? "" : "s"}` : null],
+    ["a win needs", `at most ${v.win_limit} tiles left`], ["won as it stands", v.won_now ? "yes" : "no"]]));
+  return box;
+}
+
+function renderLayouts(v) {
+  const box = el("div", { class: "layouts-view" });
+  for (const [p, stacks] of Object.entries(v.layouts)) {
+    const lay = el("div", { class: "layout", "data-player": p }, el("div", { class: "pname" }, `${p}'s layout `, chip(v.colours[p], "set"), el("span", { class: "muted" }, ` · round total now ${v.totals[p]}`)));
+    const row = el("div", { class: "stacks" });
+    stacks.forEach((st) => {
+      const col = el("div", { class: "stack", title: `level ${st.level}` });
+      st.tiles.slice().reverse().forEach((t, i) => col.append(tileEl(t, i === 0 ? "top" : "under")));
+      col.append(el("div", { class: "muted lvl" }, `L${st.level}`));
+      row.append(col);
+    });
+    if (!stacks.length) row.append(el("span", { class: "muted" }, "not laid out yet"));
+    lay.append(row);
+    box.append(lay);
+  }
+  return box;
+}
+
+function renderGridView(v) {
+  const box = el("div", { class: "grid-view" });
+  if (!v.bounds) { box.append(el("p", { class: "muted" }, "no tile on the table yet")); return box; }
+  const [x0, y0, x1, y1] = v.bounds;
+  const board = el("div", { class: "board", id: "board" });
+  board.style.gridTemplateColumns = `repeat(${x1 - x0 + 1}, minmax(22px, 34px))`;
+  const at = new Map(v.cells.map((c) => [`${c.x},${c.y}`, c]));
+  const ends = new Map(v.ends.map((e) => [`${e.x},${e.y}`, e]));
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const c = at.get(`${x},${y}`);
+      if (!c) { board.append(el("div", { class: "cell empty" })); continue; }
+      const e = ends.get(`${x},${y}`);
+      const cls = ["cell", `lv${Math.min(c.level, 4)}`, c.root ? "root" : "", e ? (e.capped ? "capped" : "open-end") : ""].join(" ");
+      board.append(el("div", { class: cls, title: `${c.tile} · level ${c.level}${c.root ? " · root" : ""}` }, el("span", { class: "v" }, c.value), c.level ? el("sub", {}, c.level) : null));
+    }
+  }
+  box.append(el("div", { class: "scroll" }, board));
+  box.append(facts([["tiles placed", v.tiles.length], ["run", `${v.run_tiles} tile${v.run_tiles === 1 ? "" : "s"} on the table${v.run_tiles < 7 ? " (7 before a run end may be capped)" : ""}`],
+    ["branches", v.branches], ["roots", v.roots.length ? v.roots.map((r) => `(${r[0]}, ${r[1]})`).join(" ") : "none"], ["pile", v.pile],
+    ["legend", "number: top value · small number: level · outline: root · dashed: open end"]]));
+  return box;
+}
+
+function renderGeneric(v) {
+  const dl = el("dl", { class: "kv" });
+  for (const [k, val] of Object.entries(v)) {
+    dl.append(el("dt", {}, k.replace(/_/g, " ")), el("dd", {}, typeof val === "object" ? JSON.stringify(val) : String(val)));
+  }
+  return dl;
+}
+
+const VIEWS = { line: renderLine, tricks: renderTricks, row: renderRow, layouts: renderLayouts, grid: renderGridView };
 
 function renderView(s) {
   const v = s.view;
   const card = $("#view-card");
   if (!v || typeof v !== "object" || !Object.keys(v).length) { card.hidden = true; return; }
   card.hidden = false;
-  const dl = $("#view");
-  dl.replaceChildren();
-  for (const [k, val] of Object.entries(v)) {
-    dl.append(el("dt", {}, k.replace(/_/g, " ")), el("dd", {}, typeof val === "object" ? JSON.stringify(val) : String(val)));
-  }
+  const draw = VIEWS[v.kind];
+  $("#view").dataset.kind = draw ? v.kind : "generic";
+  $("#view-sub").textContent = draw ? `(${s.title})` : "";
+  $("#view").replaceChildren(draw ? draw(v, s) : renderGeneric(v));
 }
 
-// A house is ten strokes of 5 points (50 points): two walls, floor, ceiling, two roof lines,
-// two diagonals, the door, the chimney.
-const HOUSE_STROKES = [
-  [5, 45, 5, 20], [35, 45, 35, 20], [5, 45, 35, 45], [5, 20, 35, 20], [5, 20, 20, 5],
-  [20, 5, 35, 20], [5, 45, 35, 20], [5, 20, 35, 45], [17, 45, 17, 33], [28, 12, 28, 4],
-];
+// The seed's houses: "one line diagonally, one line crossing it, then X's and O's filling in the
+// four corners. Once filled in, each house is always 50 points." A house is a square; its marks
+// come from the game's view (houses_tally): line, cross, then X / O / half per corner.
+const CORNERS = [[20, 8], [32, 20], [20, 32], [8, 20]];  // top, right, bottom, left triangles
 
-function houseSvg(strokes) {
+function houseSvg(marks, full = false) {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", "0 0 40 50");
-  svg.setAttribute("class", "house");
-  for (const [x1, y1, x2, y2] of HOUSE_STROKES.slice(0, strokes)) {
-    const l = document.createElementNS(ns, "line");
-    Object.entries({ x1, y1, x2, y2 }).forEach(([k, v]) => l.setAttribute(k, v));
-    svg.append(l);
+  svg.setAttribute("viewBox", "0 0 40 40");
+  svg.setAttribute("class", "house" + (full ? " full" : ""));
+  const add = (tag, attrs) => {
+    const e = document.createElementNS(ns, tag);
+    Object.entries(attrs).forEach(([k, v]) => e.setAttribute(k, v));
+    svg.append(e);
+  };
+  add("rect", { x: 2, y: 2, width: 36, height: 36, class: "frame" });
+  const list = full ? ["line", "cross", "X", "O", "X", "O"] : marks;
+  let corner = 0;
+  for (const m of list) {
+    if (m === "line") add("line", { x1: 2, y1: 38, x2: 38, y2: 2 });
+    else if (m === "cross") add("line", { x1: 2, y1: 2, x2: 38, y2: 38 });
+    else {
+      const [cx, cy] = CORNERS[corner++];
+      if (m === "O") add("circle", { cx, cy, r: 4 });
+      else {
+        add("line", { x1: cx - 3.5, y1: cy - 3.5, x2: cx + 3.5, y2: cy + 3.5 });
+        if (m === "X") add("line", { x1: cx - 3.5, y1: cy + 3.5, x2: cx + 3.5, y2: cy - 3.5 });
+      }
+    }
   }
   return svg;
 }
 
 function renderHouses(s) {
   const card = $("#houses-card");
-  if (s.game !== "allfives") { card.hidden = true; return; }
+  const houses = s.view && s.view.houses;
+  if (!houses) { card.hidden = true; return; }
   card.hidden = false;
   const box = $("#houses");
   box.replaceChildren();
   for (const p of s.players) {
-    const score = scoreOf(s, p);
-    const full = Math.floor(score / 50), strokes = Math.floor((score % 50) / 5), rest = score % 5;
+    const h = houses[p];
+    if (!h) continue;
     const row = el("div", { class: "house-row", "data-player": p }, el("span", { class: "pname" }, p));
-    for (let i = 0; i < full; i++) row.append(houseSvg(10));
-    if (strokes) row.append(houseSvg(strokes));
-    row.append(el("span", { class: "muted" }, `${full} house${full === 1 ? "" : "s"}, ${strokes} stroke${strokes === 1 ? "" : "s"}${rest ? ` + ${rest}` : ""} = ${score}`));
+    for (let i = 0; i < h.houses; i++) row.append(houseSvg([], true));
+    if (h.strokes) row.append(houseSvg(h.marks));
+    const score = 50 * h.houses + 5 * h.strokes + h.rest;
+    row.append(el("span", { class: "muted" }, `${h.houses} house${h.houses === 1 ? "" : "s"} + ${5 * h.strokes}${h.rest ? ` + ${h.rest}` : ""} = ${score}`));
     box.append(row);
   }
+}
+
+const KIND_LABEL = { bid: "Bid", trump: "Trump", pass: "Pass", draw: "Draw", discard: "Discard", remove: "Remove", play: "Play", end_round: "End round" };
+const CHIPS_SHOWN = 24;
+
+function renderEntryKinds(s) {
+  // the game's entry_kinds(): one group per kind, its legal values first as one-tap buttons
+  const box = $("#entry-kinds");
+  box.replaceChildren();
+  for (const k of s.entry_kinds || []) {
+    if (k.kind === "end_round") {
+      box.append(el("p", { class: "must" }, "The round is over: enter the tiles left in each hand below and tap End round."));
+      continue;
+    }
+    const group = el("div", { class: "kind-group", "data-kind": k.kind },
+      el("div", { class: "kind-head" }, el("strong", {}, KIND_LABEL[k.kind] || k.kind), k.player ? el("span", { class: "muted" }, ` · ${k.player}`) : null,
+        k.kind === "play" ? el("span", { class: "muted" }, " · legal now (or type a tile below)") : null));
+    const row = el("div", { class: "row chips" });
+    k.entries.slice(0, CHIPS_SHOWN).forEach((entry, i) => {
+      const label = k.kind === "pass" ? `${entry.player} passes` : k.kind === "draw" && typeof k.values[i] === "number" ? `${entry.player} draws ${k.values[i]}` : String(k.values[i]);
+      row.append(el("button", { class: "btn value", type: "button", "data-kind": k.kind, "data-value": String(k.values[i]),
+        onclick: () => post("/api/submit", { entry }) }, label));
+    });
+    const left = k.entries.length - CHIPS_SHOWN + (k.more || 0);
+    if (left > 0) row.append(el("span", { class: "muted" }, `and ${left} more: type it in the form below`));
+    group.append(row);
+    box.append(group);
+  }
+  const sel = $("#entry-kind");
+  const kinds = (s.entry_kinds || []).map((k) => k.kind).filter((k) => k !== "play" && k !== "end_round");
+  if (sel.dataset.kinds !== kinds.join(",")) {
+    const keep = sel.value;
+    sel.dataset.kinds = kinds.join(",");
+    sel.replaceChildren(...kinds.map((k) => el("option", { value: k }, KIND_LABEL[k] || k)));
+    if (kinds.includes(keep)) sel.value = keep;
+  }
+  $("#entry-form").hidden = !kinds.length;
 }
 
 function renderEntryForms(s) {
@@ -267,10 +517,7 @@ function renderEntryForms(s) {
     hands.dataset.players = s.players.join(",");
     hands.replaceChildren(...s.players.map((p) => el("label", {}, p + " ", el("input", { name: p, placeholder: "3-0 6-5 (empty: none)", size: 14 }))));
   }
-  $("#pass-btn").textContent = s.turn ? `${s.turn} passes` : "Pass";
-  $("#draw-btn").textContent = s.turn ? `${s.turn} draws 1` : "Draw 1";
-  $("#pass-btn").disabled = !s.turn;
-  $("#draw-btn").disabled = !s.turn;
+  renderEntryKinds(s);
 }
 
 function renderCamera() {
@@ -300,6 +547,7 @@ function connect() {
     const next = JSON.parse(ev.data);
     const newGame = next.generation !== state.generation;
     state = next;
+    fullHistory = null;
     render();
     if (newGame) loadGames();
   });
@@ -316,14 +564,27 @@ function parseValue(kind, raw) {
 }
 
 function setupForms() {
-  const kinds = $("#entry-kind");
-  for (const k of ["bid", "trump", "draw", "pass", "discard", "remove"]) kinds.append(el("option", { value: k }, k));
   $("#undo-btn").addEventListener("click", async () => {
     const r = await post("/api/undo");
     if (r) toast(r.undone ? "Undone: " + r.undone.text : "Nothing to undo");
   });
-  $("#pass-btn").addEventListener("click", () => post("/api/submit", { entry: { player: state.turn, pass: true } }));
-  $("#draw-btn").addEventListener("click", () => post("/api/submit", { entry: { player: state.turn, draw: 1 } }));
+  const amendDlg = $("#amend-dialog");
+  $("#amend-cancel").addEventListener("click", () => amendDlg.close());
+  $("#amend-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    let entry;
+    try { entry = JSON.parse($("#amend-entry").value); } catch (err) { toast("The entry must be JSON, like {\"player\": \"Ann\", \"play\": \"5-3\"}: " + err.message, true); return; }
+    const r = await post("/api/amend", { seq: parseInt(amendDlg.dataset.seq, 10), entry });
+    if (r) { amendDlg.close(); fullHistory = null; toast("Changed: " + r.amended.text); }
+  });
+  $("#history-all").addEventListener("click", async () => {
+    try {
+      const r = await fetch("/api/history");
+      if (!r.ok) return;
+      fullHistory = (await r.json()).history;
+    } catch (err) { toast("Could not load the history: " + err.message, true); return; }
+    renderHistory(state);
+  });
   $("#play-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const f = new FormData(ev.target);
