@@ -51,9 +51,8 @@ MAX_BLOB_FRACTION = 0.3
 EDGE_DROP = 0.35
 #: A face must stand this fraction of the image's contrast above its local mean (local masks).
 LOCAL_CONTRAST = 0.12
-#: Grooves: thin dark lines at least this deep (grey levels, and this fraction of the face's
-#: contrast) are cut out of a face mask to part touching tiles.
-GROOVE_MIN, GROOVE_FRACTION = 12.0, 0.12
+#: Tile widths (as factors of the estimate) tried on a chain that the estimate cannot tile.
+SCALE_RETRIES = (0.95, 1.05, 0.9, 1.1)
 #: Solidity (area / min-area-rectangle area) of a blob that counts as one solid rectangle.
 SOLID = 0.86
 #: Dents in a blob outline shallower than this fraction of the tile width are filled (pips at
@@ -560,22 +559,6 @@ def _rank(levels: list[list[_Blob]]) -> tuple[list[list[_Blob]], float]:
     return [levels[i] for _, i in scored], (scored[0][0] if scored else 0.0)
 
 
-def groove_cut(face_map: np.ndarray, mask: np.ndarray, w: float) -> np.ndarray:
-    """The mask with thin dark lines (the grooves between touching tiles, dividers, pips)
-    cut out, holes filled again: touching tiles in a chain come apart."""
-    k = max(3, int(round(w / 3)) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    blackhat = cv2.morphologyEx(face_map, cv2.MORPH_BLACKHAT, kernel)
-    inside = face_map[mask > 0]
-    if inside.size == 0:
-        return mask
-    lo, hi = np.percentile(inside[:: max(1, inside.size // 20000)], (2, 90))
-    level = max(GROOVE_MIN, GROOVE_FRACTION * float(hi - lo))
-    cut = mask.copy()
-    cut[blackhat > level] = 0
-    return fill_holes(cut)
-
-
 def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarray:
     """The tile's corners moved onto the edges of its top face.
 
@@ -687,13 +670,6 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 for n, x in widths.items()}, w_ref
 
     widths, w_ref = scale()
-    if w_ref is not None:
-        # Second look: the same masks with the grooves between touching tiles cut.
-        for name, fmap in maps.items():
-            levels[name] = levels[name] + [
-                [b for b in _blobs(groove_cut(fmap, m, w_ref), min_area) if b.area <= max_area]
-                for m in masks[name]]
-        widths, w_ref = scale()
     if w_ref is None:
         return Detection([], None, ["no tile-shaped blob found: cannot estimate the tile size; "
                                     "is there a face-up tile in the picture?"])
@@ -714,7 +690,14 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 continue
             if _covered_fraction(blob, covered) >= COVERED:
                 continue
-            for t in _split_blob(blob, ink_maps, w, img_w, img_h):
+            split = _split_blob(blob, ink_maps, w, img_w, img_h)
+            if not split and blob.area > 1.5 * tile_area:
+                # a chain: a few percent of error in the tile width adds up along it
+                for f in SCALE_RETRIES:
+                    split = _split_blob(blob, ink_maps, w * f, img_w, img_h)
+                    if split:
+                        break
+            for t in split:
                 if t.is_tile:
                     candidates.append(t)
                     if t.fill >= 0.8:
