@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "read": ("vision.read", "read the tiles in a photo of the table (JSON with --json)"),
     "count": ("vision.count", "count the tiles and pips in a photo of a hand"),
     "evaluate": ("vision.evaluate", "measure detection and pip reading on rendered and real photos"),
+    "layers-eval": ("vision.render.layerbench", "measure tile layers (stacks) on rendered held-out scenes"),
 }
 
 

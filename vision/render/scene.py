@@ -2,7 +2,8 @@
 
 :func:`render_scene` is pure: the same spec always gives the same pixels. It draws, in order:
 the table texture on the plane ``z = 0``; the ArUco markers; soft cast shadows; every tile far to
-near (painter's order by distance from the camera to the tile's top centre: side walls shaded per
+near (painter's order: lower layers first, within a layer by distance from the camera to the
+tile's top centre: side walls shaded per
 facet, then the top face warped from a cached texture with one homography); hands reaching in;
 the lamp's light fall-off, its specular glare on glossy tile tops, white balance and exposure,
 vignetting; lens distortion; defocus and motion blur; sensor noise; JPEG.
@@ -27,6 +28,7 @@ from vision.render.camera import Camera, CameraSpec
 from vision.render.errors import RenderSpecError
 from vision.render.layouts import Placement
 from vision.render.styles import TABLE_FAMILIES, table_texture
+from vision.render.support import supports_of
 from vision.render.tiles import TileGeometry, TileStyle, face_texture, geometry_for_set
 
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
@@ -385,7 +387,10 @@ def _draw_tiles(spec: SceneSpec, cam: Camera, rig: _TileRig, cv: _Canvas,
     f = cam.K[0, 0]
     tops = np.array([[*p.center_mm, -(p.layer + 1) * T] for p in spec.placements]).reshape(-1, 3)
     depth = cam.depth(tops) if len(tops) else np.zeros(0)
-    order = sorted(range(len(spec.placements)), key=lambda i: -depth[i])
+    # lower layers first: nothing of layer L reaches above the plane (L + 1) * T, so it can never
+    # hide a higher tile (camera rays only go down); within a layer, far to near
+    order = sorted(range(len(spec.placements)),
+                   key=lambda i: (spec.placements[i].layer, -depth[i]))
     light_dir = lamp[:2] - np.array(cam.spec.target_mm)
     light_dir = light_dir / (np.linalg.norm(light_dir) + 1e-9)
     n_out = len(rig.outline)
@@ -570,6 +575,7 @@ def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
     W, H = spec.width, spec.height
     T = geom.thickness_mm
     counts = np.bincount(cv.idbuf[cv.idbuf >= 0].ravel(), minlength=len(spec.placements))
+    supports = supports_of(spec.placements, geom)
     tiles_gt = []
     for i, pl in enumerate(spec.placements):
         tt = tile_truth[i]
@@ -588,7 +594,7 @@ def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
             "table_mm": {"center": [round(pl.center_mm[0], 2), round(pl.center_mm[1], 2)],
                          "angle": round(pl.angle_deg % 360.0, 2),
                          "z_mm": round(pl.layer * T, 2)},
-            "layer": pl.layer, "face_up": pl.face_up, "visible": round(vis, 4), "cut": cut,
+            "layer": pl.layer, "supports": list(supports[i]), "face_up": pl.face_up, "visible": round(vis, 4), "cut": cut,
             "colour": pl.tile.colour, "style": spec.tile_styles[i].family,
         })
     lt, dg = spec.light, spec.degrade

@@ -1,0 +1,722 @@
+"""Which layer each tile lies on, from one camera: tiles on the table are layer 0, a tile resting
+on them layer 1, and so on.
+
+:func:`estimate_layers` takes the picture, the tiles' top-face quads (pixels), optionally the
+camera geometry and optionally a :class:`LayerTracker` that watched the table being built, and
+returns one :class:`LayerEstimate` per tile: its layer, a confidence, the cue that decided and the
+indices of the tiles it rests on.
+
+Cues, strongest first:
+
+* ``order`` (:class:`LayerTracker`): when a tile appears, every tile whose picture it covers
+  (the pixels where the two quads overlap changed) lies below it, so its layer is one more than
+  the highest tile it covered; a tile that appeared under the picture of a taller stack (nothing
+  changed there) is below that stack. Tiles seen in the tracker's first frame get the cold-start
+  estimate.
+* ``parallax`` (needs :class:`Geometry`: camera ``K``, pose and tile size): a tile whose top is
+  ``z`` mm above the table projects larger and further from the principal point than one on the
+  table. The quad's corners are cast back onto the planes ``z`` = 0..6 thicknesses; at the true
+  height the back-projected rectangle has the tile's real length and width.
+* ``occlusion`` (image only): where two quads overlap, only the upper tile's outline is seen; the
+  lower one's outline runs under the upper face. Along each outline inside the other quad, the
+  contrast across the outline (face against the lower face, the upper tile's side walls and its
+  shadow band, the face's bevelled rim) is compared with the contrast along a line just inside
+  it (face texture, pips): a visible outline stands out, a hidden one does not. The walls and
+  the shadow band of the upper tile are part of this evidence, not separate cues.
+
+Pairwise decisions make a "lies above" graph (cycles broken at their weakest edge); a tile's
+layer from the image is the longest chain of tiles below it. With geometry, parallax also gives
+each tile an absolute height: it decides when it is confident and says more than the chain (a
+tile whose support was not detected).
+
+A ray from the camera only goes down, so where the top faces of two tiles overlap in the
+picture the higher one is seen: tiles of one layer never overlap in the picture, and an overlap
+always means "higher", though not always "rests on" (a tall stack can hide a neighbour). With
+geometry, ``supports`` only lists tiles whose footprints overlap on the table; without it, every
+overlapping tile one layer down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+
+from companion.errors import DominoError
+
+CUES = ("table", "order", "parallax", "occlusion")
+#: Without calibration, a log area ratio this large between two overlapping quads counts as
+#: full evidence that the larger one is higher (one layer is about 2-5 % in area).
+SIZE_LOG_RATIO = 0.03
+#: Weight of the occlusion (outline) evidence against the size/parallax evidence (1.0).
+OCCLUSION_WEIGHT = 1.0
+
+
+class LayerInputError(DominoError):
+    """Inputs of the layer estimator of the wrong type, shape or range."""
+
+
+@dataclass(frozen=True, slots=True)
+class LayerEstimate:
+    """One tile's layer (0 on the table), how sure (0..1), the cue that decided (one of
+    :data:`CUES`; ``table`` when nothing overlaps it) and the indices of the tiles it rests on."""
+
+    layer: int
+    confidence: float
+    cue: str
+    supports: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.layer, int) or self.layer < 0:
+            raise LayerInputError(f"layer: expected an integer >= 0, got {self.layer!r}")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise LayerInputError(f"confidence: expected 0..1, got {self.confidence!r}")
+        if self.cue not in CUES:
+            raise LayerInputError(f"cue: expected one of {CUES}, got {self.cue!r}")
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The camera and the tiles: intrinsics ``K`` (3x3), pose ``rvec``/``tvec`` (table mm with
+    ``z`` into the table to camera, as the renderer and :mod:`calibration.plane` use), lens
+    ``dist`` (OpenCV k1 k2 p1 p2 k3, zeros for none) and the tile size ``tile_mm`` (length,
+    width, thickness)."""
+
+    K: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+    tile_mm: tuple[float, float, float]
+    dist: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(5))
+
+    def __post_init__(self) -> None:
+        K = np.asarray(self.K, np.float64)
+        if K.shape != (3, 3) or not np.isfinite(K).all() or K[0, 0] <= 0 or K[1, 1] <= 0:
+            raise LayerInputError(f"geometry K: expected a 3x3 camera matrix with positive focal "
+                                  f"lengths, got {np.asarray(self.K).tolist()!r}")
+        rvec = np.asarray(self.rvec, np.float64).reshape(-1)
+        tvec = np.asarray(self.tvec, np.float64).reshape(-1)
+        if rvec.shape != (3,) or tvec.shape != (3,) or not (np.isfinite(rvec).all()
+                                                            and np.isfinite(tvec).all()):
+            raise LayerInputError(f"geometry rvec/tvec: expected 3 finite numbers each, got "
+                                  f"{rvec.tolist()!r} / {tvec.tolist()!r}")
+        try:
+            L, W, T = (float(v) for v in self.tile_mm)
+        except (TypeError, ValueError):
+            raise LayerInputError(f"geometry tile_mm: expected (length, width, thickness) mm, "
+                                  f"got {self.tile_mm!r}") from None
+        if not (L >= W > 0 and T > 0):
+            raise LayerInputError(f"geometry tile_mm: expected length >= width > 0 and "
+                                  f"thickness > 0 mm, e.g. (48, 24, 8), got {self.tile_mm!r}")
+        dist = np.asarray(self.dist, np.float64).reshape(-1)
+        if dist.shape not in ((4,), (5,), (8,)) or not np.isfinite(dist).all():
+            raise LayerInputError(f"geometry dist: expected 4, 5 or 8 OpenCV distortion "
+                                  f"coefficients, got {dist.tolist()!r}")
+        R = cv2.Rodrigues(rvec)[0]
+        if (R @ np.array([0.0, 0.0, -100.0]) + tvec)[2] <= 0:
+            raise LayerInputError("geometry: the table lies behind this camera pose; expected "
+                                  "a camera above the table looking down (rvec/tvec from table "
+                                  "mm, z into the table)")
+        object.__setattr__(self, "K", K)
+        object.__setattr__(self, "rvec", rvec)
+        object.__setattr__(self, "tvec", tvec)
+        object.__setattr__(self, "tile_mm", (L, W, T))
+        object.__setattr__(self, "dist", dist)
+
+    @classmethod
+    def from_homography(cls, table_to_image: Any, K: Any, tile_mm: Sequence[float],
+                        dist: Any = None) -> "Geometry":
+        """The pose from a table-plane homography (table mm on z = 0 to undistorted pixels)
+        and known intrinsics ``K``."""
+        H = np.asarray(table_to_image, np.float64)
+        Km = np.asarray(K, np.float64)
+        if H.shape != (3, 3) or not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
+            raise LayerInputError(f"table_to_image: expected an invertible 3x3 homography, got "
+                                  f"{H.tolist()!r}")
+        if Km.shape != (3, 3):
+            raise LayerInputError(f"K: expected a 3x3 camera matrix, got {Km.tolist()!r}")
+        M = np.linalg.inv(Km) @ H
+        lam = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+        if (M[:, 2] * lam)[2] < 0:
+            lam = -lam
+        r1, r2, t = M[:, 0] * lam, M[:, 1] * lam, M[:, 2] * lam
+        r3 = np.cross(r1, r2)
+        U, _, Vt = np.linalg.svd(np.column_stack([r1, r2, r3]))
+        R = U @ Vt
+        return cls(Km, cv2.Rodrigues(R)[0].ravel(), t, tuple(tile_mm),
+                   np.zeros(5) if dist is None else np.asarray(dist, np.float64))
+
+    @classmethod
+    def from_truth(cls, truth: dict[str, Any]) -> "Geometry":
+        """The geometry of a rendered scene's ground truth (``camera`` and ``style.tile_mm``)."""
+        try:
+            cam = truth["camera"]
+            return cls(np.array(cam["K"]), np.array(cam["rvec"]), np.array(cam["tvec"]),
+                       tuple(truth["style"]["tile_mm"]), np.array(cam.get("dist", [0] * 5)))
+        except (KeyError, TypeError) as exc:
+            raise LayerInputError(f"truth: expected the renderer's ground truth with camera K, "
+                                  f"rvec, tvec and style.tile_mm; missing {exc}") from None
+
+    def plane_homography(self, height_mm: float) -> np.ndarray:
+        """Table ``(x, y)`` mm on the plane ``height_mm`` above the table to undistorted px."""
+        R = cv2.Rodrigues(self.rvec)[0]
+        H = self.K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * -height_mm + self.tvec])
+        return H / H[2, 2]
+
+    def undistort(self, pts_px: np.ndarray) -> np.ndarray:
+        """Picture pixels (Nx2) to undistorted pixels."""
+        pts = np.asarray(pts_px, np.float64).reshape(-1, 1, 2)
+        if not np.any(self.dist):
+            return pts.reshape(-1, 2)
+        return cv2.undistortPoints(pts, self.K, self.dist, P=self.K).reshape(-1, 2)
+
+
+# --- inputs -------------------------------------------------------------------------------------
+
+def _quads(tiles: Sequence[Any]) -> list[np.ndarray]:
+    """Each tile's corners as a 4x2 float array (a TileReading, a dict with ``corners`` or the
+    corners themselves)."""
+    if isinstance(tiles, np.ndarray) and tiles.ndim == 3:
+        tiles = list(tiles)
+    if not isinstance(tiles, (list, tuple)):
+        raise LayerInputError(f"tiles: expected a list of tiles with 4 corners each, got "
+                              f"{type(tiles).__name__}")
+    out = []
+    for i, t in enumerate(tiles):
+        c = getattr(t, "corners", None)
+        if c is None and isinstance(t, dict):
+            c = t.get("corners")
+        if c is None:
+            c = t
+        try:
+            q = np.asarray(c, np.float64).reshape(4, 2)
+        except (TypeError, ValueError):
+            raise LayerInputError(f"tiles[{i}]: expected 4 corners [[x, y], ...] in pixels, got "
+                                  f"{c!r}") from None
+        if not np.isfinite(q).all():
+            raise LayerInputError(f"tiles[{i}]: corners must be finite pixels, got {q.tolist()}")
+        area = 0.5 * abs(float(np.cross(q[2] - q[0], q[3] - q[1])))
+        if area < 4.0:
+            raise LayerInputError(f"tiles[{i}]: the corners enclose {area:.1f} px^2; expected "
+                                  "the 4 corners of a tile's top face (at least 4 px^2)")
+        out.append(q)
+    return out
+
+
+def _check_frame(frame_bgr: Any) -> np.ndarray:
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
+            or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        what = (f"{frame_bgr.dtype} array of shape {frame_bgr.shape}"
+                if isinstance(frame_bgr, np.ndarray) else type(frame_bgr).__name__)
+        raise LayerInputError(f"frame_bgr: expected a uint8 BGR image of shape (H, W, 3), got "
+                              f"{what}")
+    return frame_bgr
+
+
+def _convex(q: np.ndarray) -> np.ndarray:
+    return cv2.convexHull(q.astype(np.float32)).reshape(-1, 2)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray | None]:
+    area, poly = cv2.intersectConvexConvex(_convex(a), _convex(b))
+    return float(area), (None if poly is None else poly.reshape(-1, 2))
+
+
+# --- occlusion ----------------------------------------------------------------------------------
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a float32 image (H, W, C) at Nx2 points."""
+    m = pts.astype(np.float32).reshape(-1, 1, 2)
+    out = cv2.remap(img, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return out.reshape(len(pts), -1)
+
+
+def _outline_points(q: np.ndarray, step: float = 1.5, trim: float = 0.12
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Points along a quad's edges (leaving out the rounded corners) and their outward
+    normals."""
+    c = q.mean(0)
+    pts, nrm = [], []
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        e = b - a
+        n_len = float(np.linalg.norm(e))
+        if n_len < 1e-6:
+            continue
+        n = np.array([-e[1], e[0]]) / n_len
+        if np.dot(n, (a + b) / 2 - c) < 0:
+            n = -n
+        ts = np.arange(trim, 1 - trim + 1e-9, step / n_len)
+        pts.append(a + np.outer(ts, e))
+        nrm.append(np.repeat(n[None], len(ts), 0))
+    if not pts:
+        return np.zeros((0, 2)), np.zeros((0, 2))
+    return np.concatenate(pts), np.concatenate(nrm)
+
+
+def _inside(poly: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
+    p32 = poly.astype(np.float32).reshape(-1, 1, 2)
+    return np.array([cv2.pointPolygonTest(p32, (float(x), float(y)), True) > margin
+                     for x, y in pts], bool)
+
+
+def _edge_response(img: np.ndarray, p: np.ndarray, n: np.ndarray, d: float) -> np.ndarray:
+    """Per point, the strongest outline evidence within +-``d`` along the normal: a step
+    (face against a wall or another surface) or a thin dark line (the bevelled rim, a shadow
+    band), largest over the colour channels."""
+    best = np.zeros(len(p))
+    for t in np.linspace(-d, d, 5):
+        c = p + n * t
+        a, m, b = _sample(img, c + n * d), _sample(img, c), _sample(img, c - n * d)
+        step = np.abs(a - b).max(1)
+        valley = ((a + b) / 2 - m).max(1)
+        best = np.maximum(best, np.maximum(step, valley))
+    return best
+
+
+def _visibility(img: np.ndarray, q: np.ndarray, other: np.ndarray, d: float,
+                third: Sequence[np.ndarray] = ()) -> tuple[float, int]:
+    """How much ``q``'s outline stands out where it runs inside ``other`` (-1..1, >0: seen)
+    against a line well inside ``q`` (its face texture), and how many outline samples that
+    rests on."""
+    pts, nrm = _outline_points(q)
+    keep = _inside(other, pts, margin=2.0 * d + 1.0)
+    for t in third:  # a third tile may hide this stretch of either outline: leave it out
+        keep &= ~_inside(t, pts, margin=-(2.0 * d + 1.0))
+    if keep.sum() < 4:
+        return 0.0, 0
+    p, n = pts[keep], nrm[keep]
+    inset = 0.22 * _short_side(q)
+    e = float(np.median(_edge_response(img, p, n, d)))
+    b = float(np.median(_edge_response(img, p - n * inset, n, d)))
+    return (e - b) / (e + b + 4.0), int(keep.sum())
+
+
+def occlusion_score(frame_bgr: np.ndarray, a: Any, b: Any) -> tuple[float, int]:
+    """Evidence (-1..1) that quad ``a`` lies above quad ``b`` where they overlap in the picture
+    (positive: ``a`` on top), and how many outline samples it rests on (0: no overlap to
+    judge)."""
+    qa, qb = _quads([a, b])
+    img = _blurred(_check_frame(frame_bgr))
+    return _occlusion(img, qa, qb)
+
+
+def _blurred(frame_bgr: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(frame_bgr.astype(np.float32), (0, 0), 0.8)
+
+
+def _occlusion(img: np.ndarray, qa: np.ndarray, qb: np.ndarray,
+               third: Sequence[np.ndarray] = ()) -> tuple[float, int]:
+    size = min(_short_side(qa), _short_side(qb))
+    d = float(np.clip(0.04 * size, 1.5, 3.0))
+    va, na = _visibility(img, qa, qb, d, third)
+    vb, nb = _visibility(img, qb, qa, d, third)
+    return float(np.clip(va - vb, -1.0, 1.0)), na + nb
+
+
+def _short_side(q: np.ndarray) -> float:
+    s = np.linalg.norm(np.roll(q, -1, 0) - q, axis=1)
+    return float(min(s[0] + s[2], s[1] + s[3]) / 2)
+
+
+# --- parallax -----------------------------------------------------------------------------------
+
+def tile_height(quad: Any, geometry: Geometry, max_layers: int = 6) -> tuple[float, float]:
+    """The height (mm) of a tile's top face above the table from its quad's apparent size, and
+    the relative size mismatch at that height (0 = exact)."""
+    (q,) = _quads([quad])
+    L, W, T = geometry.tile_mm
+    und = geometry.undistort(q)
+    zs = np.arange(0.0, (max_layers + 1) * T + 1e-9, 0.05 * T)
+    best = (0.0, math.inf)
+    for z in zs:
+        Hinv = np.linalg.inv(geometry.plane_homography(float(z)))
+        p = np.column_stack([und, np.ones(4)]) @ Hinv.T
+        if np.any(p[:, 2] <= 0):
+            continue
+        mm = p[:, :2] / p[:, 2:3]
+        s = np.linalg.norm(np.roll(mm, -1, 0) - mm, axis=1)
+        long_, short = (s[0] + s[2]) / 2, (s[1] + s[3]) / 2
+        if long_ < short:
+            long_, short = short, long_
+        err = abs(long_ / L - 1) + abs(short / W - 1)
+        if err < best[1]:
+            best = (float(z), float(err))
+    return best
+
+
+def _footprint_mm(q: np.ndarray, geometry: Geometry, height_mm: float) -> np.ndarray:
+    Hinv = np.linalg.inv(geometry.plane_homography(height_mm))
+    p = np.column_stack([geometry.undistort(q), np.ones(4)]) @ Hinv.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _size_residuals(quads: list[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Without calibration: how much larger each quad looks than tiles on one plane would at
+    its place, and how much one layer would add, both in relative cube-root area.
+
+    For tiles lying on one plane, the cube root of a tile's picture area is an affine function
+    of its position (the plane's homography has area scale ``(g3 . u)^3``); the fit is robust
+    (upper tiles, which look larger, are trimmed). One layer up adds about
+    ``2/3 * thickness / distance``; the distance comes from the tile's pixel length with an
+    assumed 65 degree lens and a thickness of 0.18 tile lengths."""
+    n = len(quads)
+    cube = np.array([cv2.contourArea(_convex(q)) ** (1 / 3) for q in quads])
+    cen = np.array([q.mean(0) for q in quads]) / max(1, width)
+    length = np.array([max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]))
+                       for q in quads])
+    f = (width / 2) / math.tan(math.radians(65.0) / 2)
+    unit = (2 / 3) * 0.18 * length / f
+    A = np.column_stack([np.ones(n), cen]) if n >= 4 else np.ones((n, 1))
+    w = np.ones(n, bool)
+    coef = np.zeros(A.shape[1])
+    for _ in range(4):
+        coef, *_ = np.linalg.lstsq(A[w], cube[w], rcond=None)
+        r = cube / (A @ coef) - 1
+        cut = np.median(r) + 0.5 * np.median(unit)
+        w = r <= cut
+        if w.sum() < A.shape[1] + 1:
+            break
+    return cube / (A @ coef) - 1, unit
+
+
+# --- the tracker --------------------------------------------------------------------------------
+
+@dataclass
+class _Track:
+    quad: np.ndarray
+    layer: int
+    cue: str
+    confidence: float
+    seen: int  # frame index of the last sighting
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    inter, _ = _overlap(a, b)
+    ua = cv2.contourArea(_convex(a)) + cv2.contourArea(_convex(b)) - inter
+    return inter / ua if ua > 0 else 0.0
+
+
+class LayerTracker:
+    """Watches the table being built, frame by frame (still frames from one fixed camera).
+
+    Feed it every still frame with its tiles (:meth:`update`); a tile is matched to a known one
+    by overlap (IoU >= ``match_iou``). A new tile lies above every known tile whose picture it
+    changed (the pixels of their overlap), so its layer is one more than the highest of those;
+    tiles of the first frame get the cold-start estimate. Tiles not seen for ``forget_after``
+    frames are dropped (taken away, or hidden for good)."""
+
+    def __init__(self, match_iou: float = 0.5, forget_after: int = 1000) -> None:
+        if not 0.0 < match_iou <= 1.0:
+            raise LayerInputError(f"match_iou: expected 0 < IoU <= 1, got {match_iou!r}")
+        self.match_iou = float(match_iou)
+        self.forget_after = int(forget_after)
+        self.tracks: list[_Track] = []
+        self.frame_index = -1
+        self._prev: np.ndarray | None = None
+        self._current: list[int] = []  # track index of each tile of the last update
+
+    def update(self, frame_bgr: np.ndarray, tiles: Sequence[Any],
+               geometry: Geometry | None = None) -> list["LayerEstimate"]:
+        """Take the next still frame and its tiles; returns their layer estimates."""
+        frame_bgr = _check_frame(frame_bgr)
+        quads = _quads(tiles)
+        self.frame_index += 1
+        if self._prev is not None and self._prev.shape != frame_bgr.shape:
+            raise LayerInputError(f"frame_bgr: shape {frame_bgr.shape} differs from the "
+                                  f"tracker's earlier frames {self._prev.shape}; use one camera "
+                                  "at one resolution (or a new LayerTracker)")
+        assigned = self._match(quads)
+        new = [i for i, a in enumerate(assigned) if a is None]
+        if new:
+            cold = estimate_layers(frame_bgr, quads, geometry) if (
+                self._prev is None or len(new) > 1) else None
+            blur_now = cv2.GaussianBlur(frame_bgr, (0, 0), 1.2)
+            blur_prev = (cv2.GaussianBlur(self._prev, (0, 0), 1.2)
+                         if self._prev is not None else None)
+            noise = self._noise(blur_now, blur_prev, quads) if blur_prev is not None else 0.0
+            for i in new:
+                if blur_prev is None or cold is not None and len(new) > 1 and \
+                        self._overlaps_new(i, new, quads):
+                    est = cold[i] if cold is not None else estimate_layers(
+                        frame_bgr, quads, geometry)[i]
+                    track = _Track(quads[i], est.layer, est.cue, est.confidence,
+                                   self.frame_index)
+                else:
+                    track = self._appeared(quads[i], blur_now, blur_prev, noise)
+                self.tracks.append(track)
+                assigned[i] = len(self.tracks) - 1
+        for i, k in enumerate(assigned):
+            assert k is not None
+            self.tracks[k].quad = quads[i]
+            self.tracks[k].seen = self.frame_index
+        self._current = [int(k) for k in assigned if k is not None]
+        self._prev = frame_bgr.copy()
+        return estimate_layers(frame_bgr, quads, geometry, history=self)
+
+    # internals -------------------------------------------------------------------------------
+    def _live(self) -> list[int]:
+        return [k for k, t in enumerate(self.tracks)
+                if self.frame_index - t.seen <= self.forget_after]
+
+    def _match(self, quads: list[np.ndarray]) -> list[int | None]:
+        live = self._live()
+        pairs = []
+        for i, q in enumerate(quads):
+            for k in live:
+                v = _iou(q, self.tracks[k].quad)
+                if v >= self.match_iou:
+                    pairs.append((v, i, k))
+        out: list[int | None] = [None] * len(quads)
+        used: set[int] = set()
+        for v, i, k in sorted(pairs, reverse=True):
+            if out[i] is None and k not in used:
+                out[i] = k
+                used.add(k)
+        return out
+
+    @staticmethod
+    def _overlaps_new(i: int, new: list[int], quads: list[np.ndarray]) -> bool:
+        return any(j != i and _overlap(quads[i], quads[j])[0] > 4.0 for j in new)
+
+    @staticmethod
+    def _noise(now: np.ndarray, prev: np.ndarray, quads: list[np.ndarray]) -> float:
+        """Typical frame-to-frame difference away from the tiles (sensor noise, JPEG)."""
+        mask = np.full(now.shape[:2], 255, np.uint8)
+        for q in quads:
+            cv2.fillConvexPoly(mask, np.round(_convex(q) * 1.15 - q.mean(0) * 0.15)
+                               .astype(np.int32), 0)
+        diff = cv2.absdiff(now, prev).max(axis=2)
+        vals = diff[mask > 0]
+        return float(np.percentile(vals, 90)) if vals.size else 0.0
+
+    def _appeared(self, q: np.ndarray, now: np.ndarray, prev: np.ndarray,
+                  noise: float) -> _Track:
+        covered: list[int] = []
+        diff = cv2.absdiff(now, prev).max(axis=2)
+        thr = max(12.0, 2.0 * noise)
+        for k in self._live():
+            area, poly = _overlap(q, self.tracks[k].quad)
+            if area < 6.0 or poly is None or len(poly) < 3:
+                continue
+            m = np.zeros(diff.shape, np.uint8)
+            cv2.fillConvexPoly(m, np.round(poly).astype(np.int32), 255)
+            m = cv2.erode(m, np.ones((3, 3), np.uint8))
+            vals = diff[m > 0]
+            if vals.size and float(np.mean(vals > thr)) > 0.04:
+                covered.append(k)
+        layer = 1 + max((self.tracks[k].layer for k in covered), default=-1)
+        return _Track(q, layer, "order" if covered else "table", 0.99, self.frame_index)
+
+    def known(self, index: int) -> _Track | None:
+        """The track of the ``index``-th tile of the last :meth:`update`."""
+        if 0 <= index < len(self._current):
+            return self.tracks[self._current[index]]
+        return None
+
+
+# --- combining ----------------------------------------------------------------------------------
+
+def _longest_chain(n: int, above: dict[int, list[int]]) -> list[int]:
+    memo: dict[int, int] = {}
+
+    def depth(i: int) -> int:
+        if i not in memo:
+            memo[i] = -1  # on the stack (no cycles are left, but stay safe)
+            memo[i] = 1 + max((depth(j) for j in above.get(i, []) if memo.get(j) != -1),
+                              default=-1)
+        return memo[i]
+
+    return [depth(i) for i in range(n)]
+
+
+def _reaches(above: dict[int, list[int]], src: int, dst: int) -> bool:
+    seen, todo = set(), [src]
+    while todo:
+        k = todo.pop()
+        if k == dst:
+            return True
+        if k not in seen:
+            seen.add(k)
+            todo.extend(above.get(k, []))
+    return False
+
+
+def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
+                    geometry: Geometry | None = None,
+                    history: LayerTracker | None = None) -> list[LayerEstimate]:
+    """One :class:`LayerEstimate` per tile (see the module docstring).
+
+    ``tiles``: top-face quads in picture pixels (TileReadings, dicts with ``corners`` or 4x2
+    arrays); ``geometry``: the calibrated camera, for the parallax cue; ``history``: a
+    :class:`LayerTracker` whose last :meth:`LayerTracker.update` saw these same tiles."""
+    frame_bgr = _check_frame(frame_bgr)
+    quads = _quads(tiles)
+    if geometry is not None and not isinstance(geometry, Geometry):
+        raise LayerInputError(f"geometry: expected a vision.layers.Geometry, got "
+                              f"{type(geometry).__name__}")
+    if history is not None and not isinstance(history, LayerTracker):
+        raise LayerInputError(f"history: expected a vision.layers.LayerTracker, got "
+                              f"{type(history).__name__}")
+    if history is not None and len(history._current) != len(quads):
+        raise LayerInputError(f"history: the tracker's last update saw {len(history._current)} "
+                              f"tiles, not these {len(quads)}; call tracker.update(frame_bgr, "
+                              "tiles) and use what it returns")
+    n = len(quads)
+    if n == 0:
+        return []
+    img = _blurred(frame_bgr)
+    heights: list[tuple[float, float]] = []
+    if geometry is not None:
+        heights = [tile_height(q, geometry) for q in quads]
+    T = geometry.tile_mm[2] if geometry is not None else 1.0
+
+    boxes = [cv2.boundingRect(_convex(q).astype(np.float32)) for q in quads]
+
+    def overlapping_any(i: int, j: int) -> list[int]:
+        x0 = max(boxes[i][0], boxes[j][0]) - 4
+        y0 = max(boxes[i][1], boxes[j][1]) - 4
+        x1 = min(boxes[i][0] + boxes[i][2], boxes[j][0] + boxes[j][2]) + 4
+        y1 = min(boxes[i][1] + boxes[i][3], boxes[j][1] + boxes[j][3]) + 4
+        return [k for k in range(n) if k not in (i, j) and boxes[k][0] < x1
+                and boxes[k][0] + boxes[k][2] > x0 and boxes[k][1] < y1
+                and boxes[k][1] + boxes[k][3] > y0]
+
+    if geometry is None:
+        resid, unit = _size_residuals(quads, frame_bgr.shape[1])
+
+    # pairwise "lies above" evidence
+    edges: list[tuple[float, int, int, str]] = []  # (strength, upper, lower, cue)
+    overlapping: dict[int, set[int]] = {i: set() for i in range(n)}
+    areas = [cv2.contourArea(_convex(q)) for q in quads]
+    for i in range(n):
+        for j in range(i + 1, n):
+            area, _ = _overlap(quads[i], quads[j])
+            if area <= max(6.0, 0.01 * min(areas[i], areas[j])):
+                continue
+            overlapping[i].add(j)
+            overlapping[j].add(i)
+            votes: list[tuple[float, str]] = []
+            if history is not None:
+                ti, tj = history.known(i), history.known(j)
+                if ti is not None and tj is not None and ti.layer != tj.layer:
+                    votes.append((2.0 * float(np.sign(ti.layer - tj.layer)), "order"))
+            if geometry is not None:
+                dz = (heights[i][0] - heights[j][0]) / T
+                votes.append((1.5 * float(np.clip(dz, -1, 1)), "parallax"))
+            else:  # uncalibrated: the higher of two neighbours looks larger than the table
+                # plane's perspective predicts at its place in the picture
+                d_res = (resid[i] - resid[j]) / (0.8 * 0.5 * (unit[i] + unit[j]))
+                votes.append((float(np.clip(d_res, -1, 1)), "parallax"))
+            third = [quads[k] for k in overlapping_any(i, j)]
+            s, m = _occlusion(img, quads[i], quads[j], third)
+            if m:
+                votes.append((OCCLUSION_WEIGHT * s * min(1.0, m / 20.0), "occlusion"))
+            total = sum(v for v, _ in votes)
+            if not votes or total == 0:
+                continue
+            cue = max((vc for vc in votes if vc[0] * total > 0), key=lambda vc: abs(vc[0]))[1]
+            up, lo = (i, j) if total > 0 else (j, i)
+            edges.append((abs(total), up, lo, cue))
+
+    above: dict[int, list[int]] = {}
+    kept: dict[tuple[int, int], tuple[float, str]] = {}
+    for strength, up, lo, cue in sorted(edges, reverse=True):
+        if _reaches(above, lo, up):
+            continue  # would close a cycle: the weaker evidence loses
+        above.setdefault(up, []).append(lo)
+        kept[(up, lo)] = (strength, cue)
+    chain = _longest_chain(n, above)
+
+    out: list[LayerEstimate] = []
+    for i in range(n):
+        layer, cue = chain[i], "table"
+        below = [j for j in above.get(i, []) if chain[j] == layer - 1]
+        if layer > 0:
+            strength, cue = max(kept[(i, j)] for j in below)
+            conf = float(min(0.99, 0.5 + 0.5 * min(1.0, strength)))
+        else:
+            conf = 0.9 if not overlapping[i] else 0.75
+        if geometry is not None:
+            z, err = heights[i]
+            g_layer = max(0, int(round(z / T)) - 1)
+            g_conf = float(np.clip(1.0 - 2.0 * abs(z / T - 1 - g_layer), 0.0, 1.0)
+                           * (1.0 if err < 0.15 else 0.3))
+            if g_layer != layer and g_conf >= 0.5 and (g_layer > layer or not below):
+                layer, cue, conf = g_layer, "parallax", g_conf
+            elif g_layer == layer:
+                conf = max(conf, g_conf)
+        if history is not None:
+            tr = history.known(i)
+            if tr is not None and tr.cue in ("order", "table") and tr.layer != layer:
+                layer, cue, conf = tr.layer, tr.cue, tr.confidence
+            elif tr is not None and tr.layer == layer and tr.cue == "order":
+                cue, conf = "order", max(conf, tr.confidence)
+        supports = tuple(sorted(j for j in overlapping[i]
+                                if (i, j) in kept or (j, i) not in kept))
+        supports = _supports(i, layer, supports, out_layers=None, chain=chain, quads=quads,
+                             geometry=geometry, heights=heights)
+        out.append(LayerEstimate(int(layer), round(conf, 4), cue, supports))
+    # supports from the final layers: overlapping tiles one layer down (on the table, with
+    # geometry)
+    final = [e.layer for e in out]
+    result = []
+    for i, e in enumerate(out):
+        cand = [j for j in overlapping[i] if final[j] == e.layer - 1]
+        sup = _supports(i, e.layer, tuple(cand), out_layers=final, chain=chain, quads=quads,
+                        geometry=geometry, heights=heights)
+        result.append(dataclasses.replace(e, supports=sup))
+    return result
+
+
+def _supports(i: int, layer: int, cand: tuple[int, ...], out_layers: list[int] | None,
+              chain: list[int], quads: list[np.ndarray], geometry: Geometry | None,
+              heights: list[tuple[float, float]]) -> tuple[int, ...]:
+    if layer == 0 or out_layers is None:
+        return ()
+    if geometry is None:
+        return tuple(sorted(cand))
+    T = geometry.tile_mm[2]
+    L, W, _ = geometry.tile_mm
+    mine = _footprint_mm(quads[i], geometry, (layer + 1) * T)
+    keep = []
+    for j in cand:
+        theirs = _footprint_mm(quads[j], geometry, (layer) * T)
+        area, _ = _overlap(mine, theirs)
+        if area > 0.02 * L * W:
+            keep.append(j)
+    return tuple(sorted(keep))
+
+
+def apply_layers(reading: Any, estimates: Sequence[LayerEstimate]) -> Any:
+    """A new :class:`vision.types.Reading` whose tiles carry the estimated layers (in tile
+    order)."""
+    from vision.types import Reading
+
+    if not isinstance(reading, Reading):
+        raise LayerInputError(f"reading: expected a vision.types.Reading, got "
+                              f"{type(reading).__name__}")
+    if len(estimates) != len(reading.tiles):
+        raise LayerInputError(f"estimates: expected one per tile ({len(reading.tiles)}), got "
+                              f"{len(estimates)}")
+    tiles = tuple(dataclasses.replace(t, layer=int(e.layer))
+                  for t, e in zip(reading.tiles, estimates))
+    return dataclasses.replace(reading, tiles=tiles)
+
+
+def read_layers(reading: Any, frame_bgr: np.ndarray, geometry: Geometry | None = None,
+                history: LayerTracker | None = None) -> Any:
+    """One call for the reader: estimate the layers of ``reading``'s tiles in ``frame_bgr``
+    (through ``history.update`` when a tracker is given) and return the Reading with them."""
+    if history is not None:
+        est = history.update(frame_bgr, list(reading.tiles), geometry)
+    else:
+        est = estimate_layers(frame_bgr, list(reading.tiles), geometry)
+    return apply_layers(reading, est)
+
+
+__all__ = ["CUES", "Geometry", "LayerEstimate", "LayerInputError", "LayerTracker",
+           "apply_layers", "estimate_layers", "occlusion_score", "read_layers", "tile_height"]

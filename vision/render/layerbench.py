@@ -1,0 +1,159 @@
+"""``domino-companion layers-eval``: how often :mod:`vision.layers` puts a tile on the right
+layer, on rendered stacked scenes (:mod:`vision.render.stacking`).
+
+Figures printed (JSON):
+
+* ``cold_image``: one photo, image cues only (no calibration); the detector input is the
+  ground-truth top-face quads of every tile with ``visible > 0`` (so a tile the reader would miss
+  is still judged);
+* ``cold_geometry``: the same with the scene's camera as the calibration (parallax);
+* ``tracked``: the stack watched being built (:func:`vision.render.stacking.stack_sequence`, one
+  tile more per still frame) through a :class:`vision.layers.LayerTracker`, image cues only,
+  ground-truth quads; counted on every tile of the last frame and on every tile of every frame;
+* ``reader`` (with ``--reader``): end to end, the quads the real reader
+  (:class:`vision.read.Reader`) finds, matched by IoU >= 0.5 to the tiles a reader must report
+  (face up, ``visible >= 0.9``, not cut), cold start with and without geometry: how many tiles
+  per layer it finds and how many of those get the right layer.
+
+Scenes use held-out seeds (``--seed`` >= 1,000,000, held-out looks included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from vision.layers import Geometry, LayerTracker, estimate_layers
+from vision.render.errors import RenderSpecError
+from vision.render.sampling import HELD_OUT_SEED_MIN
+from vision.render.scene import render_scene
+from vision.render.stacking import stack_sequence, stacked_scene_spec
+
+DEFAULT_SEED = HELD_OUT_SEED_MIN + 100
+
+
+def _visible(truth: dict[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in truth["tiles"] if t["visible"] > 0]
+
+
+def _tally(counter: Counter, est: list, tiles: list[dict[str, Any]], key: str) -> None:
+    for e, t in zip(est, tiles):
+        counter[key + "_n"] += 1
+        counter[key + "_ok"] += int(e.layer == t["layer"])
+        counter[f"{key}_n_layer{t['layer']}"] += 1
+        counter[f"{key}_ok_layer{t['layer']}"] += int(e.layer == t["layer"])
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    from vision.layers import _iou as iou
+    return iou(a, b)
+
+
+def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str, Any]:
+    """Run the evaluation and return its figures (see the module docstring)."""
+    if seed < HELD_OUT_SEED_MIN:
+        raise RenderSpecError(f"--seed {seed} is a training seed; layer figures use held-out "
+                              f"seeds >= {HELD_OUT_SEED_MIN}")
+    c: Counter = Counter()
+    t0 = time.perf_counter()
+    ms: list[float] = []
+    rd = None
+    if reader:
+        from vision.read import Reader
+        rd = Reader()
+    for k in range(n_scenes):
+        scene = render_scene(stacked_scene_spec(seed + k, held_out=True))
+        tiles = _visible(scene.truth)
+        geom = Geometry.from_truth(scene.truth)
+        t1 = time.perf_counter()
+        _tally(c, estimate_layers(scene.image_bgr, tiles), tiles, "cold_image")
+        ms.append((time.perf_counter() - t1) * 1000)
+        _tally(c, estimate_layers(scene.image_bgr, tiles, geom), tiles, "cold_geometry")
+        if rd is not None:
+            reading = rd.read(scene.image_bgr, scene.truth["set_max"])
+            found = [t for t in reading.tiles if not t.cut]
+            quads = [np.array(t.corners) for t in found]
+            est_i = estimate_layers(scene.image_bgr, quads) if quads else []
+            est_g = estimate_layers(scene.image_bgr, quads, geom) if quads else []
+            used: set[int] = set()
+            for t in tiles:
+                if t["cut"] or not t["face_up"] or t["visible"] < 0.9:
+                    continue  # only the tiles a reader must report
+                c[f"reader_truth_layer{t['layer']}"] += 1
+                q = np.array(t["corners"])
+                best = max(((_iou(q, fq), j) for j, fq in enumerate(quads) if j not in used),
+                           default=(0.0, -1))
+                if best[0] < 0.5:
+                    continue
+                used.add(best[1])
+                c[f"reader_found_layer{t['layer']}"] += 1
+                c["reader_found"] += 1
+                c["reader_image_ok"] += int(est_i[best[1]].layer == t["layer"])
+                c["reader_geometry_ok"] += int(est_g[best[1]].layer == t["layer"])
+            c["reader_detections"] += len(quads)
+            c["reader_unmatched"] += len(quads) - len(used)
+    for k in range(sequences):
+        frames = stack_sequence(seed + 5000 + k, held_out=True)
+        tracker = LayerTracker()
+        for fr in frames:
+            scene = render_scene(fr.spec)
+            tiles = _visible(scene.truth)
+            est = tracker.update(scene.image_bgr, tiles)
+            _tally(c, est, tiles, "tracked_all_frames")
+            if fr is frames[-1]:
+                _tally(c, est, tiles, "tracked_last_frame")
+                _tally(c, estimate_layers(scene.image_bgr, tiles), tiles, "same_cold_image")
+    out: dict[str, Any] = {"scenes": n_scenes, "sequences": sequences, "seed": seed,
+                           "detector_input": "ground-truth quads of tiles with visible > 0"}
+    for key in ("cold_image", "cold_geometry", "tracked_last_frame", "tracked_all_frames",
+                "same_cold_image"):
+        if c[key + "_n"]:
+            per_layer = {str(L): f"{c[f'{key}_ok_layer{L}']}/{c[f'{key}_n_layer{L}']}"
+                         for L in range(6) if c[f"{key}_n_layer{L}"]}
+            out[key] = {"accuracy": round(c[key + "_ok"] / c[key + "_n"], 4),
+                        "tiles": c[key + "_n"], "right": c[key + "_ok"],
+                        "per_layer": per_layer}
+    if rd is not None:
+        out["reader"] = {
+            "found_per_layer": {str(L): f"{c[f'reader_found_layer{L}']}/"
+                                        f"{c[f'reader_truth_layer{L}']}"
+                                for L in range(6) if c[f"reader_truth_layer{L}"]},
+            "found": c["reader_found"], "detections": c["reader_detections"],
+            "unmatched_detections": c["reader_unmatched"],
+            "image_accuracy_on_found": round(c["reader_image_ok"] / max(1, c["reader_found"]), 4),
+            "geometry_accuracy_on_found": round(c["reader_geometry_ok"]
+                                                / max(1, c["reader_found"]), 4)}
+    out["estimate_ms_median"] = round(float(np.median(ms)), 1) if ms else None
+    out["wall_s"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``domino-companion layers-eval``."""
+    parser.add_argument("--scenes", type=int, default=40, help="stacked scenes (default 40)")
+    parser.add_argument("--sequences", type=int, default=10,
+                        help="build sequences watched by the tracker (default 10)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"first held-out seed (default {DEFAULT_SEED})")
+    parser.add_argument("--reader", action="store_true",
+                        help="also measure end to end on the real reader's detections")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``domino-companion layers-eval [--scenes N] [--sequences M] [--seed S] [--reader]``."""
+    if args.scenes < 0 or args.sequences < 0 or args.scenes + args.sequences == 0:
+        raise RenderSpecError(f"--scenes {args.scenes} / --sequences {args.sequences}: expected "
+                              "counts >= 0, not both 0")
+    print(json.dumps(evaluate(args.scenes, args.seed, args.sequences, args.reader), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(prog="python -m vision.render.layerbench")
+    configure(p)
+    raise SystemExit(run(p.parse_args()))
