@@ -13,10 +13,14 @@ Cues, strongest first:
   the highest tile it covered; a tile that appeared under the picture of a taller stack (nothing
   changed there) is below that stack. Tiles seen in the tracker's first frame get the cold-start
   estimate.
-* ``parallax`` (needs :class:`Geometry`: camera ``K``, pose and tile size): a tile whose top is
-  ``z`` mm above the table projects larger and further from the principal point than one on the
-  table. The quad's corners are cast back onto the planes ``z`` = 0..6 thicknesses; at the true
-  height the back-projected rectangle has the tile's real length and width.
+* ``parallax``: a tile whose top is ``z`` mm above the table projects larger and further from
+  the principal point than one on the table. With :class:`Geometry` (camera ``K``, pose, tile
+  size: a calibrated table) the quad's corners are cast back onto the planes ``z`` = 0..6
+  thicknesses; at the true height the back-projected rectangle has the tile's real length and
+  width, which gives each tile an absolute height. Without calibration, the cube root of the
+  tiles' picture areas is fitted as an affine function of position (exact for tiles on one
+  plane), and of two overlapping tiles the one that looks larger than the fit predicts is the
+  higher (one layer adds about ``2/3 * thickness / distance``).
 * ``occlusion`` (image only): where two quads overlap, only the upper tile's outline is seen; the
   lower one's outline runs under the upper face. Along each outline inside the other quad, the
   contrast across the outline (face against the lower face, the upper tile's side walls and its
@@ -24,7 +28,8 @@ Cues, strongest first:
   it (face texture, pips): a visible outline stands out, a hidden one does not. The walls and
   the shadow band of the upper tile are part of this evidence, not separate cues.
 
-Pairwise decisions make a "lies above" graph (cycles broken at their weakest edge); a tile's
+Pairwise decisions (votes: order 2, calibrated parallax 1.5, uncalibrated size 1, occlusion
+0.5, each clipped) make a "lies above" graph (cycles broken at their weakest edge); a tile's
 layer from the image is the longest chain of tiles below it. With geometry, parallax also gives
 each tile an absolute height: it decides when it is confident and says more than the chain (a
 tile whose support was not detected).
@@ -49,9 +54,6 @@ import numpy as np
 from companion.errors import DominoError
 
 CUES = ("table", "order", "parallax", "occlusion")
-#: Without calibration, a log area ratio this large between two overlapping quads counts as
-#: full evidence that the larger one is higher (one layer is about 2-5 % in area).
-SIZE_LOG_RATIO = 0.03
 #: Weight of the occlusion (outline) evidence against the size/parallax evidence (1.0).
 OCCLUSION_WEIGHT = 1.0
 
@@ -655,39 +657,29 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 layer, cue, conf = tr.layer, tr.cue, tr.confidence
             elif tr is not None and tr.layer == layer and tr.cue == "order":
                 cue, conf = "order", max(conf, tr.confidence)
-        supports = tuple(sorted(j for j in overlapping[i]
-                                if (i, j) in kept or (j, i) not in kept))
-        supports = _supports(i, layer, supports, out_layers=None, chain=chain, quads=quads,
-                             geometry=geometry, heights=heights)
-        out.append(LayerEstimate(int(layer), round(conf, 4), cue, supports))
-    # supports from the final layers: overlapping tiles one layer down (on the table, with
-    # geometry)
+        out.append(LayerEstimate(int(layer), round(conf, 4), cue))
+    # supports from the final layers
     final = [e.layer for e in out]
     result = []
     for i, e in enumerate(out):
         cand = [j for j in overlapping[i] if final[j] == e.layer - 1]
-        sup = _supports(i, e.layer, tuple(cand), out_layers=final, chain=chain, quads=quads,
-                        geometry=geometry, heights=heights)
+        sup = _supports(i, e.layer, cand, quads, geometry)
         result.append(dataclasses.replace(e, supports=sup))
     return result
 
 
-def _supports(i: int, layer: int, cand: tuple[int, ...], out_layers: list[int] | None,
-              chain: list[int], quads: list[np.ndarray], geometry: Geometry | None,
-              heights: list[tuple[float, float]]) -> tuple[int, ...]:
-    if layer == 0 or out_layers is None:
+def _supports(i: int, layer: int, cand: list[int], quads: list[np.ndarray],
+              geometry: Geometry | None) -> tuple[int, ...]:
+    """The tiles one layer down that tile ``i`` rests on: with geometry, those whose top face
+    meets its bottom face on the table; without, every overlapping one."""
+    if layer == 0:
         return ()
     if geometry is None:
         return tuple(sorted(cand))
-    T = geometry.tile_mm[2]
-    L, W, _ = geometry.tile_mm
+    L, W, T = geometry.tile_mm
     mine = _footprint_mm(quads[i], geometry, (layer + 1) * T)
-    keep = []
-    for j in cand:
-        theirs = _footprint_mm(quads[j], geometry, (layer) * T)
-        area, _ = _overlap(mine, theirs)
-        if area > 0.02 * L * W:
-            keep.append(j)
+    keep = [j for j in cand
+            if _overlap(mine, _footprint_mm(quads[j], geometry, layer * T))[0] > 0.02 * L * W]
     return tuple(sorted(keep))
 
 
