@@ -1,11 +1,20 @@
-"""``domino-companion demo``: the main job on its embedded defaults, with no camera.
+"""``domino-companion demo``: the whole companion on its embedded defaults, with no camera.
 
-It plays a bundled game log (a seeded self-played match, shipped in ``companion/data/demo/``)
-through the rules core move by move, printing each move, what it caused and the running scores,
-and ends with the same JSON summary ``replay`` prints. ``--headless`` prints only the summary.
+A bundled recording (``companion/data/demo/GAME.json``, made by the renderer: see
+:mod:`vision.render.recording`) is played through the real pipeline: a virtual camera with sensor
+noise, the still-table gate, the reader, the tracker, the game's interpreter, the rules and the
+stored log, with the entries people make on the tablet (passes, end-of-round hands) at their
+moments. The default recording is a match of All Fives between three players in which a hand
+reaches in for every play, one player lays a tile that fits nowhere (the dashboard raises the
+illegal-placement alert until the tile is taken back) and one tile lies under a glare spot (the
+dashboard asks about it).
 
-The bundled logs are rebuilt with ``domino-companion simulate`` (see
-``companion/data/demo/README.md`` for the exact commands).
+Without ``--headless`` the dashboard is served on localhost (a browser opens where there is one)
+and follows the recording live; a person may answer the alerts there, and an alert nobody
+answers within ``--wait`` seconds is answered as the recording's players would. With
+``--headless`` it runs to the end at full speed and prints the final scores with the recording's
+ground truth beside them, and what a person had to do on the way; the exit status is 0 when the
+scores equal the ground truth, 1 when they do not.
 """
 
 from __future__ import annotations
@@ -13,47 +22,241 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
 
 from companion.errors import DominoError
-from companion.gamelog import Header
-from companion.moves import Move
 
 DEMO_GAMES = ("allfives", "chickenfoot", "super")
 
 
-def demo_log_lines(game: str) -> list[str]:
-    """The lines of the bundled demo log for ``game``."""
+def recording_path(game: str) -> Path:
+    """The bundled recording of ``game``."""
     if game not in DEMO_GAMES:
         raise DominoError(f"no bundled demo for {game!r}; demos: {', '.join(DEMO_GAMES)}")
-    ref = resources.files("companion") / "data" / "demo" / f"{game}.jsonl"
-    return ref.read_text(encoding="utf-8").splitlines()
+    return Path(str(resources.files("companion") / "data" / "demo" / f"{game}.json"))
+
+
+def _same_play(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
+    keys = ("player", "play", "on", "pass", "end_round")
+    if a is None or b is None:
+        return a is b
+    from companion.moves import Move
+
+    ma, mb = Move.from_json({k: a[k] for k in keys if k in a}), Move.from_json(
+        {k: b[k] for k in keys if k in b})
+    return ma == mb
+
+
+@dataclass
+class DemoReport:
+    """What happened: the person's interventions and the pipeline's readings."""
+
+    confirmed: list[str] = field(default_factory=list)  # uncertain readings confirmed as read
+    corrected: list[str] = field(default_factory=list)  # readings a person had to correct
+    illegal_alerts: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)  # plays the camera did not produce
+    wrong: list[str] = field(default_factory=list)  # wrong entries taken silently, then fixed
+    notices: list[str] = field(default_factory=list)
+    camera_plays: int = 0
+    frames: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"camera_plays": self.camera_plays, "confirmed": self.confirmed,
+                "corrected": self.corrected, "illegal_alerts": self.illegal_alerts,
+                "missed_by_camera": self.missed, "wrong_and_fixed": self.wrong,
+                "notices": len(self.notices), "frames": self.frames,
+                "seconds": round(self.seconds, 1)}
+
+
+class DemoPlayer:
+    """Plays a recording through a live session; the same code drives the headless run and the
+    dashboard demo (which passes ``pace`` and ``wait_for_person``)."""
+
+    def __init__(self, rec: Any, session: Any, loop: Any, seed: int = 0,
+                 pace: Callable[[], None] | None = None,
+                 wait_for_person: Callable[[Any], None] | None = None) -> None:
+        from vision.render.recording import HAND_FRAMES, STILL_FRAMES, StepRenderer
+
+        self.rec = rec
+        self.session = session
+        self.loop = loop
+        self.renderer = StepRenderer(rec)
+        self.rng = np.random.default_rng(seed)
+        self.hand_frames, self.still_frames = HAND_FRAMES, STILL_FRAMES
+        self.pace = pace
+        self.wait_for_person = wait_for_person
+        self.report = DemoReport()
+        self.stop = threading.Event()
+
+    def _noisy(self, img: np.ndarray) -> np.ndarray:
+        noise = self.rng.normal(0.0, 1.5, img.shape).astype(np.float32)
+        return np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+    def run(self) -> DemoReport:
+        t0 = time.perf_counter()
+        for i, step in enumerate(self.rec.steps):
+            if self.stop.is_set():
+                break
+            if step.kind == "tablet":
+                result = self.session.submit(dict(step.entry), source="hand")
+                if result.status != "accepted":
+                    raise DominoError(f"the recording's tablet entry {step.entry} was refused: "
+                                      f"{result.to_json()}")
+                continue
+            still, hand, _ = self.renderer.frames(i)
+            frames = ([hand] * self.hand_frames if hand is not None else []) + \
+                [still] * self.still_frames
+            before = len(self.session.history)
+            for img in frames:
+                self.loop.process(self._noisy(img))
+                self.report.frames += 1
+                if self.pace is not None:
+                    self.pace()
+            if self.wait_for_person is not None and self.session.alerts:
+                self.wait_for_person(self.session)
+            self._person(step, before)
+        self.report.seconds = time.perf_counter() - t0
+        return self.report
+
+    def _person(self, step: Any, before: int) -> None:
+        """What the players at the table do after a camera step, knowing what really happened."""
+        s = self.session
+        for alert in list(s.alerts):
+            if alert.kind == "notice":
+                self.report.notices.append(alert.message)
+                s.dismiss(alert.id)
+            elif alert.kind == "confirm":
+                if _same_play(alert.entry, step.truth):
+                    s.confirm(alert.id)
+                    self.report.confirmed.append(str(alert.entry.get("play")))
+                else:
+                    s.correct(alert.id, dict(step.truth))
+                    self.report.corrected.append(
+                        f"read {alert.entry.get('play')}, was {step.truth.get('play')}")
+            elif alert.kind == "illegal":
+                if step.truth is None:
+                    self.report.illegal_alerts.append(alert.message)  # taken back next step
+                else:
+                    s.correct(alert.id, dict(step.truth))
+                    self.report.corrected.append(
+                        f"illegal reading {alert.entry.get('play')}, was {step.truth.get('play')}")
+        if step.truth is None:
+            return
+        new = s.history[before:]
+        camera = [h for h in new if h["entry"].get("source") == "camera"]
+        self.report.camera_plays += len(camera)
+        if any(_same_play(h["entry"], step.truth) for h in new):
+            return
+        # the camera got this play wrong without asking, or missed it: fix it by hand
+        fixed = dict(step.truth)
+        for h in reversed(new):
+            s.undo()
+            self.report.wrong.append(f"{h['text']} (was {step.truth.get('play')})")
+            if h["entry"].get("source") == "camera" and "play" in h["entry"]:
+                fixed["reading"] = {"play": h["entry"]["play"]}
+        if not new:
+            self.report.missed.append(str(step.truth.get("play")))
+        result = s.submit(fixed, source="correction")
+        if result.status != "accepted":
+            raise DominoError(f"the recording's play {step.truth} was refused after a fix: "
+                              f"{result.to_json()}")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="allfives", choices=DEMO_GAMES,
-                        help="which bundled game to play (default allfives)")
+                        help="which bundled recording to play (default allfives)")
     parser.add_argument("--headless", action="store_true",
-                        help="print only the final scores as JSON")
+                        help="run to the end without a dashboard and print the final scores")
+    parser.add_argument("--port", type=int, default=0, help="dashboard port (default: any free)")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    parser.add_argument("--wait", type=float, default=20.0,
+                        help="seconds to wait for a person to answer an alert on the dashboard "
+                             "before the recording's players answer it (default 20)")
+    parser.add_argument("--fps", type=float, default=15.0,
+                        help="frames per second the recording plays at on the dashboard")
+
+
+def _live_parts(rec: Any, db: Path) -> tuple[Any, Any, Any]:
+    from companion.live import LiveLoop
+    from companion.session import Session
+    from companion.store import LogStore
+    from vision.read import Reader
+    from vision.still import StillGate
+
+    store = LogStore(db)
+    session = Session.start(store, rec.game, list(rec.players), dict(rec.options))
+    loop = LiveLoop(session, Reader(), gate=StillGate(still_frames=2), agree=2)
+    return store, session, loop
 
 
 def run(args: argparse.Namespace) -> int:
-    lines = [ln for ln in demo_log_lines(args.game) if ln.strip()]
-    header = Header.from_json(json.loads(lines[0]))
-    game = header.new_game()
-    show = not args.headless
-    if show:
-        print(f"{game.title}: {', '.join(game.players)} (bundled recording, {len(lines) - 1} entries)")
-    for no, text in enumerate(lines[1:], start=2):
-        move = Move.from_json(json.loads(text))
-        events = game.apply(move)
-        if show and move.kind != "deal":
-            said = "; ".join(
-                f"{e.kind}{' ' + e.player if e.player else ''}"
-                f"{' +' + str(e.points) if e.points > 0 else (' ' + str(e.points) if e.points else '')}"
-                f"{' (' + e.detail + ')' if e.detail else ''}" for e in events)
-            score = " ".join(f"{p}={s}" for p, s in game.scores.items())
-            print(f"{no:4d}  {str(move):40s} {said:40s} | {score}")
-    print(json.dumps(game.result()))
-    sys.stdout.flush()
-    return 0
+    from vision.render.recording import load_recording
+
+    rec = load_recording(recording_path(args.game))
+    tmp = Path(tempfile.mkdtemp(prefix="domino-demo-"))
+    if args.headless:
+        store, session, loop = _live_parts(rec, tmp / "demo.sqlite")
+        report = DemoPlayer(rec, session, loop).run()
+        result = session.game.result()
+        store.close()
+        match = result["scores"] == rec.truth["scores"] and result["winner"] == rec.truth["winner"]
+        print(json.dumps({"game": result["game"], "players": result["players"],
+                          "scores": result["scores"], "round": result["round"],
+                          "finished": result["finished"], "winner": result["winner"],
+                          "truth": {"scores": rec.truth["scores"], "winner": rec.truth["winner"]},
+                          "matches_truth": match, "pipeline": report.to_json()}))
+        return 0 if match else 1
+    return _run_dashboard(args, rec, tmp)
+
+
+def _run_dashboard(args: argparse.Namespace, rec: Any, tmp: Path) -> int:
+    from companion import serve
+    from companion.live import LiveFrames
+    from web_ui.services import SessionHolder
+
+    store, session, loop = _live_parts(rec, tmp / "demo.sqlite")
+    holder = SessionHolder(store, session)
+    frames = LiveFrames(loop)
+    period = 1.0 / max(1.0, args.fps)
+
+    def pace() -> None:
+        loop._render_annotated()
+        time.sleep(period)
+
+    def wait_for_person(s: Any) -> None:
+        deadline = time.monotonic() + args.wait
+        while s.alerts and time.monotonic() < deadline and not player.stop.is_set():
+            time.sleep(0.2)
+
+    player = DemoPlayer(rec, session, loop, pace=pace, wait_for_person=wait_for_person)
+
+    def play() -> None:
+        time.sleep(2.0)  # let the browser connect first
+        report = player.run()
+        result = session.game.result()
+        print(f"demo finished: scores {result['scores']}, winner {result['winner']} (recording's "
+              f"truth: {rec.truth['scores']}, winner {rec.truth['winner']}); "
+              f"{json.dumps(report.to_json())}", flush=True)
+
+    threading.Thread(target=play, name="demo-player", daemon=True).start()
+    ns = argparse.Namespace(host="127.0.0.1", port=args.port, trusted_host=[], max_streams=32,
+                            max_video=5, no_browser=args.no_browser)
+    try:
+        return serve.serve_dashboard(ns, store, holder, tmp, tmp / "demo.sqlite", frames=frames,
+                                     banner=f"demo: {rec.game} recording, {len(rec.steps)} steps")
+    finally:
+        player.stop.set()
+        store.close()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run(argparse.Namespace(game="allfives", headless=True)))

@@ -14,6 +14,7 @@ in a background thread for the live mode. :meth:`LiveLoop.status` and
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import deque
@@ -25,6 +26,7 @@ import numpy as np
 
 from companion.interpret import Interpreter, interpreter_for
 from companion.session import Session
+from companion.tiles import Tile
 from companion.tracking import Seen, diff
 
 
@@ -119,7 +121,34 @@ class LiveLoop:
             self.baseline = []
             self._candidate, self._candidate_count = None, 0
 
+    def relabels(self) -> dict[Tile, Tile]:
+        """Corrections made this round, as ``{tile the camera read: tile it really is}``: the
+        reader tends to misread the same physical tile the same way, so later readings of it
+        are taken as corrected."""
+        out: dict[Tile, Tile] = {}
+        for h in reversed(self.session.history):
+            entry = h["entry"]
+            if "end_round" in entry or "deal" in entry:
+                break
+            reading = entry.get("reading")
+            if entry.get("source") == "correction" and isinstance(reading, dict) and \
+                    "play" in reading and "play" in entry:
+                try:
+                    read, real = Tile.parse(reading["play"]), Tile.parse(entry["play"])
+                except ValueError:
+                    continue
+                if read != real:
+                    out.setdefault(read, real)
+        return out
+
     def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
+        fix = self.relabels()
+        if fix:
+            seen = [dataclasses.replace(s, tile=fix[s.tile], halves=_oriented(fix[s.tile], s.halves))
+                    if s.tile in fix else s for s in seen]
+            self.baseline = [dataclasses.replace(s, tile=fix[s.tile],
+                                                 halves=_oriented(fix[s.tile], s.halves))
+                             if s.tile in fix else s for s in self.baseline]
         change = diff(self.baseline, seen)
         self.baseline = seen
         self.stats.accepted += 1
@@ -200,6 +229,17 @@ class LiveLoop:
         """The last frame with every tile's value and confidence drawn on it, as JPEG."""
         with self._lock:
             return self._jpeg
+
+
+def _oriented(tile: Tile, read_halves: tuple[int, int]) -> tuple[int, int]:
+    """``tile``'s halves in the order the reader saw the misread tile: a half whose value was
+    read right keeps its place; otherwise the canonical order."""
+    a, b = tile.halves
+    if read_halves[0] in (a, b):
+        return (read_halves[0], b if read_halves[0] == a else a)
+    if read_halves[1] in (a, b):
+        return (b if read_halves[1] == a else a, read_halves[1])
+    return (a, b)
 
 
 def _same_table(a: list[Seen], b: list[Seen], tol: float = 0.5) -> bool:

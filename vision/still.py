@@ -12,8 +12,9 @@ Each frame is shrunk to a small blurred grey picture. Two measures decide the st
 
 States: ``waiting`` (no frame yet), ``motion``, ``hand``, ``settling`` (still, but not yet for
 ``still_frames`` frames) and ``stable`` (read now). A change that stays still for
-``rebase_frames`` frames although it touches the border (a bumped camera, a newspaper) becomes
-the new still table, so the gate never blocks for good.
+``rebase_frames`` frames (1.5 s at 30 fps) although it touches the border (a bumped camera, a
+hand that was on the table when the camera started and has left, a newspaper) becomes the new
+still table, so the gate never blocks for good; one that looks like skin waits twice as long.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class StillGate:
 
     def __init__(self, still_frames: int = 4, motion_threshold: float = 0.004,
                  intrusion_threshold: float = 0.02, pixel_delta: int = 18,
-                 rebase_frames: int = 90) -> None:
+                 rebase_frames: int = 45) -> None:
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
         self.intrusion_threshold = intrusion_threshold
@@ -111,7 +112,7 @@ class StillGate:
             self._still = 0
             self._blocked_still += 1
             state = "hand"
-            patience = self.rebase_frames if skin > 0.3 else self.still_frames
+            patience = 2 * self.rebase_frames if skin > 0.3 else self.still_frames
             if self._blocked_still >= patience:
                 self._base = small
                 self._blocked_still = 0

@@ -1,0 +1,309 @@
+"""Recordings: a whole match as a fixed webcam and a tablet would record it.
+
+:func:`make_recording` plays a seeded match of a line game with the rules core's simulator and
+turns it into :class:`Step` values, in order:
+
+* ``camera`` steps: the table after a play (every tile placed so far this round, laid out by
+  :func:`vision.render.gamelayout.line_layout`), shown first with the player's hand on the tile
+  just laid and then at rest; the table cleared between rounds;
+* ``tablet`` steps: what people enter by hand because the camera cannot see it (passes, the
+  tiles left in each hand at the end of a round);
+
+plus two things a real game night brings, so the demo shows how the companion copes:
+
+* an illegal placement: a player lays a tile that fits nowhere against an open end, sees the
+  alert and takes it back before playing the right tile;
+* a tile the camera is unsure of: a glare spot from the lamp over the tile just laid.
+
+A recording is stored as a small JSON file (:func:`save_recording`): the recipe (game, players,
+seeds), every step, and the ground truth (the log the companion should end with and its final
+scores). The frames are rendered from it deterministically by :func:`step_frames`, so the file
+stays small and exact; :func:`load_recording` checks the stored steps against the recipe.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.tiles import Tile
+from vision.render.camera import Camera
+from vision.render.errors import RenderSpecError
+from vision.render.gamelayout import SET_OF_GAME, line_layout
+from vision.render.layouts import Placement
+from vision.render.sampling import SKIN_BGR, fit_camera, random_scene_spec
+from vision.render.scene import HandSpec, SceneSpec, render_scene
+from vision.render.tiles import geometry_for_set
+
+FORMAT = 1
+#: Line games a recording can be made of.
+RECORDING_GAMES = ("allfives", "chickenfoot", "super")
+#: Frames per camera step: the hand on the tile, then the table at rest.
+HAND_FRAMES = 3
+STILL_FRAMES = 6
+EXTENT_MM = (640.0, 420.0)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing that happens at the table. ``kind`` is ``camera`` (``tiles``: the whole table,
+    ``by``: the seat whose hand reaches in, ``glare``: a tile under a glare spot) or ``tablet``
+    (``entry``: a log entry typed on the tablet). ``truth`` is the log entry this step should
+    produce (None for a table cleared or an illegal tile laid), ``note`` says what it shows."""
+
+    kind: str
+    tiles: tuple[Placement, ...] = ()
+    by: int | None = None
+    glare: Tile | None = None
+    entry: dict[str, Any] | None = None
+    truth: dict[str, Any] | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "note": self.note}
+        if self.kind == "camera":
+            out["tiles"] = [[str(p.tile), list(p.halves), [round(v, 3) for v in p.center_mm],
+                             round(p.angle_deg, 3)] for p in self.tiles]
+            out["by"] = self.by
+            if self.glare is not None:
+                out["glare"] = str(self.glare)
+        else:
+            out["entry"] = self.entry
+        out["truth"] = self.truth
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Step":
+        if obj.get("kind") == "camera":
+            tiles = tuple(Placement(Tile.parse(t), (int(h[0]), int(h[1])), (float(c[0]), float(c[1])),
+                                    float(a)) for t, h, c, a in obj["tiles"])
+            glare = Tile.parse(obj["glare"]) if obj.get("glare") else None
+            return cls("camera", tiles, obj.get("by"), glare, None, obj.get("truth"), obj.get("note", ""))
+        if obj.get("kind") == "tablet":
+            return cls("tablet", entry=obj["entry"], truth=obj.get("truth"), note=obj.get("note", ""))
+        raise RenderSpecError(f"a recording step is 'camera' or 'tablet', got {obj.get('kind')!r}")
+
+
+@dataclass
+class Recording:
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    seed: int
+    look_seed: int
+    steps: list[Step]
+    truth: dict[str, Any]
+    base: SceneSpec = field(repr=False)
+    recipe: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "game": self.game, "players": self.players,
+                "options": self.options, "seed": self.seed, "look_seed": self.look_seed,
+                "recipe": self.recipe,
+                "frames_per_step": {"hand": HAND_FRAMES, "still": STILL_FRAMES},
+                "steps": [s.to_json() for s in self.steps], "truth": self.truth}
+
+
+def _rounds(moves: list) -> list[list[tuple[int, Any]]]:
+    rounds: list[list[tuple[int, Any]]] = []
+    for k, m in enumerate(moves):
+        if m.kind == "deal" or not rounds:
+            rounds.append([])
+        rounds[-1].append((k, m))
+    return rounds
+
+
+def _wrong_tile(game: Any, player: str) -> Tile | None:
+    """A tile of ``player``'s hand that the rules let go nowhere now (the illegal placement)."""
+    for t in sorted(game.hands[player], key=lambda t: -t.pips):
+        if not game.placements(t, player):
+            return t
+    return None
+
+
+def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, look_seed: int = 21,
+                   illegal_round: int = 1, illegal_play: int = 4, glare_round: int = 1,
+                   glare_play: int = 7, max_rounds: int | None = None) -> Recording:
+    """A recording of the seeded match (see the module docstring). ``illegal_play``/``glare_play``
+    count plays within their round (1 = the round's first play). ``max_rounds`` records only the
+    first rounds of a long match (its truth is then the score after them)."""
+    from companion.games import find_game
+    from companion.moves import Move
+    from companion.simulate import default_players, play_random_game
+
+    if game not in RECORDING_GAMES:
+        raise RenderSpecError(f"no recording for {game!r}; games: {', '.join(RECORDING_GAMES)}")
+    names = default_players(players)
+    sim = play_random_game(game, names, seed)
+    set_max = SET_OF_GAME[game]
+    geom = geometry_for_set(set_max)
+    replay = find_game(game)(names, sim.header.options)
+    # the companion is started before the game: the camera first sees the empty table
+    steps: list[Step] = [Step("camera", (), None, note="the empty table before the game")]
+    all_pts: list[np.ndarray] = []
+    recorded: list[Any] = []
+    for r, rnd in enumerate(_rounds(sim.moves), start=1):
+        if max_rounds is not None and r > max_rounds:
+            break
+        plays = [(m.tile, m.on, k + 1) for k, m in rnd if m.kind == "play"]
+        placed, _, _ = line_layout(game, plays, geom, EXTENT_MM)
+        if len(placed) != len(plays) + (1 if plays and plays[0][1] is not None else 0):
+            raise RenderSpecError(f"round {r} of seed {seed}: only {len(placed)} of {len(plays)} "
+                                  "plays fit the table; use another seed")
+        for p in placed:
+            all_pts.append(p.footprint(geom))
+        n_fixed = len(placed) - len(plays)  # a centre double set by the rules (Chickenfoot)
+        n_play = 0
+        for k, m in rnd:
+            if m.kind == "play":
+                n_play += 1
+                seat = names.index(m.player)
+                shown = tuple(placed[:n_fixed + n_play])
+                if r == illegal_round and n_play == illegal_play:
+                    wrong = _wrong_tile(replay, m.player)
+                    if wrong is not None:
+                        good = shown[-1]
+                        bad = Placement(wrong, wrong.halves, good.center_mm, good.angle_deg)
+                        steps.append(Step("camera", shown[:-1] + (bad,), seat, note=(
+                            f"{m.player} lays {wrong}, which fits no open end")))
+                        steps.append(Step("camera", shown[:-1], seat, note=(
+                            f"{m.player} takes {wrong} back")))
+                glare = m.tile if (r == glare_round and n_play == glare_play) else None
+                truth = Move.play(m.player, m.tile, m.on, **dict(m.extra)).to_json()
+                steps.append(Step("camera", shown, seat, glare, truth=truth,
+                                  note=f"{m}" + (" (under a glare spot)" if glare else "")))
+            elif m.kind == "pass":
+                steps.append(Step("tablet", entry=m.to_json(), truth=m.to_json(),
+                                  note=f"{m.player} cannot play and passes (tapped on the tablet)"))
+            elif m.kind == "end_round":
+                steps.append(Step("tablet", entry=m.to_json(), truth=m.to_json(),
+                                  note="end of the round: the tiles left in each hand, counted"))
+            replay.apply(m)
+            recorded.append(m)
+        if not replay.finished and (max_rounds is None or r < max_rounds):
+            steps.append(Step("camera", (), None, note="the table is cleared for the next round"))
+    # the looks (table, tiles, lamp) from one seed; the camera framing the whole match
+    base = random_scene_spec(look_seed, layout="line", n_tiles=2, set_max=set_max, loose=0,
+                             boneyard=False, hands=0, degrade=False, tilt_range=(8.0, 22.0),
+                             table_families=["wood", "felt", "cloth"],
+                             tile_families=["ivory", "white"])
+    pts = np.concatenate(all_pts)
+    target = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
+    cam = fit_camera(pts, base.camera.tilt_deg, base.camera.rotation_deg, base.camera.hfov_deg,
+                     target, (0.0, 0.0, 0.0, 0.0, 0.0), base.width, base.height, 0.92)
+    base = dataclasses.replace(base, placements=(), tile_styles=(), camera=cam, hands=())
+    truth_log = [m.to_json() for m in recorded if m.kind in ("play", "pass", "end_round")]
+    result = replay.result()
+    truth = {"scores": result["scores"], "winner": result["winner"], "round": result["round"],
+             "finished": result["finished"], "log": truth_log}
+    recipe = {"illegal_round": illegal_round, "illegal_play": illegal_play,
+              "glare_round": glare_round, "glare_play": glare_play, "max_rounds": max_rounds}
+    return Recording(game, names, dict(sim.header.options), seed, look_seed, steps, truth, base,
+                     recipe)
+
+
+def save_recording(rec: Recording, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(rec.to_json(), indent=1) + "\n", encoding="utf-8")
+
+
+def load_recording(path: str | Path) -> Recording:
+    """Read a recording file and rebuild it from its recipe; the stored steps and truth must
+    agree with what the recipe gives (else the renderer or the rules changed: remake it)."""
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RenderSpecError(f"cannot read the recording {path}: {exc}") from None
+    if obj.get("format") != FORMAT:
+        raise RenderSpecError(f"recording {path} has format {obj.get('format')!r}; this version "
+                              f"reads format {FORMAT}: remake it with `python -m "
+                              "vision.render.recording`")
+    rec = make_recording(obj["game"], len(obj["players"]), obj["seed"], obj["look_seed"],
+                         **obj.get("recipe", {}))
+    if rec.to_json()["steps"] != obj["steps"] or rec.truth != obj["truth"]:
+        raise RenderSpecError(f"recording {path} no longer matches its recipe (the renderer or "
+                              "the rules changed); remake it with `python -m "
+                              "vision.render.recording`")
+    return rec
+
+
+class StepRenderer:
+    """Renders the frames of camera steps (cached per step)."""
+
+    def __init__(self, rec: Recording) -> None:
+        self.rec = rec
+        self.cam = Camera(rec.base.camera, rec.base.width, rec.base.height)
+        self.style = random_scene_spec(rec.look_seed, layout="line", n_tiles=2,
+                                       set_max=rec.base.set_max, loose=0, boneyard=False, hands=0,
+                                       degrade=False, tile_families=["ivory", "white"],
+                                       table_families=["wood", "felt", "cloth"]).tile_styles[0]
+        rng = np.random.default_rng(rec.look_seed)
+        self.skins = [SKIN_BGR[int(rng.integers(len(SKIN_BGR)))] for _ in rec.players]
+        self.edges = [(0.5, 1.0), (1.0, 0.5), (0.5, 0.0), (0.0, 0.5)]
+        self._cache: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+
+    def spec(self, step: Step, hand: bool) -> SceneSpec:
+        spec = dataclasses.replace(self.rec.base, placements=step.tiles,
+                                   tile_styles=(self.style,) * len(step.tiles))
+        if hand and step.by is not None and step.tiles:
+            pl = step.tiles[-1]
+            uv = self.cam.project(np.array([[pl.center_mm[0], pl.center_mm[1], 0.0]]))[0]
+            tip = (float(np.clip(uv[0] / spec.width, 0.03, 0.97)),
+                   float(np.clip(uv[1] / spec.height, 0.03, 0.97)))
+            entry = self.edges[step.by % len(self.edges)]
+            width = self.cam.K[0, 0] / spec.camera.height_mm * 80.0
+            spec = dataclasses.replace(spec, hands=(HandSpec(entry, tip, width,
+                                                             self.skins[step.by]),))
+        return spec
+
+    def frames(self, index: int) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
+        """(still picture, hand picture or None, ground truth) of camera step ``index``."""
+        step = self.rec.steps[index]
+        if step.kind != "camera":
+            raise RenderSpecError(f"step {index} is a {step.kind} step, not a camera step")
+        still = render_scene(self.spec(step, hand=False))
+        hand = render_scene(self.spec(step, hand=True)).image_bgr if step.by is not None else None
+        image = still.image_bgr
+        if step.glare is not None:
+            from vision.virtual_camera import add_glare
+
+            t = next(t for t in still.truth["tiles"] if Tile.parse(t["tile"]) == step.glare)
+            c = np.asarray(t["corners"], dtype=float)
+            first_half = (c[0] + c[1]) / 2 * 0.6 + c.mean(axis=0) * 0.4
+            width = float(np.linalg.norm(c[1] - c[0]))
+            image = add_glare(image, (first_half[0] / image.shape[1], first_half[1] / image.shape[0]),
+                              0.55 * width / image.shape[1])
+        return image, hand, still.truth
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.render.recording --game allfives --out FILE``: (re)make a recording."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="allfives", choices=RECORDING_GAMES)
+    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--seed", type=int, default=12)
+    p.add_argument("--look-seed", type=int, default=21)
+    p.add_argument("--rounds", type=int, default=None, help="record only the first N rounds")
+    p.add_argument("--glare-round", type=int, default=1)
+    p.add_argument("--glare-play", type=int, default=7)
+    p.add_argument("--illegal-round", type=int, default=1)
+    p.add_argument("--illegal-play", type=int, default=4)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    rec = make_recording(a.game, a.players, a.seed, a.look_seed, a.illegal_round, a.illegal_play,
+                         a.glare_round, a.glare_play, a.rounds)
+    save_recording(rec, a.out)
+    cams = sum(s.kind == "camera" for s in rec.steps)
+    print(json.dumps({"out": a.out, "steps": len(rec.steps), "camera_steps": cams,
+                      "scores": rec.truth["scores"], "winner": rec.truth["winner"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
