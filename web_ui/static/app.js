@@ -495,13 +495,20 @@ function renderEntryKinds(s) {
   }
   const sel = $("#entry-kind");
   const kinds = (s.entry_kinds || []).map((k) => k.kind).filter((k) => k !== "play" && k !== "end_round");
-  if (sel.dataset.kinds !== kinds.join(",")) {
+  const first = (s.entry_kinds || []).find((k) => kinds.includes(k.kind));
+  if (sel.dataset.kinds !== kinds.join(",") || sel.dataset.player !== String(first && first.player)) {
     const keep = sel.value;
     sel.dataset.kinds = kinds.join(",");
+    sel.dataset.player = String(first && first.player);
     sel.replaceChildren(...kinds.map((k) => el("option", { value: k }, KIND_LABEL[k] || k)));
     if (kinds.includes(keep)) sel.value = keep;
+    // the player who acts now, when the game says who
+    if (first && first.player) $("#entry-form .player-select").value = first.player;
   }
   $("#entry-form").hidden = !kinds.length;
+  // a play form only while plays are possible (not while bidding or naming trump)
+  const all = (s.entry_kinds || []).map((k) => k.kind);
+  $("#play-form").hidden = all.length > 0 && !all.includes("play") && !all.includes("end_round");
 }
 
 function renderEntryForms(s) {
