@@ -375,7 +375,12 @@ def normalise_to_profile(frame_bgr: np.ndarray, profile: SetProfile) -> np.ndarr
     everything far from the face-to-pip colour segment (table, hands, markers' white borders
     unless they match the face) a dark background. Pure; returns a BGR uint8 image.
 
-    With several sets, each set's face colour is tried and the most face-like answer kept."""
+    With several sets, each set's face colour is tried and the most face-like answer kept.
+
+    Experimental, measured no better: at the calibration bench (docs/benchmarks.md) the reader
+    read 244/467 tiles right on raw frames and 200/467 on these (better only for coloured sets,
+    24 -> 31 of 93). Kept so the comparison can be re-run as the reader changes; do not feed it
+    to the reader by default."""
     if profile.pip_lab is None:
         raise EnrollmentError("this profile has no pip colour (no pips were seen when it was "
                               "enrolled); enroll again with tiles that show pips")
