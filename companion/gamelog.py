@@ -163,19 +163,9 @@ def log_lines(header: Header, moves: Sequence[Move]) -> list[str]:
 
 
 def write_log(path: str | Path, header: Header, moves: Sequence[Move]) -> None:
-    """Write a whole log atomically (temp file in the same folder, fsync, rename)."""
-    import os
-    import tempfile
+    """Write a whole log atomically (see :mod:`companion.atomic`)."""
+    from companion.atomic import atomic_write
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("\n".join(log_lines(header, moves)) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, "\n".join(log_lines(header, moves)) + "\n")

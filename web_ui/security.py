@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 import time
@@ -31,6 +30,8 @@ from flask import Blueprint, Flask, current_app, g, jsonify, request
 from flask.typing import ResponseReturnValue
 from itsdangerous import BadSignature, URLSafeSerializer
 from werkzeug.wrappers import Response
+
+from companion.atomic import atomic_write
 
 bp = Blueprint("security", __name__)
 
@@ -69,19 +70,11 @@ class SecretStore:
         return data
 
     def _write(self) -> None:
-        """Atomic write with mode 0600: temp file in the same folder, fsync, replace."""
+        """Atomic write with mode 0600 (see :mod:`companion.atomic`)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         body = json.dumps({"secret_key": self.secret_key, "pairing_code": self.pairing_code,
                            "controllers": sorted(self.controllers)}).encode()
-        tmp = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, body)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        atomic_write(self.path, body, mode=0o600)
 
     @staticmethod
     def _hash(token: str) -> str:

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import cv2
 
+from companion.atomic import atomic_write
 from vision.render.errors import RenderSpecError
 from vision.render.scene import RenderedScene
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def write_scene(scene: RenderedScene, out_dir: str | Path, name: str) -> tuple[Path, Path]:
@@ -39,6 +24,6 @@ def write_scene(scene: RenderedScene, out_dir: str | Path, name: str) -> tuple[P
     png, js = out / f"{name}.png", out / f"{name}.json"
     truth = dict(scene.truth)
     truth["image"] = png.name
-    _atomic_write(png, buf.tobytes())
-    _atomic_write(js, (json.dumps(truth, indent=1) + "\n").encode())
+    atomic_write(png, buf.tobytes())
+    atomic_write(js, (json.dumps(truth, indent=1) + "\n").encode())
     return png, js
