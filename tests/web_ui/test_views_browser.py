@@ -4,14 +4,39 @@ editing a past entry (warning, refusal, history of changes). One screenshot per 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from test_browser import (
+    ARGS,
+    CHROMIUM,
+    SHOT_DIR,
+    Live,
+    open_page,
+    pair_in_page,
+    sync_api,
+)
 
 from companion.simulate import default_players, play_random_game
-from test_browser import SHOT_DIR, Live, browser, live, open_page, pair_in_page, sync_api  # noqa: F401
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[Live]:
+    srv = Live(tmp_path)
+    yield srv
+    srv.close()
 
 # game, players, moves into a seeded random match (mid-game), what the view must show
 CASES = [
