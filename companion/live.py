@@ -32,6 +32,8 @@ from companion.tracking import Seen, diff
 
 #: The annotated video for the dashboard is drawn at most this often (seconds).
 ANNOTATE_EVERY_S = 0.1
+#: Height of a lying tile's top face above the table, for mapping its corners to table mm.
+TILE_TOP_MM = 8.0
 
 
 @dataclass
@@ -50,7 +52,8 @@ class LiveLoop:
     def __init__(self, session: Session, reader: Any, gate: Any | None = None,
                  interpreter: Interpreter | None = None, agree: int = 2, set_max: int | None = None,
                  on_event: Callable[[str, dict[str, Any]], None] | None = None,
-                 session_source: Callable[[], Session | None] | None = None) -> None:
+                 session_source: Callable[[], Session | None] | None = None,
+                 plane_tracker: Any | None = None) -> None:
         from vision.still import StillGate
 
         self.session = session
@@ -58,6 +61,11 @@ class LiveLoop:
         #: rematch); the loop follows it and starts from an empty table
         self.session_source = session_source
         self._fixed_interpreter = interpreter is not None
+        #: a calibration.plane.TablePlaneTracker: with it, tiles are tracked in table
+        #: millimetres, so a bumped camera does not look like moved tiles, and the markers are
+        #: looked for again every few frames
+        self.plane_tracker = plane_tracker
+        self.plane_status: dict[str, Any] | None = None
         self.reader = reader
         self.gate = gate or StillGate()
         self.interpreter = interpreter or interpreter_for(session.game.name)
@@ -86,6 +94,12 @@ class LiveLoop:
         self._follow_session()
         self.stats.frames += 1
         self.stats.frame_times.append(time.monotonic())
+        plane = None
+        if self.plane_tracker is not None:
+            upd = self.plane_tracker.update(frame_bgr)
+            if upd.status != "skipped" or self.plane_status is None:
+                self.plane_status = {"state": upd.status, "message": upd.message}
+            plane = upd.plane
         verdict = self.gate.update(frame_bgr)
         self.last_verdict = verdict.to_json()
         happened: list[dict[str, Any]] = []
@@ -99,6 +113,9 @@ class LiveLoop:
             self.stats.readings += 1
             self.last_reading = reading
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
+            if plane is not None:  # track in table millimetres (top faces: a tile's thickness up)
+                seen = [dataclasses.replace(s, corners=tuple(map(tuple, plane.to_table(
+                    s.corners, z_mm=TILE_TOP_MM)))) for s in seen]
             if self._candidate is not None and _same_table(self._candidate, seen):
                 self._candidate_count += 1
             else:
@@ -208,6 +225,7 @@ class LiveLoop:
             "accepted": self.stats.accepted,
             "read_ms_median": round(read_ms[len(read_ms) // 2], 1) if read_ms else None,
             "tiles_seen": len(self.baseline),
+            "table": self.plane_status,
         }
         if self.capture is not None:
             out["camera"] = self.capture.status().to_json()
@@ -315,6 +333,9 @@ class LiveFrames:
         gate = st["gate"]
         if state == "ok" and gate.get("state") in ("motion", "hand"):
             hints.append(gate["message"] + ": waiting for a still table")
+        table = st.get("table")
+        if table and table["state"] in ("searching", "lost", "moved", "recovered"):
+            hints.append(table["message"])
         return {"state": state, "message": cam.get("message") or gate.get("message", ""),
                 "hints": hints,
                 "diagnostics": {"fps": st["fps"], "frames": st["frames"],

@@ -25,6 +25,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--width", type=int, default=None, help="ask the camera for this width")
     parser.add_argument("--height", type=int, default=None, help="ask the camera for this height")
     parser.add_argument("--fps", type=float, default=None, help="ask the camera for this rate")
+    parser.add_argument("--calibration", default=None,
+                        help="folder of the calibration made by `domino-companion calibrate` "
+                             "(default: the data folder); without one, tiles are tracked in "
+                             "image pixels")
     serve.configure(parser)
 
 
@@ -49,8 +53,17 @@ def run(args: argparse.Namespace) -> int:
     except CameraError as exc:
         print(f"domino-companion run: {exc}\n  the dashboard shows the camera offline and keeps "
               "trying to reconnect", file=sys.stderr)
+    from calibration.files import tracker_from_store
+
+    tracker, problems = tracker_from_store(args.calibration)
+    for problem in problems:
+        print(f"domino-companion run: calibration: {problem}", file=sys.stderr)
+    if tracker is None:
+        print("domino-companion run: no table calibration: tiles are tracked in image pixels "
+              "(run `domino-companion calibrate` so a bumped camera is followed)", file=sys.stderr)
     capture = CaptureThread(opener).start()
-    loop = LiveLoop(session, Reader(), session_source=lambda: holder.session)
+    loop = LiveLoop(session, Reader(), session_source=lambda: holder.session,
+                    plane_tracker=tracker)
     frames = LiveFrames(loop)
     loop.start(capture)
     try:
