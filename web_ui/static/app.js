@@ -383,7 +383,10 @@ function renderGridView(v) {
       const c = at.get(`${x},${y}`);
       if (!c) { board.append(el("div", { class: "cell empty" })); continue; }
       const e = ends.get(`${x},${y}`);
-      const cls = ["cell", `lv${Math.min(c.level, 4)}`, c.root ? "root" : "", e ? (e.capped ? "capped" : "open-end") : ""].join(" ");
+      // the two halves of one top tile are drawn joined
+      const same = (dx, dy) => { const n = at.get(`${x + dx},${y + dy}`); return n && n.tile === c.tile && n.level === c.level; };
+      const joins = [same(1, 0) ? "join-r" : "", same(-1, 0) ? "join-l" : "", same(0, 1) ? "join-d" : "", same(0, -1) ? "join-u" : ""];
+      const cls = ["cell", `lv${Math.min(c.level, 4)}`, c.root ? "root" : "", e ? (e.capped ? "capped" : "open-end") : "", ...joins].join(" ");
       board.append(el("div", { class: cls, title: `${c.tile} · level ${c.level}${c.root ? " · root" : ""}` }, el("span", { class: "v" }, c.value), c.level ? el("sub", {}, c.level) : null));
     }
   }
