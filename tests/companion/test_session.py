@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from companion.games import find_game
+from companion.moves import Move
 from companion.session import ENTRY_KIND_LIMIT, AmendError, Session
 from companion.simulate import play_random_game
 from companion.store import LogStore
@@ -155,3 +158,45 @@ def test_state_offers_entry_kinds(tmp_path: Path) -> None:
     s2 = Session.start(store, "castlerock", ["Sol"])
     draw = s2.state()["entry_kinds"][0]
     assert draw["kind"] == "draw" and len(draw["entries"]) == min(55, ENTRY_KIND_LIMIT)
+
+
+@pytest.mark.parametrize("name, seed", [("allfives", 1), ("castlerock", 2), ("moon", 3),
+                                        ("super", 4)])
+def test_amend_to_another_legal_move_equals_replaying_the_edited_log(
+        tmp_path: Path, name: str, seed: int) -> None:
+    """Replace a seeded game's entry by another move legal at that point: either the session
+    refuses and nothing changes, or its state is the fold of the edited log."""
+    sim = play_random_game(name, find_game(name).min_players, seed=seed, max_moves=40)
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, name, list(sim.header.players), dict(sim.header.options))
+    for m in sim.moves:
+        assert s.submit(m).status == "accepted"
+    rng = random.Random(seed)
+    outcomes = set()
+    # the last entries (few lines after them to break) and a few anywhere
+    picks = [len(s.seqs) - 1, len(s.seqs) - 2] + [rng.randrange(len(s.seqs)) for _ in range(4)]
+    for i in picks:
+        log = [h["entry"] for h in s.history]
+        game = s.header.new_game()
+        for e in log[:i]:
+            game.apply(Move.from_json(e))
+        others = [m for m in game.legal_moves() if m.to_json() != {k: v for k, v in log[i].items()
+                                                                   if k not in ("source", "t")}]
+        if not others:
+            continue
+        new = rng.choice(others).to_json()
+        before = comparable(s.state())
+        try:
+            s.amend(s.seqs[i], new)
+        except AmendError as exc:
+            assert "line" in str(exc)
+            assert comparable(s.state()) == before
+            outcomes.add("refused")
+            continue
+        outcomes.add("amended")
+        fresh = s.header.new_game()
+        for e in log[:i] + [new] + log[i + 1:]:
+            fresh.apply(Move.from_json(e))
+        assert s.game.snapshot() == fresh.snapshot()
+        assert s.state()["view"] == fresh.view()
+    assert "amended" in outcomes, "no amendment was taken"
