@@ -11,6 +11,23 @@ player whose turn it is. It goes ``on`` the tile it touches; when it touches sev
 whose touching half matches and that the rules accept is chosen (the rules pick the side of a
 spinner or double). The first tile of a round touches nothing. A tile the rules already put on
 the table (the Chickenfoot centre double) is no play.
+
+Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
+the solitaire player; several added at once (the new array of three on an empty row) are one
+draw, in row order along the line through them, left to right as the camera sees it (the player
+sits at the bottom of the picture). Tiles gone from the row are ``remove`` entries, split into
+removal groups the rules accept, in an order they accept (found by search over the game's legal
+removals); tiles left in the row that slid to close a gap are no entry. Gone tiles that no
+sequence of legal removals explains are proposed as one removal anyway, so the rules raise the
+illegal alert that says why; a tile put back where the rules still have it is no entry.
+
+Trick games (``fortytwo``, ``moon``, :class:`TrickInterpreter`): a face-up tile added to the
+table is a play (no ``on``) by the player whose turn it is. Several new tiles at once are played
+in the order read, which is a guess, so each asks a person (confidence at most 0.5). A trick
+gathered (its tiles taken away or turned face down, which the camera no longer sees as tiles)
+is no entry: the rules know who won it. A tile of a finished trick turned face up again, a tile
+of the trick in play taken away or moved, is a notice. Bids, trump and Moon's widow discard are
+entered on the tablet.
 """
 
 from __future__ import annotations
@@ -19,9 +36,12 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+
 from companion.errors import DominoError
 from companion.games import Game
 from companion.moves import Move
+from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
 
 
@@ -99,10 +119,143 @@ class LineInterpreter:
         return out
 
 
+def _row_order(seen: list[Seen]) -> list[Seen]:
+    """``seen`` in order along the line through their centres, left to right in the picture
+    (top to bottom when the line is upright)."""
+    if len(seen) < 2:
+        return list(seen)
+    pts = np.stack([s.center for s in seen])
+    centred = pts - pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    axis = vt[0]
+    if axis[0] < 0 or (abs(axis[0]) < 1e-9 and axis[1] < 0):
+        axis = -axis
+    return [seen[i] for i in np.argsort(centred @ axis, kind="stable")]
+
+
+def _removal_plan(game: Game, gone: set[Tile], limit: int = 2000) -> list[Move] | None:
+    """Removals the rules accept, one after another, that take exactly ``gone`` out of the row
+    (depth-first over the game's legal removals; None when no sequence does)."""
+    budget = [limit]
+
+    def search(g: Game, left: frozenset[Tile]) -> list[Move] | None:
+        if not left:
+            return []
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        for m in g.legal_moves():
+            if m.kind != "remove" or not set(m.tiles) <= left:
+                continue
+            trial = copy.deepcopy(g)
+            try:
+                trial.apply(m)
+            except DominoError:
+                continue
+            rest = search(trial, left - set(m.tiles))
+            if rest is not None:
+                return [m] + rest
+        return None
+
+    return search(game, frozenset(gone))
+
+
+class RowInterpreter:
+    """Castle Rock: draws at the right of the row, removals out of it (see the module docstring)."""
+
+    def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        out: list[Proposal] = []
+        row = list(getattr(game, "row", []))
+        in_row = set(row)
+        known = set(game.table_tiles())
+        player = game.players[0]
+        by_tile = {s.tile: s for s in change.removed}
+        gone = {s.tile for s in change.removed if s.tile in in_row}
+        trial = copy.deepcopy(game)
+        if gone:
+            plan = _removal_plan(game, gone)
+            if plan is None:
+                tiles = [t for t in row if t in gone]
+                plan = [Move("remove", player, tiles=tuple(tiles))]
+            for m in plan:
+                seen = by_tile[m.tiles[0]]
+                entry = m.to_json()
+                entry.update(_camera_meta(seen))
+                entry["confidence"] = round(min(float(by_tile[t].confidence) for t in m.tiles), 4)
+                entry["reading"] = {"remove": [str(t) for t in m.tiles]}
+                out.append(Proposal(entry, str(m), seen))
+                if _accepts(trial, m):
+                    trial.apply(m)
+        # a tile put back where the rules still have it (after an illegal removal) is no entry
+        new = [s for s in change.added if s.tile not in known]
+        if new:
+            ordered = _row_order(new)
+            tiles = [s.tile for s in ordered]
+            raw: Any = str(tiles[0]) if len(tiles) == 1 else [str(t) for t in tiles]
+            m = Move.draw(player, raw)
+            entry = m.to_json()
+            entry.update(_camera_meta(ordered[0]))
+            entry["confidence"] = round(min(float(s.confidence) for s in ordered), 4)
+            entry["reading"] = {"draw": [str(t) for t in tiles]}
+            if len(ordered) == 1:
+                entry["alternatives"] = [{"tile": t, "p": p} for t, p in ordered[0].alternatives]
+            out.append(Proposal(entry, str(m), ordered[0], entry.get("alternatives", [])))
+        for s in change.added:
+            if s.tile in known and s.tile not in in_row:
+                out.append(Proposal(None, f"{s.tile} is back on the table, but it was removed "
+                                          "from the row earlier: put it aside again", s))
+        return out
+
+
+class TrickInterpreter:
+    """Forty-Two and Moon: tiles played to the trick (see the module docstring)."""
+
+    def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        out: list[Proposal] = []
+        in_trick = {t for _, t in getattr(game, "trick", [])}
+        done = set(getattr(game, "played", []))
+        # a tile the log put aside face down (Moon's discard) goes to the rules, which say why
+        # it cannot be played
+        new = [s for s in change.added if s.tile not in in_trick and s.tile not in done]
+        trial = copy.deepcopy(game)
+        for s in new:
+            player = trial.current_player
+            if player is None:
+                out.append(Proposal(None, f"{s.tile} appeared on the table, but no one is to play "
+                                          "now (all tricks are played): enter the end of the hand",
+                                    s))
+                continue
+            m = Move.play(player, s.tile)
+            entry = m.to_json()
+            entry.update(_camera_meta(s))
+            if len(new) > 1:
+                entry["confidence"] = min(entry["confidence"], 0.5)
+            alts = [{"tile": t, "p": p} for t, p in s.alternatives]
+            entry["alternatives"] = alts
+            out.append(Proposal(entry, str(m), s, alts))
+            if _accepts(trial, m):
+                trial.apply(m)
+        for s in change.added:
+            if s.tile in done:
+                out.append(Proposal(None, f"{s.tile} of a finished trick is face up again: turn "
+                                          "it back down with its trick", s))
+        for s in change.removed:
+            if s.tile in in_trick:
+                out.append(Proposal(None, f"{s.tile} was taken out of the trick in play: if it "
+                                          "was played by mistake, undo its play", s))
+        for old, moved in change.moved:
+            if old.tile in in_trick:
+                out.append(Proposal(None, f"{old.tile} moved in the trick in play", moved))
+        return out
+
+
 INTERPRETERS: dict[str, Interpreter] = {
     "allfives": LineInterpreter(),
     "chickenfoot": LineInterpreter(),
     "super": LineInterpreter(),
+    "castlerock": RowInterpreter(),
+    "fortytwo": TrickInterpreter(),
+    "moon": TrickInterpreter(),
 }
 
 

@@ -94,8 +94,8 @@ def test_interpreter_flags_removals(tmp_path: Path) -> None:
 
 
 def test_unknown_game_for_camera() -> None:
-    with pytest.raises(ValueError, match="cannot follow castlerock yet"):
-        interpreter_for("castlerock")
+    with pytest.raises(ValueError, match="cannot follow buildup yet"):
+        interpreter_for("buildup")
 
 
 # --- still gate -----------------------------------------------------------------------------

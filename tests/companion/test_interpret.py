@@ -1,0 +1,278 @@
+"""The interpreters, game by game, on synthetic camera readings: a :class:`Seen` per tile at a
+known place, diffed with :func:`companion.tracking.diff` and submitted to a real session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.interpret import INTERPRETERS, RowInterpreter, TrickInterpreter, interpreter_for
+from companion.session import Session
+from companion.store import LogStore
+from companion.tiles import Tile
+from companion.tracking import Seen, diff
+
+W = 20.0  # tile width in pixels
+L = 40.0
+
+
+def tile_at(a: int, b: int, cx: float, cy: float, vertical: bool = False,
+            conf: float = 0.99) -> Seen:
+    """A tile with halves (a, b) centred at (cx, cy), horizontal (a left) or vertical (a on top)."""
+    if vertical:
+        corners = ((cx + W / 2, cy - L / 2), (cx - W / 2, cy - L / 2), (cx - W / 2, cy + L / 2),
+                   (cx + W / 2, cy + L / 2))
+    else:
+        corners = ((cx - L / 2, cy - W / 2), (cx - L / 2, cy + W / 2), (cx + L / 2, cy + W / 2),
+                   (cx + L / 2, cy - W / 2))
+    return Seen(Tile.of(a, b), (a, b), corners, conf)
+
+
+def _session(tmp_path: Path, game: str, players: list[str]) -> Session:
+    return Session.start(LogStore(tmp_path / "g.db"), game, players)
+
+
+def _feed(s: Session, before: list[Seen], after: list[Seen]) -> list[dict]:
+    """Interpret the change and submit every entry; returns what happened."""
+    out = []
+    for p in interpreter_for(s.game.name).proposals(diff(before, after), s.game):
+        if p.entry is None:
+            out.append({"notice": p.message})
+        else:
+            out.append({"entry": p.entry, "status": s.submit(p.entry, source="camera").status})
+    return out
+
+
+def test_every_camera_game_has_an_interpreter() -> None:
+    assert set(INTERPRETERS) == {"allfives", "chickenfoot", "super", "castlerock", "fortytwo",
+                                 "moon"}
+    for name in ("buildup", "stackernoes"):
+        with pytest.raises(ValueError, match=f"cannot follow {name} yet"):
+            interpreter_for(name)
+
+
+# --- line games -------------------------------------------------------------------------------
+
+def test_allfives_chain_of_two_at_once_and_an_illegal_tile(tmp_path: Path) -> None:
+    s = _session(tmp_path, "allfives", ["Ann", "Bob", "Cy"])
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    far = tile_at(0, 2, 100 + W / 2 + L + L / 2 + 2, 100)
+    _feed(s, [], [spinner])
+    # two tiles appear in one still picture: the one touching the table goes first
+    got = _feed(s, [spinner], [spinner, far, right])
+    assert [(g["entry"]["player"], g["entry"]["play"], g["entry"]["on"], g["status"])
+            for g in got] == [("Bob", "0-5", "5-5", "accepted"), ("Cy", "0-2", "0-5", "accepted")]
+    wrong = tile_at(6, 6, 100 - W / 2 - L / 2 - 1, 100)
+    got = _feed(s, [spinner, right, far], [spinner, right, far, wrong])
+    assert got[0]["status"] == "illegal"
+    alert = s.state()["alerts"][0]
+    assert alert["kind"] == "illegal" and "6-6" in alert["message"]
+
+
+def test_chickenfoot_centre_double_is_no_play(tmp_path: Path) -> None:
+    s = _session(tmp_path, "chickenfoot", ["Ann", "Bob"])
+    hub = tile_at(9, 9, 100, 100, vertical=True)
+    toe = tile_at(9, 4, 100 + W / 2 + L / 2 + 1, 100)
+    got = _feed(s, [], [hub, toe])
+    assert [(g["entry"]["play"], g["entry"]["on"], g["status"]) for g in got] == [
+        ("4-9", "9-9", "accepted")]
+
+
+def test_super_first_double(tmp_path: Path) -> None:
+    s = _session(tmp_path, "super", ["Ann", "Bob"])
+    got = _feed(s, [], [tile_at(15, 15, 100, 100, vertical=True)])
+    assert got[0]["status"] == "accepted" and "on" not in got[0]["entry"]
+
+
+# --- Castle Rock --------------------------------------------------------------------------------
+
+def _row(values: list[tuple[int, int]], x0: float = 100.0) -> list[Seen]:
+    return [tile_at(a, b, x0 + i * (W + 6), 200, vertical=True) for i, (a, b) in enumerate(values)]
+
+
+def test_castlerock_array_of_three_then_draws_in_row_order(tmp_path: Path) -> None:
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    three = _row([(1, 2), (3, 4), (5, 6)])
+    # read in any order: the draw names them left to right
+    got = _feed(s, [], [three[2], three[0], three[1]])
+    assert got == [{"entry": got[0]["entry"], "status": "accepted"}]
+    assert got[0]["entry"]["draw"] == ["1-2", "3-4", "5-6"]
+    assert s.game.row == [Tile.of(1, 2), Tile.of(3, 4), Tile.of(5, 6)]
+    four = _row([(1, 2), (3, 4), (5, 6), (0, 7)])
+    got = _feed(s, three, four)
+    assert [(g["entry"]["draw"], g["status"]) for g in got] == [("0-7", "accepted")]
+
+
+def test_castlerock_draw_while_a_removal_is_due_is_illegal(tmp_path: Path) -> None:
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    row = _row([(1, 2), (3, 4), (1, 5), (5, 8)])
+    for k in range(1, 4):
+        assert _feed(s, row[:k - 1], row[:k])[0]["status"] == "accepted"
+    # 3-4 lies between 1-2 and 1-5 (both show 1): it must go before 5-8 is drawn
+    got = _feed(s, row[:3], row)
+    assert got[0]["entry"]["draw"] == "5-8" and got[0]["status"] == "illegal"
+    assert "compulsory" in s.state()["alerts"][0]["message"]
+
+
+def test_castlerock_triple_in_one_picture(tmp_path: Path) -> None:
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    row = _row([(2, 6), (3, 6), (6, 9)])
+    _feed(s, [], row)
+    # a triple (all show 6) or the middle 3-6 may go; all three vanish: the triple
+    got = _feed(s, row, [])
+    assert [(g["entry"]["remove"], g["status"]) for g in got] == [
+        (["2-6", "3-6", "6-9"], "accepted")]
+    assert s.game.row == []
+
+
+def test_castlerock_chain_of_removals_in_one_picture(tmp_path: Path) -> None:
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    row = _row([(3, 4), (4, 6), (7, 9), (3, 6)])
+    for k in range(1, 5):
+        assert _feed(s, row[:k - 1], row[:k])[0]["status"] == "accepted"
+    # 7-9 may go (4-6 and 3-6 share 6); only then 4-6 (3-4 and 3-6 share 3). Both vanish at
+    # once: the rules' order is found, not the reading order
+    got = _feed(s, row, [row[0], row[3]])
+    assert [(g["entry"]["remove"], g["status"]) for g in got] == [
+        (["7-9"], "accepted"), (["4-6"], "accepted")]
+    assert [str(t) for t in s.game.row] == ["3-4", "3-6"]
+
+
+def test_castlerock_illegal_removal_alerts_and_put_back_is_no_entry(tmp_path: Path) -> None:
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    row = _row([(1, 2), (3, 4), (5, 6)])
+    _feed(s, [], row)
+    got = _feed(s, row, [row[0], row[2]])  # 3-4 taken out: its neighbours share no number
+    assert got[0]["entry"]["remove"] == ["3-4"] and got[0]["status"] == "illegal"
+    assert "share no number" in s.state()["alerts"][0]["message"]
+    got = _feed(s, [row[0], row[2]], row)  # put back: the rules still have it in the row
+    assert got == []
+    assert [str(t) for t in s.game.row] == ["1-2", "3-4", "5-6"]
+
+
+def test_castlerock_interpreter_is_a_row_interpreter() -> None:
+    assert isinstance(interpreter_for("castlerock"), RowInterpreter)
+
+
+# --- trick games --------------------------------------------------------------------------------
+
+def _bid_42(s: Session) -> None:
+    for entry in ({"player": "Bob", "bid": 30}, {"player": "Cy", "bid": "pass"},
+                  {"player": "Dee", "bid": "pass"}, {"player": "Ann", "bid": "pass"},
+                  {"player": "Bob", "trump": 6}):
+        assert s.submit(entry).status == "accepted"
+
+
+def test_fortytwo_plays_in_turn_and_gathered_trick_is_no_entry(tmp_path: Path) -> None:
+    s = _session(tmp_path, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    _bid_42(s)
+    trick = [tile_at(5, 3, 100, 60), tile_at(5, 1, 140, 100), tile_at(5, 5, 100, 140),
+             tile_at(2, 3, 60, 100)]
+    table: list[Seen] = []
+    for k, t in enumerate(trick):
+        got = _feed(s, table, table + [t])
+        assert [(g["entry"]["player"], g["entry"]["play"], g["status"]) for g in got] == [
+            (["Bob", "Cy", "Dee", "Ann"][k], str(t.tile), "accepted")]
+        assert "on" not in got[0]["entry"]
+        table = table + [t]
+    assert s.game.tricks_won["Dee"] == 1  # 5-5 is the highest of suit 5
+    assert _feed(s, table, []) == []  # gathered face down: nothing to log
+    got = _feed(s, [], [tile_at(6, 4, 100, 60)])
+    assert got[0]["entry"]["player"] == "Dee" and got[0]["status"] == "accepted"
+
+
+def test_fortytwo_notices_tile_turned_up_and_taken_from_trick(tmp_path: Path) -> None:
+    s = _session(tmp_path, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    _bid_42(s)
+    a = tile_at(5, 3, 100, 60)
+    _feed(s, [], [a])
+    got = _feed(s, [a], [])
+    assert "taken out of the trick" in got[0]["notice"]
+    for v, p in (("5-1", "Cy"), ("5-5", "Dee"), ("2-3", "Ann")):
+        assert s.submit({"player": p, "play": v}).status == "accepted"
+    got = _feed(s, [], [tile_at(5, 5, 100, 140)])  # a gathered tile turned face up
+    assert "face up again" in got[0]["notice"] and len(got) == 1
+
+
+def test_fortytwo_several_new_tiles_ask_a_person(tmp_path: Path) -> None:
+    s = _session(tmp_path, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    _bid_42(s)
+    got = _feed(s, [], [tile_at(5, 3, 100, 60), tile_at(5, 1, 140, 100)])
+    assert [g["status"] for g in got] == ["confirm", "confirm"]
+    assert all(g["entry"]["confidence"] <= 0.5 for g in got)
+
+
+def test_fortytwo_follow_suit_with_the_deal_raises_the_illegal_alert(tmp_path: Path) -> None:
+    s = _session(tmp_path, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    deal = {"Ann": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
+            "Bob": ["1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "2-2"],
+            "Cy": ["2-3", "2-4", "2-5", "2-6", "3-3", "3-4", "3-5"],
+            "Dee": ["3-6", "4-4", "4-5", "4-6", "5-5", "5-6", "6-6"]}
+    assert s.submit({"deal": deal}).status == "accepted"
+    _bid_42(s)  # Bob bids 30, trump 6
+    _feed(s, [], [tile_at(1, 5, 100, 60)])  # Bob leads 1-5: suit 5
+    got = _feed(s, [tile_at(1, 5, 100, 60)], [tile_at(1, 5, 100, 60), tile_at(3, 4, 140, 100)])
+    assert got[0]["status"] == "illegal"  # Cy holds 2-5 and 3-5
+    msg = s.state()["alerts"][0]["message"]
+    assert "must follow suit 5" in msg and "2-5" in msg
+
+
+def test_fortytwo_renege_without_a_deal_is_flagged_later(tmp_path: Path) -> None:
+    s = _session(tmp_path, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    _bid_42(s)
+    table: list[Seen] = []
+    # trick 1: Bob leads 1-5 (suit 5); Cy plays 3-4, not a 5 (legal as far as the table knows)
+    for t in (tile_at(1, 5, 100, 60), tile_at(3, 4, 140, 100), tile_at(5, 5, 100, 140),
+              tile_at(0, 1, 60, 100)):
+        got = _feed(s, table, table + [t])
+        assert got[0]["status"] == "accepted"
+        table.append(t)
+    _feed(s, table, [])
+    # Dee won with 5-5 and leads 0-2; Ann 0-3, Bob 0-4, then Cy shows 2-5: a 5 he had
+    table = []
+    events = []
+    for t in (tile_at(0, 2, 100, 60), tile_at(0, 3, 140, 100), tile_at(0, 4, 100, 140),
+              tile_at(2, 5, 60, 100)):
+        for p in interpreter_for("fortytwo").proposals(diff(table, table + [t]), s.game):
+            r = s.submit(p.entry, source="camera")
+            assert r.status == "accepted"
+            events += r.events
+        table.append(t)
+    reneges = [e for e in events if e["event"] == "renege"]
+    assert len(reneges) == 1 and reneges[0]["player"] == "Cy"
+    assert s.game.result()["reneges"][0]["player"] == "Cy"
+
+
+def test_moon_lead_before_trump_is_illegal_then_discard_and_play(tmp_path: Path) -> None:
+    s = _session(tmp_path, "moon", ["Ann", "Bob", "Cy"])
+    for entry in ({"player": "Bob", "bid": 5}, {"player": "Cy", "bid": "pass"},
+                  {"player": "Ann", "bid": "pass"}):
+        assert s.submit(entry).status == "accepted"
+    lead = tile_at(6, 6, 100, 60)
+    got = _feed(s, [], [lead])
+    assert got[0]["status"] == "illegal" and "names trump next" in s.state()["alerts"][0]["message"]
+    s.resolve_taken_back(set())  # the tile is taken back
+    assert s.submit({"player": "Bob", "trump": 3}).status == "accepted"
+    assert s.submit({"player": "Bob", "discard": "1-2"}).status == "accepted"
+    got = _feed(s, [], [lead])
+    assert (got[0]["entry"]["player"], got[0]["status"]) == ("Bob", "accepted")
+    got = _feed(s, [lead], [lead, tile_at(1, 2, 140, 100)])  # the discard cannot be played
+    assert got[0]["status"] == "illegal"
+    assert isinstance(interpreter_for("moon"), TrickInterpreter)
+
+
+def test_moon_all_tricks_played_extra_tile_is_a_notice(tmp_path: Path) -> None:
+    s = _session(tmp_path, "moon", ["Ann", "Bob", "Cy"])
+    from companion.simulate import play_random_game
+
+    sim = play_random_game("moon", ["Ann", "Bob", "Cy"], 3)
+    for m in sim.moves:
+        if m.kind == "end_round":
+            break
+        if m.kind != "deal":
+            assert s.submit(m.to_json()).status == "accepted"
+    assert s.game.round_over
+    got = _feed(s, [], [tile_at(0, 0, 100, 100)])
+    assert got and all("notice" in g for g in got)
