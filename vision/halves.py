@@ -115,34 +115,43 @@ def _warp_half(frame: np.ndarray, src_quad: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def _normalise_tile(pair: np.ndarray) -> np.ndarray:
-    """Both halves of one tile, (2, S, S) or (2, S, S, 3) uint8, to pips-bright float32."""
-    if pair.ndim == 4:
-        # One product gives the sums and the cross sums of the colours (numpy's mean is slow
-        # on this layout); the last column of ones counts the pixels.
-        augmented = np.ones((pair.shape[0] * pair.shape[1] * pair.shape[2], 4), dtype=np.float32)
-        augmented[:, :3] = pair.reshape(-1, 3)
-        moments = (augmented.T @ augmented).astype(np.float64) / len(augmented)
-        mean = moments[:3, 3]
-        covariance = moments[:3, :3] - np.outer(mean, mean)
+def _normalise_tiles(pairs: np.ndarray) -> np.ndarray:
+    """Halves of N tiles, (N, 2, S, S) or (N, 2, S, S, 3) uint8, to pips-bright float32
+    (N, 2, S, S). Each tile is normalised on its own; the work is batched over tiles."""
+    count = pairs.shape[0]
+    if pairs.ndim == 5:
+        # One batched product gives each tile's colour sums and cross sums (the last column of
+        # ones counts the pixels); the colour axis of most variance is the top eigenvector.
+        augmented = np.ones((count, pairs[0].size // 3, 4), dtype=np.float32)
+        augmented[:, :, :3] = pairs.reshape(count, -1, 3)
+        moments = (augmented.transpose(0, 2, 1) @ augmented).astype(np.float64)
+        moments /= augmented.shape[1]
+        mean = moments[:, :3, 3]
+        covariance = moments[:, :3, :3] - mean[:, :, None] * mean[:, None, :]
         _, vectors = np.linalg.eigh(covariance)
-        # A unit vector, so projected values stay in 8-bit level units.
-        axis = np.zeros(4, dtype=np.float32)
-        axis[:3] = vectors[:, -1]
-        projected = augmented @ axis
+        # Unit vectors, so projected values stay in 8-bit level units.
+        axes = np.zeros((count, 4, 1), dtype=np.float32)
+        axes[:, :3, 0] = vectors[:, :, -1]
+        projected = (augmented @ axes)[:, :, 0]
     else:
-        projected = pair.reshape(-1).astype(np.float32)
-    sample = projected[::_PERCENTILE_STRIDE]  # every third pixel is plenty for 3 percentiles
-    count = len(sample)
-    ranks = [int(0.01 * (count - 1)), (count - 1) // 2, int(0.99 * (count - 1))]
-    low, median, high = (float(v) for v in np.partition(sample, ranks)[ranks])
+        projected = pairs.reshape(count, -1).astype(np.float32)
+    sample = projected[:, ::_PERCENTILE_STRIDE]  # every third pixel is plenty for 3 percentiles
+    size = sample.shape[1]
+    ranks = [int(0.01 * (size - 1)), (size - 1) // 2, int(0.99 * (size - 1))]
+    low, median, high = np.partition(sample, ranks, axis=1)[:, ranks].astype(np.float64).T
     # The tile body is the majority; pips are the far tail on one side of it.
-    scale = 1.0 / max(high - median, median - low, CONTRAST_FLOOR)
-    if median - low > high - median:
-        scale = -scale
-    normalised = (projected - np.float32(median)) * np.float32(scale)
+    scale = 1.0 / np.maximum(np.maximum(high - median, median - low), CONTRAST_FLOOR)
+    scale = np.where(median - low > high - median, -scale, scale)
+    normalised = ((projected - median[:, None].astype(np.float32))
+                  * scale[:, None].astype(np.float32))
     np.clip(normalised, CLIP_LOW, CLIP_HIGH, out=normalised)
-    return normalised.reshape(pair.shape[:3])
+    return normalised.reshape(pairs.shape[:4])
+
+
+def _warp_tile(frame: np.ndarray, quad: np.ndarray, out: np.ndarray) -> None:
+    first, second = _half_quads(quad)
+    out[0] = _warp_half(frame, first)
+    out[1] = _warp_half(frame, second)
 
 
 def half_crops(frame_bgr: np.ndarray, corners: np.ndarray | Sequence[Sequence[float]]
@@ -160,9 +169,9 @@ def half_crops(frame_bgr: np.ndarray, corners: np.ndarray | Sequence[Sequence[fl
     _check_frame(frame_bgr)
     height, width = frame_bgr.shape[:2]
     quad = _check_corners(corners, width, height)
-    first, second = _half_quads(quad)
-    pair = np.stack([_warp_half(frame_bgr, first), _warp_half(frame_bgr, second)])
-    return _normalise_tile(pair)
+    pairs = np.empty((1, 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:], dtype=np.uint8)
+    _warp_tile(frame_bgr, quad, pairs[0])
+    return _normalise_tiles(pairs)[0]
 
 
 def tile_crops(frame_bgr: np.ndarray,
@@ -173,10 +182,15 @@ def tile_crops(frame_bgr: np.ndarray,
     :func:`half_crops` gives them. A bad tile raises :class:`CornersError` naming its index.
     """
     _check_frame(frame_bgr)
-    crops = np.empty((2 * len(corners_list), HALF_SIZE, HALF_SIZE), dtype=np.float32)
+    height, width = frame_bgr.shape[:2]
+    pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
+                     dtype=np.uint8)
     for index, corners in enumerate(corners_list):
         try:
-            crops[2 * index:2 * index + 2] = half_crops(frame_bgr, corners)
+            quad = _check_corners(corners, width, height)
         except CornersError as exc:
             raise CornersError(f"tile {index}: {exc}") from exc
-    return crops
+        _warp_tile(frame_bgr, quad, pairs[index])
+    if len(corners_list) == 0:
+        return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
+    return _normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE)
