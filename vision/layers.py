@@ -54,6 +54,8 @@ import numpy as np
 from companion.errors import DominoError
 
 CUES = ("table", "order", "parallax", "occlusion")
+#: IoU a tile needs to be taken for a known tile that was not seen in the previous frame.
+STALE_MATCH_IOU = 0.97
 #: Weight of the occlusion (outline) evidence against the size/parallax evidence (1.0).
 OCCLUSION_WEIGHT = 1.0
 
@@ -200,7 +202,8 @@ def _quads(tiles: Sequence[Any]) -> list[np.ndarray]:
                                   f"{c!r}") from None
         if not np.isfinite(q).all():
             raise LayerInputError(f"tiles[{i}]: corners must be finite pixels, got {q.tolist()}")
-        area = 0.5 * abs(float(np.cross(q[2] - q[0], q[3] - q[1])))
+        d1, d2 = q[2] - q[0], q[3] - q[1]
+        area = 0.5 * abs(float(d1[0] * d2[1] - d1[1] * d2[0]))
         if area < 4.0:
             raise LayerInputError(f"tiles[{i}]: the corners enclose {area:.1f} px^2; expected "
                                   "the 4 corners of a tile's top face (at least 4 px^2)")
@@ -387,6 +390,22 @@ def _size_residuals(quads: list[np.ndarray], width: int) -> tuple[np.ndarray, np
 
 # --- the tracker --------------------------------------------------------------------------------
 
+#: A new tile lies above a known one when more than this fraction of their overlap changed.
+COVER_MIN_CHANGE = 0.04
+#: A tile whose picture changed over more than this fraction is not the known tile at its place
+#: (unless the outlines agree to :data:`STALE_MATCH_IOU`): it is a new tile laid square on it.
+SAME_TILE_MAX_CHANGE = 0.35
+
+
+def _changed_fraction(changed: np.ndarray, poly: np.ndarray) -> float:
+    """Fraction of the pixels inside ``poly`` (eroded by a pixel) that changed."""
+    m = np.zeros(changed.shape, np.uint8)
+    cv2.fillConvexPoly(m, np.round(_convex(np.asarray(poly, np.float64))).astype(np.int32), 255)
+    m = cv2.erode(m, np.ones((3, 3), np.uint8))
+    vals = changed[m > 0]
+    return float(vals.mean()) if vals.size else 0.0
+
+
 @dataclass
 class _Track:
     quad: np.ndarray
@@ -406,12 +425,13 @@ class LayerTracker:
     """Watches the table being built, frame by frame (still frames from one fixed camera).
 
     Feed it every still frame with its tiles (:meth:`update`); a tile is matched to a known one
-    by overlap (IoU >= ``match_iou``). A new tile lies above every known tile whose picture it
+    by overlap (IoU >= ``match_iou``; a tile unseen in the previous frame, as one hidden under
+    the tile just laid, needs :data:`STALE_MATCH_IOU`). A new tile lies above every known tile whose picture it
     changed (the pixels of their overlap), so its layer is one more than the highest of those;
     tiles of the first frame get the cold-start estimate. Tiles not seen for ``forget_after``
     frames are dropped (taken away, or hidden for good)."""
 
-    def __init__(self, match_iou: float = 0.5, forget_after: int = 1000) -> None:
+    def __init__(self, match_iou: float = 0.85, forget_after: int = 1000) -> None:
         if not 0.0 < match_iou <= 1.0:
             raise LayerInputError(f"match_iou: expected 0 < IoU <= 1, got {match_iou!r}")
         self.match_iou = float(match_iou)
@@ -431,24 +451,25 @@ class LayerTracker:
             raise LayerInputError(f"frame_bgr: shape {frame_bgr.shape} differs from the "
                                   f"tracker's earlier frames {self._prev.shape}; use one camera "
                                   "at one resolution (or a new LayerTracker)")
-        assigned = self._match(quads)
+        blur_now = cv2.GaussianBlur(frame_bgr, (0, 0), 1.2)
+        blur_prev = (cv2.GaussianBlur(self._prev, (0, 0), 1.2)
+                     if self._prev is not None else None)
+        noise = self._noise(blur_now, blur_prev, quads) if blur_prev is not None else 0.0
+        changed = (cv2.absdiff(blur_now, blur_prev).max(axis=2) > max(12.0, 2.0 * noise)
+                   if blur_prev is not None else None)
+        assigned = self._match(quads, changed)
         new = [i for i, a in enumerate(assigned) if a is None]
         if new:
             cold = estimate_layers(frame_bgr, quads, geometry) if (
-                self._prev is None or len(new) > 1) else None
-            blur_now = cv2.GaussianBlur(frame_bgr, (0, 0), 1.2)
-            blur_prev = (cv2.GaussianBlur(self._prev, (0, 0), 1.2)
-                         if self._prev is not None else None)
-            noise = self._noise(blur_now, blur_prev, quads) if blur_prev is not None else 0.0
+                changed is None or len(new) > 1) else None
             for i in new:
-                if blur_prev is None or cold is not None and len(new) > 1 and \
-                        self._overlaps_new(i, new, quads):
+                if changed is None or (cold is not None and self._overlaps_new(i, new, quads)):
                     est = cold[i] if cold is not None else estimate_layers(
                         frame_bgr, quads, geometry)[i]
                     track = _Track(quads[i], est.layer, est.cue, est.confidence,
                                    self.frame_index)
                 else:
-                    track = self._appeared(quads[i], blur_now, blur_prev, noise)
+                    track = self._appeared(quads[i], changed)
                 self.tracks.append(track)
                 assigned[i] = len(self.tracks) - 1
         for i, k in enumerate(assigned):
@@ -464,14 +485,24 @@ class LayerTracker:
         return [k for k, t in enumerate(self.tracks)
                 if self.frame_index - t.seen <= self.forget_after]
 
-    def _match(self, quads: list[np.ndarray]) -> list[int | None]:
+    def _match(self, quads: list[np.ndarray], changed: np.ndarray | None
+               ) -> list[int | None]:
         live = self._live()
         pairs = []
         for i, q in enumerate(quads):
             for k in live:
                 v = _iou(q, self.tracks[k].quad)
-                if v >= self.match_iou:
-                    pairs.append((v, i, k))
+                # a tile unseen in the last frame (hidden under the one just laid) comes back
+                # only at nearly the same outline; a tile laid square on a known one looks
+                # much alike, but its picture changed where the known one's did not
+                need = (self.match_iou if self.tracks[k].seen == self.frame_index - 1
+                        else STALE_MATCH_IOU)
+                if v < need:
+                    continue
+                if v < STALE_MATCH_IOU and changed is not None and \
+                        _changed_fraction(changed, q) > SAME_TILE_MAX_CHANGE:
+                    continue
+                pairs.append((v, i, k))
         out: list[int | None] = [None] * len(quads)
         used: set[int] = set()
         for v, i, k in sorted(pairs, reverse=True):
@@ -495,20 +526,13 @@ class LayerTracker:
         vals = diff[mask > 0]
         return float(np.percentile(vals, 90)) if vals.size else 0.0
 
-    def _appeared(self, q: np.ndarray, now: np.ndarray, prev: np.ndarray,
-                  noise: float) -> _Track:
+    def _appeared(self, q: np.ndarray, changed: np.ndarray) -> _Track:
         covered: list[int] = []
-        diff = cv2.absdiff(now, prev).max(axis=2)
-        thr = max(12.0, 2.0 * noise)
         for k in self._live():
             area, poly = _overlap(q, self.tracks[k].quad)
             if area < 6.0 or poly is None or len(poly) < 3:
                 continue
-            m = np.zeros(diff.shape, np.uint8)
-            cv2.fillConvexPoly(m, np.round(poly).astype(np.int32), 255)
-            m = cv2.erode(m, np.ones((3, 3), np.uint8))
-            vals = diff[m > 0]
-            if vals.size and float(np.mean(vals > thr)) > 0.04:
+            if _changed_fraction(changed, poly) > COVER_MIN_CHANGE:
                 covered.append(k)
         layer = 1 + max((self.tracks[k].layer for k in covered), default=-1)
         return _Track(q, layer, "order" if covered else "table", 0.99, self.frame_index)

@@ -338,3 +338,51 @@ def test_trick_games_and_solitaire_lay_out_every_tile_played(game: str) -> None:
         assert g["tricks_won"] == dict(sim.game.tricks_won)  # winners found from the leads
     assert {t["tile"] for t in truth["tiles"]} == expect
     assert {t["tile"] for t in truth["tiles"] if not t["face_up"]} == face_down
+
+
+# --- stacked scenes (vision.render.stacking) ----------------------------------------------------
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_stacked_scene_truth_has_consistent_layers_and_supports(seed: int) -> None:
+    from vision.render.stacking import MAX_LAYER, stacked_scene_spec
+
+    spec = stacked_scene_spec(seed, size=SMALL, tilt_range=(20, 40))
+    truth = render_scene(spec).truth
+    tiles = truth["tiles"]
+    assert max(t["layer"] for t in tiles) <= MAX_LAYER
+    for k, t in enumerate(tiles):
+        if t["layer"] == 0:
+            assert t["supports"] == []
+        else:
+            assert t["supports"], f"tile {k} at layer {t['layer']} rests on nothing"
+            assert all(tiles[s]["layer"] == t["layer"] - 1 for s in t["supports"])
+            assert all(s < k for s in t["supports"])  # build order: supports come first
+    # spans and bridges: some tile rests on two tiles
+    assert any(len(t["supports"]) == 2 for t in tiles)
+
+
+def test_lower_layers_never_hide_the_tile_above() -> None:
+    """A bridge over a gap seen at a steep tilt: its supports' tops are nearer the camera than
+    the bridge's centre, yet the bridge (higher) must be drawn over them."""
+    tile = Tile.of(1, 2)
+    L = geometry_for_set(6).length_mm
+    g = 14.0
+    placements = [Placement(Tile.of(0, 1), (0, 1), (-(L + g) / 2, 0.0), 0.0),
+                  Placement(Tile.of(3, 4), (3, 4), ((L + g) / 2, 0.0), 0.0),
+                  Placement(tile, (1, 2), (0.0, 0.0), 0.0, layer=1)]
+    cam = CameraSpec(height_mm=300.0, tilt_deg=40.0, rotation_deg=90.0, hfov_deg=60.0)
+    truth = render_scene(_spec(placements, camera=cam)).truth
+    assert truth["tiles"][2]["visible"] > 0.97
+    assert truth["tiles"][2]["supports"] == [0, 1]
+
+
+def test_stack_sequence_builds_one_tile_per_frame() -> None:
+    from vision.render.stacking import stack_sequence, stacked_scene_spec
+
+    frames = stack_sequence(4, size=SMALL)
+    full = stacked_scene_spec(4, size=SMALL)
+    assert [f.placed for f in frames] == list(range(1, len(full.placements) + 1))
+    assert frames[-1].spec.placements == full.placements
+    assert all(f.spec.camera == full.camera and f.event == "still" for f in frames)
+    with pytest.raises(RenderSpecError, match="set by stacked scenes"):
+        stacked_scene_spec(4, layout="line")

@@ -1,0 +1,200 @@
+"""Tests of the layer estimator (vision.layers) on drawn and rendered stacks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import DominoError
+from companion.tiles import Tile
+from vision.layers import (Geometry, LayerEstimate, LayerInputError, LayerTracker,
+                           apply_layers, estimate_layers, occlusion_score, tile_height)
+from vision.render import CameraSpec, render_scene
+from vision.render.camera import Camera
+from vision.render.stacking import stack_sequence, stacked_scene_spec
+from vision.types import Reading, TileReading
+
+
+def _rect(cx: float, cy: float, length: float, width: float, deg: float) -> np.ndarray:
+    a = np.radians(deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    local = np.array([[-length / 2, -width / 2], [-length / 2, width / 2],
+                      [length / 2, width / 2], [length / 2, -width / 2]])
+    return local @ rot.T + [cx, cy]
+
+
+def _draw_tile(img: np.ndarray, quad: np.ndarray, face: int = 225) -> None:
+    """A flat tile face with a dark rim, as the camera sees a tile's outline."""
+    p = np.round(quad * 16).astype(np.int32)
+    cv2.fillConvexPoly(img, p, (face, face, face), cv2.LINE_AA, 4)
+    cv2.polylines(img, [p], True, (90, 90, 90), 2, cv2.LINE_AA, 4)
+
+
+def _visible_tiles(truth: dict) -> list[dict]:
+    return [t for t in truth["tiles"] if t["visible"] > 0]
+
+
+# --- occlusion ----------------------------------------------------------------------------------
+
+def test_occlusion_cue_says_which_of_two_overlapping_tiles_is_on_top() -> None:
+    rng = np.random.default_rng(5)
+    frame_bgr = np.full((240, 320, 3), 60, np.uint8)
+    lower = _rect(140, 120, 120, 60, 0)
+    upper = _rect(180, 120, 120, 60, 90)
+    _draw_tile(frame_bgr, lower)
+    _draw_tile(frame_bgr, upper)
+    frame_bgr = cv2.add(frame_bgr, rng.integers(0, 6, frame_bgr.shape, dtype=np.uint8))
+    s_up, n = occlusion_score(frame_bgr, upper, lower)
+    s_down, _ = occlusion_score(frame_bgr, lower, upper)
+    assert n > 20
+    assert s_up > 0.3 and s_down < -0.3
+    far = _rect(40, 40, 30, 15, 0)
+    assert occlusion_score(frame_bgr, far, lower) == (0.0, 0)
+
+
+# --- parallax -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tilt, layer", [(0.0, 0), (0.0, 2), (30.0, 1), (30.0, 3)])
+def test_parallax_gives_the_height_of_a_lone_tile(tilt: float, layer: int) -> None:
+    cam = Camera(CameraSpec(height_mm=450.0, tilt_deg=tilt, rotation_deg=20.0, hfov_deg=60.0),
+                 1280, 720)
+    L, W, T = 48.0, 24.0, 8.0
+    geom = Geometry(cam.K, cam.rvec, cam.t, (L, W, T))
+    top = _rect(30.0, -20.0, L, W, 35.0)
+    quad = cam.project(np.column_stack([top, np.full(4, -(layer + 1) * T)]))
+    z, err = tile_height(quad, geom)
+    assert abs(z - (layer + 1) * T) < 0.5 and err < 0.01
+    frame_bgr = np.full((720, 1280, 3), 80, np.uint8)
+    (est,) = estimate_layers(frame_bgr, [quad], geom)
+    assert est.layer == layer
+    assert est.cue == ("parallax" if layer else "table")
+    assert est.confidence > 0.8
+
+
+def test_geometry_from_homography_matches_the_pose() -> None:
+    spec = stacked_scene_spec(11, size=(640, 360), tilt_range=(20, 35))
+    truth = render_scene(spec).truth
+    g = Geometry.from_truth(truth)
+    h = Geometry.from_homography(truth["table_to_image"], truth["camera"]["K"],
+                                 truth["style"]["tile_mm"], truth["camera"]["dist"])
+    for height in (0.0, 24.0):
+        a, b = g.plane_homography(height), h.plane_homography(height)
+        assert np.allclose(a / a[2, 2], b / b[2, 2], atol=1e-6 * np.abs(a).max())
+
+
+# --- rendered stacks ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_rendered_stacks_cold_start(seed: int) -> None:
+    scene = render_scene(stacked_scene_spec(seed))
+    tiles = _visible_tiles(scene.truth)
+    truth = [t["layer"] for t in tiles]
+    assert max(truth) >= 2
+    with_geometry = estimate_layers(scene.image_bgr, tiles, Geometry.from_truth(scene.truth))
+    image_only = estimate_layers(scene.image_bgr, tiles)
+    acc_g = np.mean([e.layer == t for e, t in zip(with_geometry, truth)])
+    acc_i = np.mean([e.layer == t for e, t in zip(image_only, truth)])
+    assert acc_g >= 0.95, acc_g
+    assert acc_i >= 0.75, acc_i
+    # with geometry, what a tile rests on matches the ground truth for most stacked tiles
+    index = {t["id"]: k for k, t in enumerate(tiles)}
+    right = [set(e.supports) == {index[s] for s in t["supports"] if s in index}
+             for e, t in zip(with_geometry, tiles) if t["layer"] > 0]
+    assert np.mean(right) >= 0.8
+    for e in with_geometry:
+        assert isinstance(e, LayerEstimate) and 0 <= e.confidence <= 1
+
+
+@pytest.mark.slow
+def test_tracker_follows_a_rendered_build() -> None:
+    tracker = LayerTracker()
+    right = total = 0
+    for fr in stack_sequence(2, size=(960, 540)):
+        scene = render_scene(fr.spec)
+        tiles = _visible_tiles(scene.truth)
+        est = tracker.update(scene.image_bgr, tiles)
+        right += sum(e.layer == t["layer"] for e, t in zip(est, tiles))
+        total += len(tiles)
+    assert right / total >= 0.95
+    assert any(e.cue == "order" for e in est)
+
+
+def test_tracker_uses_the_order_tiles_appeared_in() -> None:
+    base = np.full((240, 320, 3), 60, np.uint8)
+    a = _rect(100, 120, 120, 60, 0)
+    b = _rect(110, 125, 120, 60, 90)   # laid on a: it changes a's picture
+    c = _rect(160, 200, 120, 60, 0)    # laid next to the stack, partly under b's picture
+    f1 = base.copy()
+    _draw_tile(f1, a)
+    f2 = f1.copy()
+    _draw_tile(f2, b)
+    f3 = base.copy()
+    _draw_tile(f3, a)
+    _draw_tile(f3, c)
+    _draw_tile(f3, b)  # b is still drawn over c: c went in under b's picture
+    assert cv2.intersectConvexConvex(c.astype(np.float32), b.astype(np.float32))[0] > 50
+    tracker = LayerTracker()
+    (e1,) = tracker.update(f1, [a])
+    assert e1.layer == 0
+    e2 = tracker.update(f2, [a, b])
+    assert [e.layer for e in e2] == [0, 1]
+    assert e2[1].cue == "order" and e2[1].supports == (0,)
+    e3 = tracker.update(f3, [a, b, c])
+    assert [e.layer for e in e3] == [0, 1, 0]
+
+
+# --- inputs and outputs -------------------------------------------------------------------------
+
+def test_apply_layers_returns_a_new_reading() -> None:
+    quad_a, quad_b = _rect(100, 100, 80, 40, 0), _rect(110, 100, 80, 40, 90)
+    tiles = tuple(TileReading(tile=Tile.of(1, 2), halves=(1, 2), corners=tuple(map(tuple, q)),
+                              center=tuple(q.mean(0)), angle=0.0, confidence=0.9)
+                  for q in (quad_a, quad_b))
+    reading = Reading(tiles, 320, 240)
+    est = [LayerEstimate(0, 0.9, "table"), LayerEstimate(1, 0.8, "occlusion", (0,))]
+    new = apply_layers(reading, est)
+    assert [t.layer for t in new.tiles] == [0, 1]
+    assert [t.layer for t in reading.tiles] == [0, 0]
+    with pytest.raises(LayerInputError, match="one per tile"):
+        apply_layers(reading, est[:1])
+
+
+@pytest.mark.parametrize("frame, tiles, needle", [
+    (np.zeros((50, 50), np.uint8), [_rect(20, 20, 10, 5, 0)], "frame_bgr"),
+    (np.zeros((50, 50, 3), np.float32), [_rect(20, 20, 10, 5, 0)], "uint8"),
+    (np.zeros((50, 50, 3), np.uint8), [[[0, 0], [1, 1], [2, 2]]], "tiles\\[0\\]"),
+    (np.zeros((50, 50, 3), np.uint8), [[[0, 0], [np.nan, 1], [2, 2], [3, 3]]], "finite"),
+    (np.zeros((50, 50, 3), np.uint8), [[[0, 0], [1, 0], [1, 0], [0, 0]]], "px\\^2"),
+    (np.zeros((50, 50, 3), np.uint8), "tiles", "list of tiles"),
+])
+def test_bad_inputs_raise_clear_errors(frame, tiles, needle: str) -> None:
+    with pytest.raises(LayerInputError, match=needle) as info:
+        estimate_layers(frame, tiles)
+    assert isinstance(info.value, (ValueError, DominoError))
+
+
+def test_bad_geometry_and_history_raise_clear_errors() -> None:
+    frame_bgr = np.zeros((60, 60, 3), np.uint8)
+    quad = _rect(30, 30, 20, 10, 0)
+    with pytest.raises(LayerInputError, match="3x3 camera matrix"):
+        Geometry(np.eye(2), np.zeros(3), np.array([0, 0, 500.0]), (48, 24, 8))
+    with pytest.raises(LayerInputError, match="length >= width"):
+        Geometry(np.eye(3) * 500, np.zeros(3), np.array([0, 0, 500.0]), (24, 48, 8))
+    with pytest.raises(LayerInputError, match="behind this camera"):
+        Geometry(np.diag([500.0, 500.0, 1.0]), np.zeros(3), np.array([0, 0, -500.0]),
+                 (48, 24, 8))
+    with pytest.raises(LayerInputError, match="vision.layers.Geometry"):
+        estimate_layers(frame_bgr, [quad], geometry={"K": 1})
+    tracker = LayerTracker()
+    tracker.update(frame_bgr, [quad])
+    with pytest.raises(LayerInputError, match="last update saw 1"):
+        estimate_layers(frame_bgr, [quad, _rect(10, 10, 8, 4, 0)], history=tracker)
+    with pytest.raises(LayerInputError, match="differs from the tracker"):
+        tracker.update(np.zeros((30, 30, 3), np.uint8), [quad])
+    with pytest.raises(LayerInputError, match="match_iou"):
+        LayerTracker(match_iou=0.0)
+    with pytest.raises(LayerInputError, match="cue"):
+        dataclasses.replace(LayerEstimate(0, 0.5, "table"), cue="magic")
