@@ -262,7 +262,8 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
             "truth_tiles": truth,
             "recall": sum(r.matched for r in rs) / truth if truth else 1.0,
             "precision": (found - sum(r.false for r in rs)) / found if found else 1.0,
-            "halves_right": (sum(r.halves_right for r in rs) / max(1, sum(r.halves_total for r in rs))),
+            "halves_right": (sum(r.halves_right for r in rs) / sum(r.halves_total for r in rs)
+                             if sum(r.halves_total for r in rs) else None),
             "tiles_right": sum(r.tiles_right for r in rs) / truth if truth else 1.0,
             "frames_right": sum(r.frame_right for r in rs) / len(rs),
             "cut_flagged": (f"{sum(r.cut_flagged for r in rs)}/{sum(r.cut_truth for r in rs)}"),
@@ -374,7 +375,8 @@ def run(args: argparse.Namespace) -> int:
     for source, s in summarise(rows).items():
         print(f"{source}: {s['images']} images, {s['truth_tiles']} tiles: "
               f"recall {s['recall']:.4f}, precision {s['precision']:.4f}, "
-              f"halves right {s['halves_right']:.4f}, tiles right {s['tiles_right']:.4f}, "
+              f"halves right {'n/a' if s['halves_right'] is None else format(s['halves_right'], '.4f')}, "
+              f"tiles right {s['tiles_right']:.4f}, "
               f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}; "
               f"median ms detect {s['median_ms_detect']:.1f} crop {s['median_ms_crop']:.1f} "
               f"pips {s['median_ms_pips']:.1f} total {s['median_ms_total']:.1f}")
