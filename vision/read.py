@@ -44,6 +44,30 @@ class ImageError(DominoError):
     """An input that is not a readable 8-bit image of a usable size."""
 
 
+def header_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG or JPEG header, read before decoding; None if not found."""
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24 and head[12:16] == b"IHDR":
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(head):
+            if head[i] != 0xFF:
+                i += 1
+                continue
+            marker = head[i + 1]
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+                i += 1 if marker == 0xFF else 2
+                continue
+            length = int.from_bytes(head[i + 2:i + 4], "big")
+            if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD,
+                          0xCE, 0xCF):
+                h = int.from_bytes(head[i + 5:i + 7], "big")
+                w = int.from_bytes(head[i + 7:i + 9], "big")
+                return w, h
+            i += 2 + length
+    return None
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Decode an image file to BGR uint8, or raise :class:`ImageError` saying what is wrong."""
     p = Path(path)
@@ -61,6 +85,11 @@ def load_image(path: str | Path) -> np.ndarray:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
         raise ImageError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    size_px = header_size(data[:65536].tobytes())
+    if size_px is not None and size_px[0] * size_px[1] > MAX_PIXELS:
+        w, h = size_px
+        raise ImageError(f"{p}: the image is {w}x{h} px ({w * h / 1e6:.0f} megapixels), more "
+                         f"than the {MAX_PIXELS / 1e6:.0f} megapixel limit; scale it down first")
     try:
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error as exc:

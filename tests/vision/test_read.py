@@ -144,3 +144,22 @@ def test_commands_on_bad_input_exit_2_with_a_message(tmp_path, capsys, command):
     assert main([command, str(bad)]) == 2
     err = capsys.readouterr().err
     assert "not an image" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("ext", [".png", ".jpg"])
+def test_header_size_is_read_before_decoding(tmp_path, ext):
+    img = np.zeros((30, 70, 3), np.uint8)
+    data = cv2.imencode(ext, img)[1].tobytes()
+    from vision.read import header_size
+    assert header_size(data) == (70, 30)
+
+
+def test_enormous_png_is_refused_from_its_header(tmp_path):
+    # a valid PNG signature and IHDR claiming 100000 x 100000 pixels, nothing after it
+    import struct
+    import zlib
+    ihdr = struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    path = _write(tmp_path, "huge.png", b"\x89PNG\r\n\x1a\n" + chunk)
+    with pytest.raises(ImageError, match="100000x100000 px .* megapixel limit"):
+        load_image(path)
