@@ -17,7 +17,8 @@ the solitaire player; several added at once (the new array of three on an empty 
 draw, in row order along the line through them, left to right as the camera sees it (the player
 sits at the bottom of the picture). Tiles gone from the row are ``remove`` entries, split into
 removal groups the rules accept, in an order they accept (found by search over the game's legal
-removals); tiles left in the row that slid to close a gap are no entry. Gone tiles that no
+removals), before the draw seen in the same picture, or after it when only the draw made them
+possible; tiles left in the row that slid to close a gap are no entry. Gone tiles that no
 sequence of legal removals explains are proposed as one removal anyway, so the rules raise the
 illegal alert that says why; a tile put back where the rules still have it is no entry.
 
@@ -171,35 +172,45 @@ class RowInterpreter:
         player = game.players[0]
         by_tile = {s.tile: s for s in change.removed}
         gone = {s.tile for s in change.removed if s.tile in in_row}
-        trial = copy.deepcopy(game)
-        if gone:
-            plan = _removal_plan(game, gone)
-            if plan is None:
-                tiles = [t for t in row if t in gone]
-                plan = [Move("remove", player, tiles=tuple(tiles))]
-            for m in plan:
-                seen = by_tile[m.tiles[0]]
-                entry = m.to_json()
-                entry.update(_camera_meta(seen))
-                entry["confidence"] = round(min(float(by_tile[t].confidence) for t in m.tiles), 4)
-                entry["reading"] = {"remove": [str(t) for t in m.tiles]}
-                out.append(Proposal(entry, str(m), seen))
-                if _accepts(trial, m):
-                    trial.apply(m)
         # a tile put back where the rules still have it (after an illegal removal) is no entry
         new = [s for s in change.added if s.tile not in known]
+        trial = copy.deepcopy(game)
+        draw: list[Proposal] = []
+        draw_move: Move | None = None
         if new:
             ordered = _row_order(new)
             tiles = [s.tile for s in ordered]
             raw: Any = str(tiles[0]) if len(tiles) == 1 else [str(t) for t in tiles]
-            m = Move.draw(player, raw)
+            m = draw_move = Move.draw(player, raw)
             entry = m.to_json()
             entry.update(_camera_meta(ordered[0]))
             entry["confidence"] = round(min(float(s.confidence) for s in ordered), 4)
             entry["reading"] = {"draw": [str(t) for t in tiles]}
             if len(ordered) == 1:
                 entry["alternatives"] = [{"tile": t, "p": p} for t, p in ordered[0].alternatives]
-            out.append(Proposal(entry, str(m), ordered[0], entry.get("alternatives", [])))
+            draw.append(Proposal(entry, str(m), ordered[0], entry.get("alternatives", [])))
+        removes: list[Proposal] = []
+        if gone:
+            # removals come first when the row allowed them before the draw (they were
+            # compulsory then); otherwise the draw made them possible and goes first
+            plan = _removal_plan(game, gone)
+            if plan is None and draw_move is not None and _accepts(trial, draw_move):
+                trial.apply(draw_move)
+                plan = _removal_plan(trial, gone)
+                if plan is not None:
+                    out.extend(draw)
+                    draw = []
+            if plan is None:
+                plan = [Move("remove", player, tiles=tuple(t for t in row if t in gone))]
+            for m in plan:
+                seen = by_tile[m.tiles[0]]
+                entry = m.to_json()
+                entry.update(_camera_meta(seen))
+                entry["confidence"] = round(min(float(by_tile[t].confidence) for t in m.tiles), 4)
+                entry["reading"] = {"remove": [str(t) for t in m.tiles]}
+                removes.append(Proposal(entry, str(m), seen))
+        out.extend(removes)
+        out.extend(draw)
         for s in change.added:
             if s.tile in known and s.tile not in in_row:
                 out.append(Proposal(None, f"{s.tile} is back on the table, but it was removed "

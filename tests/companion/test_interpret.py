@@ -276,3 +276,14 @@ def test_moon_all_tricks_played_extra_tile_is_a_notice(tmp_path: Path) -> None:
     assert s.game.round_over
     got = _feed(s, [], [tile_at(0, 0, 100, 100)])
     assert got and all("notice" in g for g in got)
+
+
+def test_castlerock_draw_and_the_removal_it_allows_in_one_picture(tmp_path: Path) -> None:
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    row = _row([(3, 4), (4, 6), (7, 9), (3, 6)])
+    for k in range(1, 4):
+        assert _feed(s, row[:k - 1], row[:k])[0]["status"] == "accepted"
+    # 3-6 is laid and 7-9 taken out before the camera sees a still table: draw, then remove
+    got = _feed(s, row[:3], [row[0], row[1], row[3]])
+    assert [(g["entry"].get("draw"), g["entry"].get("remove"), g["status"]) for g in got] == [
+        ("3-6", None, "accepted"), (None, ["7-9"], "accepted")]
