@@ -362,6 +362,15 @@ def _covers(occupied: np.ndarray, optional: np.ndarray, limit: int) -> list[list
     return results
 
 
+def _levels(patch: np.ndarray) -> tuple[float, float]:
+    """Face level (75th percentile) and ink level (1st percentile) of a patch."""
+    flat = patch.reshape(-1)
+    n = flat.size
+    k_face, k_ink = int(0.75 * (n - 1)), int(0.01 * (n - 1))
+    part = np.partition(flat, (k_ink, k_face))
+    return float(part[k_face]), float(part[k_ink])
+
+
 def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: float,
                    w: float) -> tuple[float, float, int]:
     """Divider contrast, rim fill and pip count of the tile at [x0, x1] x [y0, y1] in a rotated face map.
@@ -392,8 +401,7 @@ def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: fl
     lo, hi = int(round(mid)) - band, int(round(mid)) + band + 1
     if lo < 0 or hi > n_long:
         return 0.0, 0.0, 0
-    face = float(np.percentile(patch, 75))
-    ink = float(np.percentile(patch, 1))
+    face, ink = _levels(patch)
     if face - ink < MIN_INK_CONTRAST:
         return 0.0, 0.0, 0
     line = float(profile[lo:hi].min())
@@ -588,8 +596,7 @@ def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarr
     core = patch[m + hw // 3: m + 2 * hw - hw // 3, m + hl // 4: m + 2 * hl - hl // 4]
     if core.size == 0:
         return corners
-    face = float(np.percentile(core, 75))
-    ink = float(np.percentile(core, 1))
+    face, ink = _levels(core)
     if face - ink < MIN_INK_CONTRAST:
         return corners
     bright = cv2.blur(patch, (3, 3)) >= face - EDGE_DROP * (face - ink)
@@ -684,7 +691,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         if w is None:
             continue
         tile_area = 2 * w * w
-        for blob in (b for blobs in map_levels for b in _reblob(blobs, DENT * w)):
+        sized = [[b for b in blobs if 0.3 * tile_area <= b.area] for blobs in map_levels]
+        for blob in (b for blobs in sized for b in _reblob(blobs, DENT * w)):
             if (blob.area < 0.3 * tile_area or blob.area > MAX_GRID_CELLS * tile_area / 8
                     or blob.area > MAX_BLOB_FRACTION * img_w * img_h):
                 continue
