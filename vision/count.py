@@ -26,8 +26,9 @@ def run(args: argparse.Namespace) -> int:
     tiles = reading.read_tiles
     cut = len(reading.tiles) - len(tiles)
     total = pip_total(reading)
+    names = [str(t.tile) for t in tiles]
     result = {
-        "tiles": [str(t.tile) for t in tiles],
+        "tiles": names,
         "pips": total,
         "complete": cut == 0,
         "confidence": round(min((t.confidence for t in tiles), default=1.0), 4),
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{len(tiles)} tiles: {' '.join(result['tiles']) or '(none)'}")
+    print(f"{len(tiles)} tiles: {' '.join(names) or '(none)'}")
     print(f"pips: {total}" + ("" if cut == 0 else f" (incomplete: {cut} tile(s) cut off)"))
     for w in reading.warnings:
         print(f"warning: {w}", file=sys.stderr)

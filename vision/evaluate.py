@@ -24,9 +24,10 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import cv2
 import numpy as np

@@ -87,17 +87,19 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
     for i in range(len(probs) // 2):
         p0, p1 = probs[2 * i], probs[2 * i + 1]
         joint = np.outer(p0, p1)
-        a, b = np.unravel_index(int(np.argmax(joint)), joint.shape)
+        ai, bi = np.unravel_index(int(np.argmax(joint)), joint.shape)
+        a, b = int(ai), int(bi)
         # merge (a, b) and (b, a) into one tile for the alternatives
-        merged: dict[tuple[int, int], float] = {}
-        for x in range(joint.shape[0]):
-            for y in range(joint.shape[1]):
-                key = (min(x, y), max(x, y))
-                merged[key] = merged.get(key, 0.0) + float(joint[x, y])
-        ranked = sorted(merged.items(), key=lambda kv: -kv[1])
-        best_key = (min(a, b), max(a, b))
-        alts = tuple((f"{k[0]}-{k[1]}", p) for k, p in ranked if k != best_key and p >= 1e-3)
-        out.append(TileValue((int(a), int(b)), float(min(1.0, merged[best_key])),
+        merged = joint + joint.T
+        np.fill_diagonal(merged, np.diag(joint))
+        lows, highs = np.triu_indices(joint.shape[0])
+        values = merged[lows, highs]
+        order = np.argsort(-values, kind="stable")
+        best_p = float(merged[min(a, b), max(a, b)])
+        alts = tuple((f"{int(lows[i])}-{int(highs[i])}", float(values[i])) for i in order
+                     if (int(lows[i]), int(highs[i])) != (min(a, b), max(a, b))
+                     and values[i] >= 1e-3)
+        out.append(TileValue((a, b), float(min(1.0, best_p)),
                              (float(p0[a]), float(p1[b])), alts[:n_alternatives]))
     return out
 

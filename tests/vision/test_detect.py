@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-
 import reader_synth as synth
+
 from vision.detect import detect_tiles, estimate_tile_width, fill_shallow_dents
 from vision.evaluate import _poly_iou
 

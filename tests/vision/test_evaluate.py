@@ -9,7 +9,14 @@ import pytest
 
 from companion.cli import main
 from companion.tiles import Tile, full_set
-from vision.evaluate import Row, score_board, score_rendered, score_single_tile, summarise, write_csv
+from vision.evaluate import (
+    Row,
+    score_board,
+    score_rendered,
+    score_single_tile,
+    summarise,
+    write_csv,
+)
 from vision.types import Reading, TileReading
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "real"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import reader_synth as synth
+
 from vision.halves import half_crops
-from vision.pips import PipReadError, PipReader, pool, tile_values
+from vision.pips import PipReader, PipReadError, pool, tile_values
 from vision.pips_classical import CropError, read_halves
 
 

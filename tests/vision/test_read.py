@@ -7,8 +7,8 @@ import json
 import cv2
 import numpy as np
 import pytest
-
 import reader_synth as synth
+
 from companion.cli import main
 from vision import read as read_mod
 from vision.pips import PipReader
