@@ -34,7 +34,7 @@ import numpy as np
 
 from companion.errors import DominoError
 
-DEMO_GAMES = ("allfives", "chickenfoot", "super")
+DEMO_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon")
 
 
 def recording_path(game: str) -> Path:
@@ -45,7 +45,8 @@ def recording_path(game: str) -> Path:
 
 
 def _same_play(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    keys = ("player", "play", "on", "pass", "end_round")
+    keys = ("player", "play", "on", "pass", "end_round", "draw", "remove", "bid", "trump",
+            "discard")
     if a is None or b is None:
         return a is b
     from companion.moves import Move
@@ -53,6 +54,19 @@ def _same_play(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
     ma, mb = Move.from_json({k: a[k] for k in keys if k in a}), Move.from_json(
         {k: b[k] for k in keys if k in b})
     return ma == mb
+
+
+def _text(entry: dict[str, Any] | None) -> str:
+    """An entry in words (``Bob plays 5-0 on 5-5``, ``Ann removes 3-4``)."""
+    if not entry:
+        return "nothing"
+    from companion.moves import META_KEYS, Move
+
+    try:
+        return str(Move.from_json({k: v for k, v in entry.items()
+                                   if k not in META_KEYS and k != "alternatives"}))
+    except ValueError:
+        return str(entry)
 
 
 @dataclass
@@ -135,36 +149,50 @@ class DemoPlayer:
                 self.report.notices.append(alert.message)
                 s.dismiss(alert.id)
             elif alert.kind == "confirm":
-                if _same_play(alert.entry, step.truth):
+                if step.truth is None:
+                    s.dismiss(alert.id)  # nothing happened: the unsure reading is a phantom
+                    self.report.wrong.append(f"{_text(alert.entry)} (asked; nothing happened)")
+                elif _same_play(alert.entry, step.truth):
                     s.confirm(alert.id)
-                    self.report.confirmed.append(str(alert.entry.get("play")))
+                    self.report.confirmed.append(_text(alert.entry))
                 else:
                     s.correct(alert.id, dict(step.truth))
                     self.report.corrected.append(
-                        f"read {alert.entry.get('play')}, was {step.truth.get('play')}")
+                        f"read {_text(alert.entry)}, was {_text(step.truth)}")
             elif alert.kind == "illegal":
                 if step.truth is None:
-                    self.report.illegal_alerts.append(alert.message)  # taken back next step
+                    self.report.illegal_alerts.append(alert.message)
+                    if "play" not in alert.entry:
+                        # a tile taken out of a row (Castle Rock) is put back: the alert is
+                        # answered; a tile laid is taken back and its alert closes by itself
+                        s.dismiss(alert.id)
                 else:
                     s.correct(alert.id, dict(step.truth))
                     self.report.corrected.append(
-                        f"illegal reading {alert.entry.get('play')}, was {step.truth.get('play')}")
-        if step.truth is None:
-            return
+                        f"illegal reading {_text(alert.entry)}, was {_text(step.truth)}")
         new = s.history[before:]
+        if step.truth is None:
+            # nothing should be logged here (a trick gathered, a table cleared, a tile laid and
+            # taken back): what the camera logged anyway is withdrawn
+            for h in reversed(new):
+                if h["entry"].get("source") != "camera":
+                    break
+                s.undo()
+                self.report.wrong.append(f"{h['text']} (nothing happened)")
+            return
         camera = [h for h in new if h["entry"].get("source") == "camera"]
         self.report.camera_plays += len(camera)
-        if any(_same_play(h["entry"], step.truth) for h in new):
+        if len(new) == 1 and _same_play(new[0]["entry"], step.truth):
             return
         # the camera got this play wrong without asking, or missed it: fix it by hand
         fixed = dict(step.truth)
         for h in reversed(new):
             s.undo()
-            self.report.wrong.append(f"{h['text']} (was {step.truth.get('play')})")
+            self.report.wrong.append(f"{h['text']} (was {_text(step.truth)})")
             if h["entry"].get("source") == "camera" and "play" in h["entry"]:
                 fixed["reading"] = {"play": h["entry"]["play"]}
         if not new:
-            self.report.missed.append(str(step.truth.get("play")))
+            self.report.missed.append(_text(step.truth))
         result = s.submit(fixed, source="correction")
         if result.status != "accepted":
             raise DominoError(f"the recording's play {step.truth} was refused after a fix: "

@@ -1,19 +1,33 @@
 """Recordings: a whole match as a fixed webcam and a tablet would record it.
 
-:func:`make_recording` plays a seeded match of a line game with the rules core's simulator and
-turns it into :class:`Step` values, in order:
+:func:`make_recording` plays a seeded match with the rules core's simulator and turns it into
+:class:`Step` values, in order. Line games (``allfives``, ``chickenfoot``, ``super``):
 
 * ``camera`` steps: the table after a play (every tile placed so far this round, laid out by
   :func:`vision.render.gamelayout.line_layout`), shown first with the player's hand on the tile
   just laid and then at rest; the table cleared between rounds;
-* ``tablet`` steps: what people enter by hand because the camera cannot see it (passes, the
-  tiles left in each hand at the end of a round);
+* ``tablet`` steps: what people enter by hand because the camera cannot see it (draws, as a
+  count, passes, the tiles left in each hand at the end of a round);
 
 plus two things a real game night brings, so the demo shows how the companion copes:
 
 * an illegal placement: a player lays a tile that fits nowhere against an open end, sees the
   alert and takes it back before playing the right tile;
 * a tile the camera is unsure of: a glare spot from the lamp over the tile just laid.
+
+Trick games (``fortytwo``, ``moon``; ``max_rounds`` hands): bids, trump and Moon's discard are
+tablet steps (the deal is not: hands are private); each play is a camera step with the tile
+face up in the middle of the table, towards the seat that played it; once a trick is complete a
+camera step shows it gathered face down in front of its winner (no log entry). The illegal
+placement: in hand ``illegal_round`` the winning bidder lays the lead before naming trump (the
+rules refuse a play while trump is not named) and takes it back. The glare lies on play
+``glare_play`` of hand ``glare_round``.
+
+Castle Rock (``castlerock``): the row lies left to right as the camera sees it; each draw is a
+camera step with the tile at the right end (three tiles at once when a new array starts on an
+empty row), each removal a camera step with the removed tiles gone and the row closed up. The
+illegal placement: before removal ``illegal_play`` the player takes out a tile that may not go
+(the alert says why) and puts it back. The glare lies on draw ``glare_play``.
 
 A recording is stored as a small JSON file (:func:`save_recording`): the recipe (game, players,
 seeds), every step, and the ground truth (the log the companion should end with and its final
@@ -41,12 +55,16 @@ from vision.render.scene import HandSpec, SceneSpec, render_scene
 from vision.render.tiles import geometry_for_set
 
 FORMAT = 1
-#: Line games a recording can be made of.
-RECORDING_GAMES = ("allfives", "chickenfoot", "super")
+#: Games a recording can be made of.
+RECORDING_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon")
+LINE_GAMES = ("allfives", "chickenfoot", "super")
+TRICK_GAMES = ("fortytwo", "moon")
 #: Frames per camera step: the hand on the tile, then the table at rest.
 HAND_FRAMES = 3
 STILL_FRAMES = 6
 EXTENT_MM = (640.0, 420.0)
+#: Camera rotation for Castle Rock: the row runs left to right in the picture.
+ROW_ROTATION_DEG = 4.0
 
 
 @dataclass(frozen=True)
@@ -126,22 +144,13 @@ def _wrong_tile(game: Any, player: str) -> Tile | None:
     return None
 
 
-def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, look_seed: int = 21,
-                   illegal_round: int = 1, illegal_play: int = 4, glare_round: int = 1,
-                   glare_play: int = 7, max_rounds: int | None = None) -> Recording:
-    """A recording of the seeded match (see the module docstring). ``illegal_play``/``glare_play``
-    count plays within their round (1 = the round's first play). ``max_rounds`` records only the
-    first rounds of a long match (its truth is then the score after them)."""
+def _line_steps(game: str, names: list[str], sim: Any, geom: Any, seed: int, illegal_round: int,
+                illegal_play: int, glare_round: int, glare_play: int, max_rounds: int | None
+                ) -> tuple[list[Step], list[np.ndarray], list[dict[str, Any]], Any]:
+    """The steps of a line game (see the module docstring)."""
     from companion.games import find_game
     from companion.moves import Move
-    from companion.simulate import default_players, play_random_game
 
-    if game not in RECORDING_GAMES:
-        raise RenderSpecError(f"no recording for {game!r}; games: {', '.join(RECORDING_GAMES)}")
-    names = default_players(players)
-    sim = play_random_game(game, names, seed)
-    set_max = SET_OF_GAME[game]
-    geom = geometry_for_set(set_max)
     replay = find_game(game)(names, sim.header.options)
     # the companion is started before the game: the camera first sees the empty table
     steps: list[Step] = [Step("camera", (), None, note="the empty table before the game")]
@@ -180,6 +189,15 @@ def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, loo
             elif m.kind == "pass":
                 steps.append(Step("tablet", entry=m.to_json(), truth=m.to_json(),
                                   note=f"{m.player} cannot play and passes (tapped on the tablet)"))
+            elif m.kind == "draw":
+                # the camera does not see which tiles: how many is tapped on the tablet
+                n = len(m.drawn) or int(m.count or 1)
+                entry = {"player": m.player, "draw": n}
+                steps.append(Step("tablet", entry=entry, truth=entry,
+                                  note=f"{m.player} draws {n} (tapped on the tablet)"))
+                recorded.append(Move.from_json(entry))
+                replay.apply(m)
+                continue
             elif m.kind == "end_round":
                 steps.append(Step("tablet", entry=m.to_json(), truth=m.to_json(),
                                   note="end of the round: the tiles left in each hand, counted"))
@@ -187,6 +205,197 @@ def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, loo
             recorded.append(m)
         if not replay.finished and (max_rounds is None or r < max_rounds):
             steps.append(Step("camera", (), None, note="the table is cleared for the next round"))
+    truth_log = [m.to_json() for m in recorded if m.kind in ("play", "pass", "draw", "end_round")]
+    return steps, all_pts, truth_log, replay
+
+
+def _trick_steps(game: str, names: list[str], sim: Any, geom: Any, seed: int, illegal_round: int,
+                 glare_round: int, glare_play: int, max_rounds: int | None
+                 ) -> tuple[list[Step], list[np.ndarray], list[dict[str, Any]], Any]:
+    """The steps of a trick game (see the module docstring): the hands are never logged."""
+    from companion.games import find_game
+
+    rng = np.random.default_rng(seed)
+    L, W = geom.length_mm, geom.width_mm
+    n = len(names)
+    replay = find_game(game)(names, sim.header.options)
+    steps: list[Step] = [Step("camera", (), None, note="the empty table before the game")]
+    all_pts: list[np.ndarray] = []
+    truth_log: list[dict[str, Any]] = []
+    trick: list[Placement] = []  # face up in the middle
+    taken: list[Placement] = []  # face down in front of the winners
+    piles = {p: 0 for p in names}
+    hand, n_play = 1, 0
+
+    def seat_dirs(seat: int) -> tuple[np.ndarray, np.ndarray, float]:
+        a = np.radians(90.0 + 360.0 * seat / n)
+        return np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)]), float(
+            np.degrees(a))
+
+    def show(by: int | None, note: str, truth: dict[str, Any] | None = None,
+             glare: Tile | None = None, extra: tuple[Placement, ...] = ()) -> None:
+        tiles = tuple(taken) + tuple(trick) + extra
+        for pl in tiles:
+            all_pts.append(pl.footprint(geom))
+        steps.append(Step("camera", tiles, by, glare, truth=truth, note=note))
+
+    for m in sim.moves:
+        if max_rounds is not None and hand > max_rounds:
+            break
+        if m.kind == "deal":
+            replay.apply(m)  # the rules core knows the deal; the companion's log will not
+            continue
+        entry = m.to_json()
+        if m.kind == "trump" and hand == illegal_round:
+            lead = next(x for x in sim.moves[sim.moves.index(m):] if x.kind == "play")
+            seat = names.index(m.player)
+            d, _, deg = seat_dirs(seat)
+            c = d * 1.6 * L
+            bad = Placement(lead.tile, lead.tile.halves, (float(c[0]), float(c[1])), deg + 90.0)
+            show(seat, f"{m.player} lays {lead.tile} before naming trump", extra=(bad,))
+            show(seat, f"{m.player} takes {lead.tile} back to name trump first")
+        if m.kind in ("bid", "trump", "discard"):
+            steps.append(Step("tablet", entry=entry, truth=entry,
+                              note=f"{m} (entered on the tablet)"))
+        elif m.kind == "play":
+            n_play += 1
+            seat = names.index(m.player)
+            d, _, deg = seat_dirs(seat)
+            c = d * 1.6 * L + rng.normal(0, 2.0, 2)
+            halves = m.tile.halves if rng.random() < 0.5 else (m.tile.high, m.tile.low)
+            trick.append(Placement(m.tile, halves, (float(c[0]), float(c[1])),
+                                   deg + 90.0 + float(rng.normal(0, 8.0))))
+            glare = m.tile if (hand == glare_round and n_play == glare_play) else None
+            show(seat, f"{m}" + (" (under a glare spot)" if glare else ""), truth=entry,
+                 glare=glare)
+        elif m.kind == "end_round":
+            steps.append(Step("tablet", entry=entry, truth=entry,
+                              note="end of the hand: what each side took, entered"))
+        before = replay.tricks_played if m.kind == "play" else None
+        replay.apply(m)
+        truth_log.append(entry)
+        if m.kind == "play" and replay.tricks_played != before:
+            winner = replay.players[replay.turn]  # the winner leads the next trick
+            seat = names.index(winner)
+            d, t, deg = seat_dirs(seat)
+            j = piles[winner]
+            piles[winner] += 1
+            at = d * 3.3 * L + t * (j - 3) * (W + 12.0)
+            for layer, pl in enumerate(trick):
+                jit = rng.normal(0, 1.5, 2) if layer else np.zeros(2)
+                taken.append(Placement(pl.tile, pl.halves, (float(at[0] + jit[0]),
+                                                             float(at[1] + jit[1])),
+                                       deg + float(rng.normal(0, 4.0)), layer=layer,
+                                       face_up=False))
+            trick = []
+            show(seat, f"{winner} gathers the trick face down")
+        if m.kind == "end_round":
+            hand += 1
+            n_play = 0
+            taken = []
+            piles = {p: 0 for p in names}
+            if not replay.finished and (max_rounds is None or hand <= max_rounds):
+                steps.append(Step("camera", (), None, note="the table is cleared for the next "
+                                                           "hand"))
+    return steps, all_pts, truth_log, replay
+
+
+def _row_steps(names: list[str], sim: Any, geom: Any, seed: int, illegal_play: int,
+               glare_play: int) -> tuple[list[Step], list[np.ndarray], list[dict[str, Any]], Any]:
+    """The steps of a Castle Rock game (see the module docstring)."""
+    from companion.games import find_game
+    from companion.games.castlerock import removals
+    from companion.moves import Move
+
+    rng = np.random.default_rng(seed)
+    pitch = geom.width_mm + 20.0  # a finger's gap between tiles of the row
+    replay = find_game("castlerock")(names, sim.header.options)
+    player = names[0]
+    halves = {t: (t.halves if rng.random() < 0.5 else (t.high, t.low))
+              for m in sim.moves for t in m.drawn}
+    jitter = {t: (rng.normal(0, 1.0, 2), float(rng.normal(0, 2.0))) for t in halves}
+
+    def row_at(row: list[Tile], gap: Tile | None = None) -> tuple[Placement, ...]:
+        out = []
+        for j, t in enumerate(row):
+            if t == gap:
+                continue
+            (jx, jy), ja = jitter[t]
+            out.append(Placement(t, halves[t], (float(j * pitch + jx), float(jy)), 90.0 + ja))
+        return tuple(out)
+
+    steps: list[Step] = [Step("camera", (), None, note="the empty table before the game")]
+    all_pts: list[np.ndarray] = []
+    truth_log: list[dict[str, Any]] = []
+    moves = list(sim.moves)
+    k, n_draw, n_remove = 0, 0, 0
+    while k < len(moves):
+        m = moves[k]
+        if m.kind == "draw":
+            group = [m]
+            if not replay.row:  # a new array: three tiles at once
+                while len(group) < 3 and k + len(group) < len(moves) and \
+                        moves[k + len(group)].kind == "draw":
+                    group.append(moves[k + len(group)])
+            tiles = [t for g in group for t in g.drawn]
+            move = Move.draw(player, [str(t) for t in tiles] if len(tiles) > 1 else str(tiles[0]))
+            n_draw += 1
+            replay.apply(move)
+            glare = tiles[-1] if n_draw == glare_play else None
+            shown = row_at(replay.row)
+            all_pts += [pl.footprint(geom) for pl in shown]
+            steps.append(Step("camera", shown, 0, glare, truth=move.to_json(),
+                              note=f"{move}" + (" (under a glare spot)" if glare else "")))
+            truth_log.append(move.to_json())
+            k += len(group)
+            continue
+        if m.kind == "remove":
+            n_remove += 1
+            if n_remove == illegal_play:
+                allowed = {t for r in removals(replay.row) if len(r) == 1 for t in r}
+                wrong = next((t for t in replay.row[1:-1] if t not in allowed), replay.row[0])
+                steps.append(Step("camera", row_at(replay.row, gap=wrong), 0, note=(
+                    f"{player} takes {wrong} out of the row, which may not go")))
+                steps.append(Step("camera", row_at(replay.row), 0, note=(
+                    f"{player} puts {wrong} back")))
+            replay.apply(m)
+            shown = row_at(replay.row)
+            steps.append(Step("camera", shown, 0, truth=m.to_json(), note=f"{m}"))
+            truth_log.append(m.to_json())
+        elif m.kind == "end_round":
+            replay.apply(m)
+            steps.append(Step("tablet", entry=m.to_json(), truth=m.to_json(),
+                              note="the pile is empty and nothing can go: the game is over"))
+            truth_log.append(m.to_json())
+        k += 1
+    return steps, all_pts, truth_log, replay
+
+
+def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, look_seed: int = 21,
+                   illegal_round: int = 1, illegal_play: int = 4, glare_round: int = 1,
+                   glare_play: int = 7, max_rounds: int | None = None) -> Recording:
+    """A recording of the seeded match (see the module docstring). ``illegal_play``/``glare_play``
+    count plays within their round (1 = the round's first play). ``max_rounds`` records only the
+    first rounds of a long match (its truth is then the score after them); for trick games a
+    round is a hand. For Castle Rock ``illegal_play`` counts removals, ``glare_play`` draws."""
+    from companion.simulate import default_players, play_random_game
+
+    if game not in RECORDING_GAMES:
+        raise RenderSpecError(f"no recording for {game!r}; games: {', '.join(RECORDING_GAMES)}")
+    names = default_players(players)
+    sim = play_random_game(game, names, seed)
+    set_max = SET_OF_GAME[game]
+    geom = geometry_for_set(set_max)
+    if game in TRICK_GAMES:
+        steps, all_pts, truth_log, replay = _trick_steps(
+            game, names, sim, geom, seed, illegal_round, glare_round, glare_play, max_rounds)
+    elif game == "castlerock":
+        steps, all_pts, truth_log, replay = _row_steps(names, sim, geom, seed, illegal_play,
+                                                       glare_play)
+    else:
+        steps, all_pts, truth_log, replay = _line_steps(
+            game, names, sim, geom, seed, illegal_round, illegal_play, glare_round, glare_play,
+            max_rounds)
     # the looks (table, tiles, lamp) from one seed; the camera framing the whole match
     base = random_scene_spec(look_seed, layout="line", n_tiles=2, set_max=set_max, loose=0,
                              boneyard=False, hands=0, degrade=False, tilt_range=(8.0, 22.0),
@@ -194,10 +403,11 @@ def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, loo
                              tile_families=["ivory", "white"])
     pts = np.concatenate(all_pts)
     target = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
-    cam = fit_camera(pts, base.camera.tilt_deg, base.camera.rotation_deg, base.camera.hfov_deg,
+    # Castle Rock's row runs left to right in the picture (the interpreter reads it so)
+    rotation = ROW_ROTATION_DEG if game == "castlerock" else base.camera.rotation_deg
+    cam = fit_camera(pts, base.camera.tilt_deg, rotation, base.camera.hfov_deg,
                      target, (0.0, 0.0, 0.0, 0.0, 0.0), base.width, base.height, 0.92)
     base = dataclasses.replace(base, placements=(), tile_styles=(), camera=cam, hands=())
-    truth_log = [m.to_json() for m in recorded if m.kind in ("play", "pass", "end_round")]
     result = replay.result()
     truth = {"scores": result["scores"], "winner": result["winner"], "round": result["round"],
              "finished": result["finished"], "log": truth_log}
@@ -249,9 +459,11 @@ class StepRenderer:
     def spec(self, step: Step, hand: bool) -> SceneSpec:
         spec = dataclasses.replace(self.rec.base, placements=step.tiles,
                                    tile_styles=(self.style,) * len(step.tiles))
-        if hand and step.by is not None and step.tiles:
-            pl = step.tiles[-1]
-            uv = self.cam.project(np.array([[pl.center_mm[0], pl.center_mm[1], 0.0]]))[0]
+        if hand and step.by is not None:
+            # the hand reaches for the last tile listed (the one laid, gathered or taken), or
+            # the middle of the table when it takes the last tile away
+            at = step.tiles[-1].center_mm if step.tiles else self.rec.base.camera.target_mm
+            uv = self.cam.project(np.array([[at[0], at[1], 0.0]]))[0]
             tip = (float(np.clip(uv[0] / spec.width, 0.03, 0.97)),
                    float(np.clip(uv[1] / spec.height, 0.03, 0.97)))
             entry = self.edges[step.by % len(self.edges)]
