@@ -638,6 +638,14 @@ def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarr
             k = i0 + int(np.argmin(prof[i0:i1]))
             if face - prof[k] >= 0.5 * (face - ink):
                 lo_a, hi_a = k - new_wid, k + new_wid
+            else:
+                # no divider line: some sets show only a spinner (a stud) at the centre
+                centre_rows = patch[int(lo_b + new_wid * 0.4): int(math.ceil(hi_b - new_wid * 0.4)), :]
+                if centre_rows.shape[0] >= 1:
+                    stud = centre_rows.min(axis=0)
+                    k = i0 + int(np.argmin(stud[i0:i1]))
+                    if face - stud[k] >= 0.5 * (face - ink):
+                        lo_a, hi_a = k - new_wid, k + new_wid
     a0, a1 = lo_a - hl - m, hi_a - hl - m
     b0, b1 = lo_b - hw - m, hi_b - hw - m
     return np.array([c + a0 * ua + b0 * ub, c + a0 * ua + b1 * ub,
