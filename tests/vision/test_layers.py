@@ -198,3 +198,22 @@ def test_bad_geometry_and_history_raise_clear_errors() -> None:
         LayerTracker(match_iou=0.0)
     with pytest.raises(LayerInputError, match="cue"):
         dataclasses.replace(LayerEstimate(0, 0.5, "table"), cue="magic")
+
+
+def test_layers_eval_command_prints_figures_and_refuses_training_seeds(capsys) -> None:
+    import argparse
+    import json
+
+    from vision.render.errors import RenderSpecError
+    from vision.render.layerbench import configure, run
+
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    with pytest.raises(RenderSpecError, match="training seed"):
+        run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--seed", "5"]))
+    with pytest.raises(RenderSpecError, match="not both 0"):
+        run(parser.parse_args(["--scenes", "0", "--sequences", "0"]))
+    assert run(parser.parse_args(["--scenes", "1", "--sequences", "0"])) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cold_geometry"]["tiles"] == out["cold_image"]["tiles"] > 0
+    assert 0.0 <= out["cold_image"]["accuracy"] <= 1.0
