@@ -81,8 +81,8 @@ def _prefix(rec: Recording, camera_steps: int) -> Recording:
         n += step.kind == "camera"
         if n == camera_steps:
             break
-    # rendered at half size: the same view, a quarter of the pixels (the test is about logic)
-    small = dataclasses.replace(rec.base, width=rec.base.width // 2, height=rec.base.height // 2)
+    # rendered at a quarter size: the same view, 1/16 of the pixels (the test is about logic)
+    small = dataclasses.replace(rec.base, width=rec.base.width // 4, height=rec.base.height // 4)
     return Recording(rec.game, rec.players, rec.options, rec.seed, rec.look_seed,
                      rec.steps[:i + 1], rec.truth, small, rec.recipe)
 
@@ -93,7 +93,7 @@ def _rules_part(entry: dict[str, Any]) -> Move:
 
 
 #: camera steps played per game: past the illegal placement and a few plays after it
-PREFIX = {"allfives": 8, "chickenfoot": 7, "super": 7, "castlerock": 12, "fortytwo": 9,
+PREFIX = {"allfives": 8, "chickenfoot": 7, "super": 7, "castlerock": 14, "fortytwo": 9,
           "moon": 8}
 
 

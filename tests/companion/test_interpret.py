@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from companion.interpret import INTERPRETERS, RowInterpreter, TrickInterpreter, interpreter_for
+from companion.interpret import (
+    INTERPRETERS,
+    RowInterpreter,
+    TrickInterpreter,
+    interpreter_for,
+)
 from companion.session import Session
 from companion.store import LogStore
 from companion.tiles import Tile
