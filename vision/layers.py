@@ -66,7 +66,7 @@ SIZE_GAP_BOUNDS = (1.6, 2.7, 3.8)
 #: IoU a tile needs to be taken for a known tile that was not seen in the previous frame.
 STALE_MATCH_IOU = 0.97
 #: Weight of the occlusion (outline) evidence against the size/parallax evidence (1.0).
-OCCLUSION_WEIGHT = 1.0
+OCCLUSION_WEIGHT = 0.5
 
 
 class LayerInputError(DominoError):
