@@ -9,6 +9,11 @@ reaches in for every play, one player lays a tile that fits nowhere (the dashboa
 illegal-placement alert until the tile is taken back) and one tile lies under a glare spot (the
 dashboard asks about it).
 
+``--game`` picks another bundled recording: one round of Chickenfoot or Super Dominoes, a whole
+Castle Rock game (draws at the right of the row, removals; the player once takes out a tile
+that may not go), or one hand of Forty-Two or Moon (bids, trump and the discard typed on the
+tablet, tricks gathered face down; the bidder once lays the lead before naming trump).
+
 Without ``--headless`` the dashboard is served on localhost (a browser opens where there is one)
 and follows the recording live; a person may answer the alerts there, and an alert nobody
 answers within ``--wait`` seconds is answered as the recording's players would. With
@@ -79,6 +84,7 @@ class DemoReport:
     missed: list[str] = field(default_factory=list)  # plays the camera did not produce
     wrong: list[str] = field(default_factory=list)  # wrong entries taken silently, then fixed
     notices: list[str] = field(default_factory=list)
+    dismissed: list[str] = field(default_factory=list)  # stale or phantom readings waved away
     camera_plays: int = 0
     frames: int = 0
     seconds: float = 0.0
@@ -87,6 +93,7 @@ class DemoReport:
         return {"camera_plays": self.camera_plays, "confirmed": self.confirmed,
                 "corrected": self.corrected, "illegal_alerts": self.illegal_alerts,
                 "missed_by_camera": self.missed, "wrong_and_fixed": self.wrong,
+                "dismissed": self.dismissed,
                 "notices": len(self.notices), "frames": self.frames,
                 "seconds": round(self.seconds, 1)}
 
@@ -141,24 +148,36 @@ class DemoPlayer:
         self.report.seconds = time.perf_counter() - t0
         return self.report
 
+    def _correct(self, alert: Any, step: Any, what: str = "read") -> None:
+        """Answer an alert with the true entry; a correction the rules refuse (the play is
+        already in, the turn moved on) is dropped and the fix below the alerts takes over."""
+        result = self.session.correct(alert.id, dict(step.truth))
+        self.report.corrected.append(f"{what} {_text(alert.entry)}, was {_text(step.truth)}")
+        if result.status != "accepted" and result.alert is not None:
+            self.session.dismiss(result.alert.id)
+
     def _person(self, step: Any, before: int) -> None:
         """What the players at the table do after a camera step, knowing what really happened."""
         s = self.session
+
+        def logged() -> bool:
+            return step.truth is not None and any(_same_play(h["entry"], step.truth)
+                                                  for h in s.history[before:])
+
         for alert in list(s.alerts):
             if alert.kind == "notice":
                 self.report.notices.append(alert.message)
                 s.dismiss(alert.id)
             elif alert.kind == "confirm":
-                if step.truth is None:
-                    s.dismiss(alert.id)  # nothing happened: the unsure reading is a phantom
-                    self.report.wrong.append(f"{_text(alert.entry)} (asked; nothing happened)")
+                if step.truth is None or logged():
+                    # a phantom, or a first look the camera already got right on a second one
+                    s.dismiss(alert.id)
+                    self.report.dismissed.append(_text(alert.entry))
                 elif _same_play(alert.entry, step.truth):
                     s.confirm(alert.id)
                     self.report.confirmed.append(_text(alert.entry))
                 else:
-                    s.correct(alert.id, dict(step.truth))
-                    self.report.corrected.append(
-                        f"read {_text(alert.entry)}, was {_text(step.truth)}")
+                    self._correct(alert, step)
             elif alert.kind == "illegal":
                 if step.truth is None:
                     self.report.illegal_alerts.append(alert.message)
@@ -166,10 +185,11 @@ class DemoPlayer:
                         # a tile taken out of a row (Castle Rock) is put back: the alert is
                         # answered; a tile laid is taken back and its alert closes by itself
                         s.dismiss(alert.id)
+                elif logged():
+                    s.dismiss(alert.id)
+                    self.report.dismissed.append(_text(alert.entry))
                 else:
-                    s.correct(alert.id, dict(step.truth))
-                    self.report.corrected.append(
-                        f"illegal reading {_text(alert.entry)}, was {_text(step.truth)}")
+                    self._correct(alert, step, "illegal reading")
         new = s.history[before:]
         if step.truth is None:
             # nothing should be logged here (a trick gathered, a table cleared, a tile laid and
