@@ -122,14 +122,15 @@ class LineInterpreter:
 
 def _row_order(seen: list[Seen]) -> list[Seen]:
     """``seen`` in order along the line through their centres, left to right in the picture
-    (top to bottom when the line is upright)."""
+    (top to bottom when the line runs more up than across)."""
     if len(seen) < 2:
         return list(seen)
     pts = np.stack([s.center for s in seen])
     centred = pts - pts.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
     axis = vt[0]
-    if axis[0] < 0 or (abs(axis[0]) < 1e-9 and axis[1] < 0):
+    main = 0 if abs(axis[0]) >= abs(axis[1]) else 1
+    if axis[main] < 0:
         axis = -axis
     return [seen[i] for i in np.argsort(centred @ axis, kind="stable")]
 

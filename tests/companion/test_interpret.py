@@ -292,3 +292,13 @@ def test_castlerock_draw_and_the_removal_it_allows_in_one_picture(tmp_path: Path
     got = _feed(s, row[:3], [row[0], row[1], row[3]])
     assert [(g["entry"].get("draw"), g["entry"].get("remove"), g["status"]) for g in got] == [
         ("3-6", None, "accepted"), (None, ["7-9"], "accepted")]
+
+
+def test_row_order_across_and_upright() -> None:
+    from companion.interpret import _row_order
+
+    across = [tile_at(1, 2, 300, 105, vertical=True), tile_at(3, 4, 100, 100, vertical=True),
+              tile_at(5, 6, 200, 95, vertical=True)]
+    assert [str(s.tile) for s in _row_order(across)] == ["3-4", "5-6", "1-2"]
+    upright = [tile_at(1, 2, 101, 300), tile_at(3, 4, 99, 100), tile_at(5, 6, 100, 200)]
+    assert [str(s.tile) for s in _row_order(upright)] == ["3-4", "5-6", "1-2"]
