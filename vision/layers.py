@@ -49,8 +49,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -141,7 +142,7 @@ class Geometry:
 
     @classmethod
     def from_homography(cls, table_to_image: Any, K: Any, tile_mm: Sequence[float],
-                        dist: Any = None) -> "Geometry":
+                        dist: Any = None) -> Geometry:
         """The pose from a table-plane homography (table mm on z = 0 to undistorted pixels)
         and known intrinsics ``K``."""
         H = np.asarray(table_to_image, np.float64)
@@ -163,7 +164,7 @@ class Geometry:
                    np.zeros(5) if dist is None else np.asarray(dist, np.float64))
 
     @classmethod
-    def from_truth(cls, truth: dict[str, Any]) -> "Geometry":
+    def from_truth(cls, truth: dict[str, Any]) -> Geometry:
         """The geometry of a rendered scene's ground truth (``camera`` and ``style.tile_mm``)."""
         try:
             cam = truth["camera"]
@@ -424,7 +425,8 @@ class _Track:
     seen: int  # frame index of the last sighting
 
 
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two quads (pixels)."""
     inter, _ = _overlap(a, b)
     ua = cv2.contourArea(_convex(a)) + cv2.contourArea(_convex(b)) - inter
     return inter / ua if ua > 0 else 0.0
@@ -435,8 +437,10 @@ class LayerTracker:
 
     Feed it every still frame with its tiles (:meth:`update`); a tile is matched to a known one
     by overlap (IoU >= ``match_iou``; a tile unseen in the previous frame, as one hidden under
-    the tile just laid, needs :data:`STALE_MATCH_IOU`). A new tile lies above every known tile whose picture it
-    changed (the pixels of their overlap), so its layer is one more than the highest of those;
+    the tile just laid, needs :data:`STALE_MATCH_IOU`; a match whose picture changed is refused:
+    a new tile laid square on a known one). A new tile lies above every known tile whose
+    picture it changed (the pixels of their overlap), so its layer is one more than the highest
+    of those;
     tiles of the first frame get the cold-start estimate. Tiles not seen for ``forget_after``
     frames are dropped (taken away, or hidden for good)."""
 
@@ -451,7 +455,7 @@ class LayerTracker:
         self._current: list[int] = []  # track index of each tile of the last update
 
     def update(self, frame_bgr: np.ndarray, tiles: Sequence[Any],
-               geometry: Geometry | None = None) -> list["LayerEstimate"]:
+               geometry: Geometry | None = None) -> list[LayerEstimate]:
         """Take the next still frame and its tiles; returns their layer estimates."""
         frame_bgr = _check_frame(frame_bgr)
         quads = _quads(tiles)
@@ -482,7 +486,8 @@ class LayerTracker:
                 self.tracks.append(track)
                 assigned[i] = len(self.tracks) - 1
         for i, k in enumerate(assigned):
-            assert k is not None
+            if k is None:  # every tile was matched or made a new track just above
+                raise RuntimeError(f"tile {i} has no track")
             self.tracks[k].quad = quads[i]
             self.tracks[k].seen = self.frame_index
         self._current = [int(k) for k in assigned if k is not None]
@@ -500,7 +505,7 @@ class LayerTracker:
         pairs = []
         for i, q in enumerate(quads):
             for k in live:
-                v = _iou(q, self.tracks[k].quad)
+                v = quad_iou(q, self.tracks[k].quad)
                 # a tile unseen in the last frame (hidden under the one just laid) comes back
                 # only at nearly the same outline; a tile laid square on a known one looks
                 # much alike, but its picture changed where the known one's did not
@@ -693,7 +698,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
             conf = 0.9 if not overlapping[i] else 0.75
         if geometry is not None:
             z, err = heights[i]
-            g_layer = max(0, int(round(z / T)) - 1)
+            g_layer = max(0, round(z / T) - 1)
             g_conf = float(np.clip(1.0 - 2.0 * abs(z / T - 1 - g_layer), 0.0, 1.0)
                            * (1.0 if err < 0.15 else 0.3))
             if g_layer != layer and g_conf >= 0.5 and (g_layer > layer or not below):
@@ -760,4 +765,5 @@ def read_layers(reading: Any, frame_bgr: np.ndarray, geometry: Geometry | None =
 
 
 __all__ = ["CUES", "Geometry", "LayerEstimate", "LayerInputError", "LayerTracker",
-           "apply_layers", "estimate_layers", "occlusion_score", "read_layers", "tile_height"]
+           "apply_layers", "estimate_layers", "occlusion_score", "quad_iou", "read_layers",
+           "tile_height"]

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.layers import Geometry, LayerTracker, estimate_layers
+from vision.layers import Geometry, LayerTracker, estimate_layers, quad_iou
 from vision.render.errors import RenderSpecError
 from vision.render.sampling import HELD_OUT_SEED_MIN
 from vision.render.scene import render_scene
@@ -47,11 +47,6 @@ def _tally(counter: Counter, est: list, tiles: list[dict[str, Any]], key: str) -
         counter[key + "_ok"] += int(e.layer == t["layer"])
         counter[f"{key}_n_layer{t['layer']}"] += 1
         counter[f"{key}_ok_layer{t['layer']}"] += int(e.layer == t["layer"])
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    from vision.layers import _iou as iou
-    return iou(a, b)
 
 
 def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str, Any]:
@@ -86,7 +81,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str
                     continue  # only the tiles a reader must report
                 c[f"reader_truth_layer{t['layer']}"] += 1
                 q = np.array(t["corners"])
-                best = max(((_iou(q, fq), j) for j, fq in enumerate(quads) if j not in used),
+                best = max(((quad_iou(q, fq), j) for j, fq in enumerate(quads) if j not in used),
                            default=(0.0, -1))
                 if best[0] < 0.5:
                     continue

@@ -24,7 +24,6 @@ import dataclasses
 import math
 from typing import Any
 
-import cv2
 import numpy as np
 
 from companion.tiles import Tile
@@ -188,5 +187,5 @@ def stack_sequence(rng_seed: int, n_structures: int | None = None,
     return frames
 
 
-__all__ = ["MAX_LAYER", "SUPPORT_MIN_FRACTION", "STRUCTURE_KINDS", "stack_layout", "stack_sequence",
-           "stacked_scene_spec", "supports_of"]
+__all__ = ["MAX_LAYER", "STRUCTURE_KINDS", "SUPPORT_MIN_FRACTION", "stack_layout",
+           "stack_sequence", "stacked_scene_spec", "supports_of"]
