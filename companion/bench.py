@@ -2,8 +2,10 @@
 
 For each game it plays seeded random full games and prints, as one JSON line per game:
 random full games per second, and the time per move of legal-move generation plus application
-(median, 99th percentile and maximum, in microseconds). The target is every move under 1 ms, so
-a whole evening's log replays instantly; ``under_1ms`` says whether the maximum met it.
+(median, 99th percentile and maximum, in microseconds), both as CPU time of the thread (what the
+code costs) and as wall-clock time (which also counts waiting for a busy CPU). The target is
+every move under 1 ms, so a whole evening's log replays instantly; ``under_1ms`` says whether the
+largest CPU time met it, ``wall_under_1ms`` whether the largest wall-clock time did.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from companion.simulate import default_players, next_move
 def bench_game(name: str, players: int, games: int, seed: int) -> dict:
     cls = find_game(name)
     per_move_us: list[float] = []
+    per_move_cpu_us: list[float] = []
     start = time.perf_counter()
     n_moves = 0
     for k in range(games):
@@ -29,6 +32,7 @@ def bench_game(name: str, players: int, games: int, seed: int) -> dict:
         rng = random.Random(seed + k)
         while not game.finished:
             t0 = time.perf_counter()
+            c0 = time.thread_time()
             if game.needs_deal or game.round_over:
                 move = next_move(game, rng)
                 game.apply(move)
@@ -36,18 +40,27 @@ def bench_game(name: str, players: int, games: int, seed: int) -> dict:
             moves = game.legal_moves()
             move = game.resolve_draw(rng.choice(moves), rng)
             game.apply(move)
+            per_move_cpu_us.append((time.thread_time() - c0) * 1e6)
             per_move_us.append((time.perf_counter() - t0) * 1e6)
             n_moves += 1
     elapsed = time.perf_counter() - start
     per_move_us.sort()
-    p99 = per_move_us[min(len(per_move_us) - 1, int(0.99 * len(per_move_us)))]
+    per_move_cpu_us.sort()
+
+    def p99(xs: list[float]) -> float:
+        return xs[min(len(xs) - 1, int(0.99 * len(xs)))]
+
     return {
         "game": name, "players": players, "games": games, "moves": n_moves,
         "games_per_s": round(games / elapsed, 2),
-        "move_us_median": round(statistics.median(per_move_us), 1),
-        "move_us_p99": round(p99, 1),
-        "move_us_max": round(per_move_us[-1], 1),
-        "under_1ms": per_move_us[-1] < 1000.0,
+        "cpu_us_median": round(statistics.median(per_move_cpu_us), 1),
+        "cpu_us_p99": round(p99(per_move_cpu_us), 1),
+        "cpu_us_max": round(per_move_cpu_us[-1], 1),
+        "wall_us_median": round(statistics.median(per_move_us), 1),
+        "wall_us_p99": round(p99(per_move_us), 1),
+        "wall_us_max": round(per_move_us[-1], 1),
+        "under_1ms": per_move_cpu_us[-1] < 1000.0,
+        "wall_under_1ms": per_move_us[-1] < 1000.0,
     }
 
 
