@@ -498,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", default="allfives", choices=RECORDING_GAMES)
-    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--players", type=int, default=None,
+                   help="number of players (default: 1 for castlerock, 4 for fortytwo, 3 else)")
     p.add_argument("--seed", type=int, default=12)
     p.add_argument("--look-seed", type=int, default=21)
     p.add_argument("--rounds", type=int, default=None, help="record only the first N rounds")
@@ -508,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--illegal-play", type=int, default=4)
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    rec = make_recording(a.game, a.players, a.seed, a.look_seed, a.illegal_round, a.illegal_play,
+    players = a.players if a.players is not None else {"castlerock": 1, "fortytwo": 4}.get(a.game, 3)
+    rec = make_recording(a.game, players, a.seed, a.look_seed, a.illegal_round, a.illegal_play,
                          a.glare_round, a.glare_play, a.rounds)
     save_recording(rec, a.out)
     cams = sum(s.kind == "camera" for s in rec.steps)
