@@ -60,6 +60,10 @@ def card_text(meta: dict) -> str:
         f"({training['seconds']} s on a 2-core CPU). Mirror flips in the batches.",
         "- Halves per class: " + ", ".join(f"{k}: {v}" for k, v in
                                            training["halves_per_class"].items()) + ".",
+        "- Scenes the renderer failed to draw were skipped and are listed in "
+        f"`pip_classifier.json` (`skipped_scenes`: {len(meta.get('skipped_scenes', {}))}). "
+        "The renderer keeps changing: a rebuild against a later renderer commit trains on "
+        "different pictures.",
         "",
         "## Measured accuracy",
         "",
@@ -75,6 +79,10 @@ def card_text(meta: dict) -> str:
                             acc["heldout_exact_corners"])
     lines += _heldout_lines("held-out, jittered corners, augmented looks",
                             acc["heldout_augmented"])
+    exact = acc["heldout_exact_corners"]["half_accuracy"]
+    lines += ["", f"Target 99.95 % of halves on held-out renders: "
+              f"{'met' if exact >= 0.9995 else 'NOT met'} ({_pct(exact)} with exact corners). "
+              "Most misses read a half as 0 (pips not seen at all)."]
     lines += ["", "Real photos (evaluation only, never training): "]
     real = acc.get("real_bjorkwall_dev")
     if real is None:
@@ -103,8 +111,9 @@ def card_text(meta: dict) -> str:
         "python models/eval_pip_classifier_real.py --update   # real-photo figures, if present",
         "```",
         "",
-        f"Seeded (`torch.manual_seed({meta['seed']})`, `np.random.default_rng({meta['seed']})`, "
-        "deterministic torch algorithms, a fixed thread count). Rendering and cropping are "
+        f"Seeded (`torch.manual_seed({meta['seed']})`, one `np.random.default_rng` per scene "
+        f"seeded by ({meta['seed']}, split, scene, looks), deterministic torch algorithms, a "
+        "fixed thread count). Rendering and cropping are "
         "exactly repeatable; torch on the CPU is repeatable on the same machine and thread "
         "count, but another CPU or thread count can change the last bits of the weights, so "
         "a rebuild gives a model with the same figures within noise, not the same sha256.",

@@ -27,7 +27,7 @@ import numpy as np
 from domino_models.card import write_card
 from vision.classifier import PipClassifier
 from vision.detect import detect_tiles
-from vision.halves import tile_crops
+from vision.halves import CornersError, tile_crops
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_REAL = HERE.parent.parent / "shared" / "real" / "bjorkwall-dev"
@@ -123,9 +123,13 @@ def evaluate(folder: Path, classifier: PipClassifier) -> dict:
         corners, finder = find_tile(image_bgr)
         if corners is None:
             continue
+        try:
+            crops = tile_crops(image_bgr, [corners])
+        except CornersError:
+            continue  # a found quad that is no tile (degenerate or outside): not found
         found += 1
         by_finder[finder] += 1
-        values, _ = classifier.classify(tile_crops(image_bgr, [corners]))
+        values, _ = classifier.classify(crops)
         guess = sorted(int(v) for v in values)
         right_halves += max(sum(a == b for a, b in zip(values, truth)),
                             sum(a == b for a, b in zip(values, truth[::-1])))
