@@ -87,6 +87,8 @@ class LiveLoop:
         self.capture: Any = None
         self.on_frame: Callable[[bytes], None] | None = None
         self._last_annotated = 0.0
+        #: corrections pinned to where the corrected tile lies: read tile -> (centre, width, real)
+        self._pins: dict[Tile, tuple[np.ndarray, float, Tile]] = {}
 
     # one frame ---------------------------------------------------------------------------------
     def process(self, frame_bgr: np.ndarray) -> list[dict[str, Any]]:
@@ -158,14 +160,32 @@ class LiveLoop:
                     out.setdefault(read, real)
         return out
 
-    def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
+    def _relabel(self, seen: list[Seen]) -> list[Seen]:
+        """Apply this round's corrections to the tiles at the places where they were made: a
+        tile read as X at the spot where a person said X is really Y is taken as Y; an X seen
+        anywhere else stays X (it may be the real X, played later)."""
         fix = self.relabels()
-        if fix:
-            seen = [dataclasses.replace(s, tile=fix[s.tile], halves=_oriented(fix[s.tile], s.halves))
-                    if s.tile in fix else s for s in seen]
-            self.baseline = [dataclasses.replace(s, tile=fix[s.tile],
-                                                 halves=_oriented(fix[s.tile], s.halves))
-                             if s.tile in fix else s for s in self.baseline]
+        if not fix:
+            self._pins = {}
+            return seen
+        self._pins = {k: v for k, v in self._pins.items() if fix.get(k) == v[2]}
+        for read, real in fix.items():
+            if read not in self._pins:
+                where = next((b for b in self.baseline if b.tile in (read, real)), None)
+                if where is not None:
+                    self._pins[read] = (where.center, where.width, real)
+        out = []
+        for s in seen:
+            pin = self._pins.get(s.tile)
+            if pin is not None and float(np.linalg.norm(s.center - pin[0])) <= 0.6 * pin[1]:
+                real = pin[2]
+                s = dataclasses.replace(s, tile=real, halves=_oriented(real, s.halves))
+            out.append(s)
+        return out
+
+    def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
+        seen = self._relabel(seen)
+        self.baseline = self._relabel(self.baseline)
         change = diff(self.baseline, seen)
         self.baseline = seen
         self.stats.accepted += 1
