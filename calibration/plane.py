@@ -368,22 +368,36 @@ def estimate_pose(points_mm: np.ndarray, points_px: np.ndarray, camera: CameraMo
     i.e. distorted if the lens distorts), with ``solvePnP`` (IPPE for planar targets)."""
     obj = np.column_stack([np.asarray(points_mm, np.float64), np.zeros(len(points_mm))])
     img = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
-    ok, rvec, tvec = False, None, None
-    # IPPE first (made for planes); it returns NaN on some exactly fronto-parallel views
-    # (found by a property test), so SQPnP and the iterative solver back it up
+    # Every solver's answers (IPPE gives both planar solutions; it returns NaN on some exactly
+    # fronto-parallel views, found by a property test, so SQPnP and the iterative solver back it
+    # up), refined; the physical one (camera above the table) that reprojects best wins.
+    best: tuple[float, np.ndarray, np.ndarray] | None = None
+    mirrored = False
     for flag in (cv2.SOLVEPNP_IPPE, cv2.SOLVEPNP_SQPNP, cv2.SOLVEPNP_ITERATIVE):
-        ok, rvec, tvec = cv2.solvePnP(obj, img, camera.K, camera.dist, flags=flag)
-        if ok and np.all(np.isfinite(rvec)) and np.all(np.isfinite(tvec)):
-            break
-        ok = False
-    if not ok:
+        try:
+            n, rvecs, tvecs, _ = cv2.solvePnPGeneric(obj, img, camera.K, camera.dist, flags=flag)
+        except cv2.error:
+            continue
+        for rv, tv in zip(rvecs[:n], tvecs[:n]):
+            if not (np.all(np.isfinite(rv)) and np.all(np.isfinite(tv))):
+                continue
+            rv, tv = cv2.solvePnPRefineLM(obj, img, camera.K, camera.dist, rv.copy(), tv.copy())
+            centre = -cv2.Rodrigues(rv)[0].T @ tv.ravel()
+            if centre[2] > 0:  # the mirror solution (camera under the table): not physical
+                mirrored = True
+                continue
+            proj, _ = cv2.projectPoints(obj, rv, tv, camera.K, camera.dist)
+            err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img.reshape(-1, 2)) ** 2, 1))))
+            if best is None or err < best[0] - 1e-9:
+                best = (err, rv, tv)
+    if best is None:
+        if mirrored:
+            raise CalibrationError("the camera pose came out under the table; check the marker "
+                                   "order (id 0 top-left, clockwise) and the table size")
         raise CalibrationError("the camera pose could not be estimated from the markers")
-    rvec, tvec = cv2.solvePnPRefineLM(obj, img, camera.K, camera.dist, rvec, tvec)
+    _, rvec, tvec = best
     R = cv2.Rodrigues(rvec)[0]
     C = -R.T @ tvec.ravel()
-    if C[2] > 0:  # the mirror solution (camera under the table): not physical
-        raise CalibrationError("the camera pose came out under the table; check the marker "
-                               "order (id 0 top-left, clockwise) and the table size")
     axis = R.T @ np.array([0.0, 0.0, 1.0])
     tilt = float(np.degrees(np.arccos(np.clip(axis[2], -1.0, 1.0))))
     y_world = R[1]  # the image's "down" direction, in table coordinates
