@@ -161,25 +161,34 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
     return filled
 
 
-def local_face_mask(face_map: np.ndarray) -> np.ndarray:
+def local_face_mask(face_map: np.ndarray, fill: bool = True,
+                    smoothed: np.ndarray | None = None) -> np.ndarray:
     """Faces brighter than their surroundings (a window a third of the image wide), holes
-    filled: finds tiles under uneven light (a spot lamp, vignetting) that no single threshold
-    separates from the table."""
+    filled unless ``fill`` is False: finds tiles under uneven light (a spot lamp, vignetting)
+    that no single threshold separates from the table. ``smoothed`` is the map after
+    :func:`smooth`, when the caller has it already."""
     h, w = face_map.shape
     block = max(15, (min(h, w) // 3) | 1)
     lo, hi = np.percentile(face_map[::4, ::4], (1, 99))
     offset = max(8.0, LOCAL_CONTRAST * float(hi - lo))
-    blurred = cv2.GaussianBlur(face_map, (3, 3), 0)
+    blurred = smooth(face_map) if smoothed is None else smoothed
     mask = cv2.adaptiveThreshold(blurred, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
                                  block, -offset)
-    return fill_holes(mask)
+    return fill_holes(mask) if fill else mask
 
 
-def face_mask(face_map: np.ndarray, level: float) -> np.ndarray:
-    """Threshold of a face map at ``level`` with pip and divider holes filled (uint8 0/255)."""
-    blurred = cv2.GaussianBlur(face_map, (3, 3), 0)
+def smooth(face_map: np.ndarray) -> np.ndarray:
+    """The face map smoothed (3x3 Gaussian) before it is thresholded."""
+    return cv2.GaussianBlur(face_map, (3, 3), 0)
+
+
+def face_mask(face_map: np.ndarray, level: float, fill: bool = True,
+              smoothed: np.ndarray | None = None) -> np.ndarray:
+    """Threshold of a face map at ``level`` with pip and divider holes filled (uint8 0/255),
+    unless ``fill`` is False (outer outlines do not change when holes are filled)."""
+    blurred = smooth(face_map) if smoothed is None else smoothed
     _, mask = cv2.threshold(blurred, level, 255, cv2.THRESH_BINARY)
-    return fill_holes(mask)
+    return fill_holes(mask) if fill else mask
 
 
 # ------------------------------------------------------------------------------------------
@@ -299,64 +308,65 @@ def _dominant_angle(contour: np.ndarray, rect: tuple) -> float:
     return (math.degrees(math.atan2(s, c)) / 4.0) % 90.0
 
 
+def _bits(cells: np.ndarray) -> int:
+    """A boolean grid as an integer whose bit ``r * cols + c`` is cell (r, c)."""
+    packed = np.packbits(cells.reshape(-1).astype(np.uint8), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
+
+
 def _covers(occupied: np.ndarray, optional: np.ndarray, limit: int) -> list[list[tuple[int, int, int]]]:
     """Exact covers of the occupied cells by 2x4 (rows x cols) or 4x2 blocks.
 
     ``occupied`` cells must be covered, ``optional`` cells may be, others must not. A block is
     (row, col, orientation) with orientation 0 = 2 rows x 4 cols, 1 = 4 rows x 2 cols.
+    The search fills the first open occupied cell in raster order with every block that can
+    hold it, depth first; grids are integers used as bit sets (bit ``r * cols + c``).
     """
     rows, cols = occupied.shape
-    allowed = occupied | optional
-    covered = np.zeros_like(occupied)
+    occ_bits = _bits(occupied)
+    allowed_bits = _bits(occupied | optional)
+    shapes = ((2, 4), (4, 2))
+    masks: dict[tuple[int, int, int], int] = {}
     results: list[list[tuple[int, int, int]]] = []
     placed: list[tuple[int, int, int]] = []
-    order = [(r, c) for r in range(rows) for c in range(cols)]
     steps = [0]
 
-    def first_open(start: int) -> int:
-        for i in range(start, len(order)):
-            r, c = order[i]
-            if occupied[r, c] and not covered[r, c]:
-                return i
-        return -1
+    def block_mask(orient: int, r0: int, c0: int) -> int:
+        """The block's cells as bits, or 0 when it takes in a cell that may not be covered."""
+        key = (orient, r0, c0)
+        if key not in masks:
+            h, w = shapes[orient]
+            row = (1 << w) - 1
+            m = 0
+            for rr in range(r0, r0 + h):
+                m |= row << (rr * cols + c0)
+            masks[key] = m if m & allowed_bits == m else 0
+        return masks[key]
 
-    def search(start: int) -> None:
+    def search(covered: int) -> None:
         if len(results) >= limit or steps[0] > MAX_COVER_STEPS:
             return
         steps[0] += 1
-        i = first_open(start)
-        if i < 0:
+        open_bits = occ_bits & ~covered
+        if not open_bits:
             results.append(list(placed))
             return
-        r, c = order[i]
-        # The first uncovered occupied cell in raster order is the block's topmost-leftmost
-        # occupied cell, but the block may start up-left of it on optional cells.
-        for orient, (h, w) in enumerate(((2, 4), (4, 2))):
+        r, c = divmod((open_bits & -open_bits).bit_length() - 1, cols)
+        # The first open occupied cell in raster order is the block's topmost-leftmost
+        # occupied cell, but the block may start up-left of it on optional cells. (Occupied
+        # cells before it are covered already, so a block reaching them overlaps.)
+        for orient, (h, w) in enumerate(shapes):
             for dr in range(h):
                 for dc in range(w):
                     r0, c0 = r - dr, c - dc
                     if r0 < 0 or c0 < 0 or r0 + h > rows or c0 + w > cols:
                         continue
-                    block = (slice(r0, r0 + h), slice(c0, c0 + w))
-                    if not allowed[block].all() or covered[block].any():
+                    m = block_mask(orient, r0, c0)
+                    if not m or m & covered:
                         continue
-                    # Cells before (r, c) in raster order that are occupied must already be
-                    # covered, so a block may only reach earlier cells that are optional.
-                    ok = True
-                    for rr in range(r0, r0 + h):
-                        for cc in range(c0, c0 + w):
-                            if (rr, cc) < (r, c) and occupied[rr, cc]:
-                                ok = False
-                                break
-                        if not ok:
-                            break
-                    if not ok:
-                        continue
-                    covered[block] = True
                     placed.append((r0, c0, orient))
-                    search(i)
+                    search(covered | m)
                     placed.pop()
-                    covered[block] = False
 
     search(0)
     return results
@@ -663,9 +673,12 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     masks: dict[str, list[np.ndarray]] = {}
     levels: dict[str, list[list[_Blob]]] = {}
     for name, fmap in maps.items():
-        masks[name] = [face_mask(fmap, level) for level in threshold_ladder(fmap)]
+        # Only outer outlines are used, and filling holes does not change them: no filling.
+        smoothed = smooth(fmap)
+        masks[name] = [face_mask(fmap, level, fill=False, smoothed=smoothed)
+                       for level in threshold_ladder(fmap)]
         if name != "dark":
-            masks[name].append(local_face_mask(fmap))
+            masks[name].append(local_face_mask(fmap, fill=False, smoothed=smoothed))
         levels[name] = [[b for b in _blobs(m, min_area) if b.area <= max_area] for m in masks[name]]
 
     def scale() -> tuple[dict[str, float | None], float | None]:

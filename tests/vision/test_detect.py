@@ -150,3 +150,66 @@ def test_rendered_scenes_recall_and_precision():
     assert truth >= 30
     assert matched / truth >= 0.9
     assert (found - false) / found >= 0.9
+
+
+def _covers_reference(occupied, optional, limit, max_steps):
+    """The exact-cover search written plainly with boolean arrays (the detector's first
+    version): the bit-set search must find the same covers in the same order."""
+    rows, cols = occupied.shape
+    allowed = occupied | optional
+    covered = np.zeros_like(occupied)
+    results, placed, steps = [], [], [0]
+
+    def search():
+        if len(results) >= limit or steps[0] > max_steps:
+            return
+        steps[0] += 1
+        open_cells = np.argwhere(occupied & ~covered)
+        if len(open_cells) == 0:
+            results.append(list(placed))
+            return
+        r, c = (int(v) for v in open_cells[0])
+        for orient, (h, w) in enumerate(((2, 4), (4, 2))):
+            for dr in range(h):
+                for dc in range(w):
+                    r0, c0 = r - dr, c - dc
+                    if r0 < 0 or c0 < 0 or r0 + h > rows or c0 + w > cols:
+                        continue
+                    block = (slice(r0, r0 + h), slice(c0, c0 + w))
+                    if not allowed[block].all() or covered[block].any():
+                        continue
+                    covered[block] = True
+                    placed.append((r0, c0, orient))
+                    search()
+                    placed.pop()
+                    covered[block] = False
+
+    search()
+    return results
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_cover_search_matches_the_plain_search(seed):
+    from vision.detect import MAX_COVER_STEPS, _covers
+    rng = np.random.default_rng(seed)
+    rows, cols = int(rng.integers(4, 12)), int(rng.integers(4, 14))
+    occupied = np.zeros((rows, cols), bool)
+    # a few blocks laid at random (some overlapping, so some grids have no cover)
+    for _ in range(int(rng.integers(1, 5))):
+        h, w = ((2, 4), (4, 2))[int(rng.integers(2))]
+        r0, c0 = int(rng.integers(0, rows - h + 1)), int(rng.integers(0, cols - w + 1))
+        occupied[r0:r0 + h, c0:c0 + w] = True
+    optional = (rng.random((rows, cols)) < 0.3) & ~occupied
+    got = _covers(occupied, optional, 64)
+    assert got == _covers_reference(occupied, optional, 64, MAX_COVER_STEPS)
+
+
+def test_exact_cover_of_two_tiles_side_by_side_finds_both_pairings():
+    from vision.detect import MAX_COVER_STEPS, _covers
+    occupied = np.zeros((6, 8), bool)
+    occupied[1:5, 2:6] = True  # a 4x4 square: two tiles lying along or across
+    optional = np.zeros_like(occupied)
+    optional[0, :] = True
+    got = _covers(occupied, optional, 64)
+    assert got == _covers_reference(occupied, optional, 64, MAX_COVER_STEPS)
+    assert [(1, 2, 0), (3, 2, 0)] in got and [(1, 2, 1), (1, 4, 1)] in got
