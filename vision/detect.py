@@ -60,6 +60,9 @@ SOLID = 0.86
 DENT = 0.4
 #: A blob this much inside tiles already found is not split again.
 COVERED = 0.75
+#: An outline direction counts when this fraction of the outline runs along it; directions
+#: closer than ANGLE_GAP degrees (modulo 90) are one.
+ANGLE_SHARE, ANGLE_GAP = 0.15, 12.0
 #: Grid cells at least this full must be covered by a tile; cells at least FAINT full may be.
 FULL, FAINT = 0.8, 0.3
 
@@ -444,10 +447,80 @@ def _evidence(divider: float, fill: float, pips: int) -> float:
     return min(divider, 0.6) + fill + 0.15 * min(pips, 4)
 
 
+def _outline_angles(contour: np.ndarray, w: float) -> list[float]:
+    """The directions (degrees, modulo 90) that the straight runs of a blob outline take, most
+    outline first: one for a blob whose tiles all lie on one grid, several where a chain bends
+    by other than a right angle or arms leave a hub on diagonals. A direction counts when
+    outline runs at least half a tile width long add up to ANGLE_SHARE of the outline along it."""
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    if len(pts) < 3:
+        return []
+    # straight runs: the outline simplified to within a tenth of a tile width
+    simple = cv2.approxPolyDP(contour, max(1.0, 0.1 * w), True).reshape(-1, 2).astype(np.float64)
+    d = np.roll(simple, -1, axis=0) - simple
+    length = np.hypot(d[:, 0], d[:, 1])
+    keep = length >= 0.5 * w
+    if not keep.any():
+        return []
+    ang = np.degrees(np.arctan2(d[keep, 1], d[keep, 0])) % 90.0
+    hist = np.zeros(90)
+    np.add.at(hist, np.round(ang).astype(int) % 90, length[keep])
+    kernel = np.exp(-0.5 * (np.arange(-6, 7) / 2.0) ** 2)
+    smooth_hist = np.array([sum(kernel[k + 6] * hist[(i + k) % 90] for k in range(-6, 7))
+                            for i in range(90)])
+    total = float(length.sum())
+    peaks = []
+    for i in np.argsort(-smooth_hist):
+        if smooth_hist[i] < ANGLE_SHARE * total:
+            break
+        if all(min(abs(i - p) % 90, 90 - abs(i - p) % 90) >= ANGLE_GAP for p in peaks):
+            peaks.append(int(i))
+    out = []
+    for p in peaks:  # refine each peak to the length-weighted mean of the runs near it
+        diff = (ang - p + 45.0) % 90.0 - 45.0
+        near = np.abs(diff) <= ANGLE_GAP / 2
+        out.append(float((p + np.average(diff[near], weights=length[keep][near])) % 90.0))
+    return out
+
+
+def _angle_parts(blob: _Blob, angles: list[float], w: float) -> list[tuple[_Blob, float]]:
+    """A blob cut into one part per outline direction: each pixel goes with the direction of
+    the nearest straight run of outline near it (tiles at a hub keep their own long sides).
+    Parts smaller than half a tile are dropped."""
+    x, y, bw, bh = cv2.boundingRect(blob.contour)
+    shifted = blob.contour - np.array([x, y], np.int32)
+    mask = np.zeros((bh + 2, bw + 2), np.uint8)
+    cv2.drawContours(mask, [shifted + 1], -1, 255, -1)
+    simple = cv2.approxPolyDP(shifted + 1, max(1.0, 0.1 * w), True).reshape(-1, 2)
+    dists = []
+    for theta in angles:
+        seeds = np.full(mask.shape, 255, np.uint8)
+        for a, b in zip(simple, np.roll(simple, -1, axis=0)):
+            dx, dy = float(b[0] - a[0]), float(b[1] - a[1])
+            if math.hypot(dx, dy) < 0.5 * w:
+                continue
+            ang = math.degrees(math.atan2(dy, dx)) % 90.0
+            if abs((ang - theta + 45.0) % 90.0 - 45.0) <= ANGLE_GAP / 2:
+                cv2.line(seeds, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 0, 1)
+        dists.append(cv2.distanceTransform(seeds, cv2.DIST_L2, 3))
+    owner = np.argmin(np.stack(dists), axis=0)
+    parts = []
+    for k, theta in enumerate(angles):
+        part = np.where((owner == k) & (mask > 0), 255, 0).astype(np.uint8)
+        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        for b in _blobs(part, w * w, dent=DENT * w):
+            c = b.contour + np.array([x - 1, y - 1], np.int32)
+            parts.append((_Blob(c, b.raw + np.array([x - 1, y - 1], np.int32), b.area,
+                                cv2.minAreaRect(c), b.solidity), theta))
+    return parts
+
+
 def _split_blob(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: int,
-                img_h: int) -> list[TileCandidate]:
-    """Tiles in one blob (see the module docstring, stage 3)."""
-    theta = _dominant_angle(blob.contour, blob.rect)
+                img_h: int, theta: float | None = None) -> list[TileCandidate]:
+    """Tiles in one blob (see the module docstring, stage 3), on a grid turned to ``theta``
+    degrees (default: the outline's dominant direction)."""
+    if theta is None:
+        theta = _dominant_angle(blob.contour, blob.rect)
     t = math.radians(theta)
     cos_t, sin_t = math.cos(t), math.sin(t)
     cell = w / 2.0
@@ -726,6 +799,12 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                     split = _split_blob(blob, ink_maps, w * f, img_w, img_h)
                     if split:
                         break
+            if not split and blob.area > 1.5 * tile_area:
+                # tiles at several angles (a bend, a hub with diagonal arms): one grid each
+                angles = _outline_angles(blob.contour, w)
+                if len(angles) >= 2:
+                    for part, theta in _angle_parts(blob, angles, w):
+                        split.extend(_split_blob(part, ink_maps, w, img_w, img_h, theta))
             for t in split:
                 if t.is_tile:
                     candidates.append(t)

@@ -213,3 +213,25 @@ def test_exact_cover_of_two_tiles_side_by_side_finds_both_pairings():
     got = _covers(occupied, optional, 64)
     assert got == _covers_reference(occupied, optional, 64, MAX_COVER_STEPS)
     assert [(1, 2, 0), (3, 2, 0)] in got and [(1, 2, 1), (1, 4, 1)] in got
+
+
+def _hub_scene():
+    """A chain of three tiles with a fourth leaving its end on a 40 degree diagonal, touching
+    it (a chickenfoot toe), and an isolated tile that gives the scale."""
+    img = synth.table(700, 450, seed=5)
+    truths = [synth.draw_tile(img, (110.0 + 60 * i, 200.0), 0, 30, h)
+              for i, h in enumerate([(2, 5), (5, 1), (1, 3)])]
+    a = math.radians(40)
+    # the diagonal tile's near end touches the middle of the chain's last end
+    end = np.array((110.0 + 60 * 2 + 30, 200.0))
+    centre = end + np.array([math.cos(a), math.sin(a)]) * 30 - np.array([2.0, 0.0])
+    truths.append(synth.draw_tile(img, tuple(centre), 40, 30, (3, 6)))
+    truths.append(synth.draw_tile(img, (560, 380), 0, 30, (4, 4)))
+    return img, truths
+
+
+def test_chain_with_a_diagonal_arm_is_split_at_both_angles():
+    img, truths = _hub_scene()
+    det = detect_tiles(img)
+    assert _match(det.tiles, truths) == len(truths)
+    assert len(det.tiles) == len(truths)
