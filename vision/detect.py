@@ -46,6 +46,10 @@ MIN_DIVIDER_SCORE = 0.18
 MIN_INK_CONTRAST = 40.0
 #: Largest blob, as a fraction of the image, that may hold tiles (bigger ones are the table).
 MAX_BLOB_FRACTION = 0.3
+#: Single-tile blobs tried one by one when nothing is verified at the estimated tile width.
+MAX_SINGLE_TRIES = 12
+#: Largest blob, as a fraction of the image, that may be one tile photographed close up.
+CLOSE_UP_FRACTION = 0.6
 #: A tile's top face ends where the face map falls this fraction of the face/ink contrast
 #: below the face level (side walls are shaded a little darker than the top).
 EDGE_DROP = 0.35
@@ -639,6 +643,28 @@ def _covered_fraction(blob: _Blob, covered: np.ndarray) -> float:
     return inside / total
 
 
+def _close_up(b: _Blob, img_w: int, img_h: int) -> bool:
+    """A blob too big for a table's tiles that is one tile seen close up: a solid 2:1
+    rectangle, clear of the image border, at most CLOSE_UP_FRACTION of the image."""
+    x, y, bw, bh = cv2.boundingRect(b.contour)
+    clear = x > 0 and y > 0 and x + bw < img_w and y + bh < img_h
+    return clear and _is_single(b) and b.area <= CLOSE_UP_FRACTION * img_w * img_h
+
+
+def _verified_single(levels: dict[str, list[list[_Blob]]], ink_maps: dict[str, np.ndarray],
+                     img_w: int, img_h: int) -> tuple[list[TileCandidate], float | None]:
+    """The tile in the most solid single-tile blob (of any map and level) that shows a divider or
+    pips when split at its own width, and that width; ([], None) when none does. At most
+    MAX_SINGLE_TRIES blobs are tried."""
+    singles = sorted((b for lv in levels.values() for blobs in lv for b in blobs if _is_single(b)),
+                     key=lambda b: -b.solidity)
+    for b in singles[:MAX_SINGLE_TRIES]:
+        tiles = [t for t in _split_blob(b, ink_maps, b.short, img_w, img_h) if t.is_tile]
+        if tiles:
+            return tiles, b.short
+    return [], None
+
+
 def _is_single(b: _Blob) -> bool:
     return b.solidity >= SOLID and b.short >= MIN_TILE_WIDTH_PX and 1.75 <= b.long / b.short <= 2.3
 
@@ -752,7 +778,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                        for level in threshold_ladder(fmap)]
         if name != "dark":
             masks[name].append(local_face_mask(fmap, fill=False, smoothed=smoothed))
-        levels[name] = [[b for b in _blobs(m, min_area) if b.area <= max_area] for m in masks[name]]
+        levels[name] = [[b for b in _blobs(m, min_area) if b.area <= max_area
+                         or _close_up(b, img_w, img_h)] for m in masks[name]]
 
     def scale() -> tuple[dict[str, float | None], float | None]:
         ranked = {name: _rank(lv) for name, lv in levels.items()}
@@ -788,7 +815,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         sized = [[b for b in blobs if 0.3 * tile_area <= b.area] for blobs in map_levels]
         for blob in (b for blobs in sized for b in _reblob(blobs, DENT * w)):
             if (blob.area < 0.3 * tile_area or blob.area > MAX_GRID_CELLS * tile_area / 8
-                    or blob.area > MAX_BLOB_FRACTION * img_w * img_h):
+                    or (blob.area > MAX_BLOB_FRACTION * img_w * img_h
+                        and not _close_up(blob, img_w, img_h))):
                 continue
             if _covered_fraction(blob, covered) >= COVERED:
                 continue
@@ -810,6 +838,12 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                     candidates.append(t)
                     if t.fill >= 0.8:
                         cv2.fillConvexPoly(covered, np.round(t.corners).astype(np.int32), 255)
+    if not candidates:
+        # Nothing verified at the estimated scale: the singles that set it may be lit table
+        # (a spot lamp) while the tile is another single. Try each single at its own width.
+        candidates, w_single = _verified_single(levels, ink_maps, img_w, img_h)
+        if w_single is not None:
+            found = [w_single]
     # The same tile may be found in several maps and levels: keep the one with the clearest
     # divider and the tightest outline.
     candidates.sort(key=lambda t: -(_evidence(t.divider, t.fill, t.pips)))

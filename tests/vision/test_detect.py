@@ -235,3 +235,29 @@ def test_chain_with_a_diagonal_arm_is_split_at_both_angles():
     det = detect_tiles(img)
     assert _match(det.tiles, truths) == len(truths)
     assert len(det.tiles) == len(truths)
+
+
+def test_close_up_tile_larger_than_a_table_blob_is_found():
+    """A tile filling a third of a close-up photo is one tile, not table."""
+    from vision.read import Reader
+    from vision.render.closeup import render_closeup
+    shot = render_closeup(14)
+    assert cv2_area(shot.corners) > 0.3 * 100 * 100  # the case this test is about
+    reading = Reader().read(shot.image_bgr)
+    whole = [t for t in reading.tiles if not t.cut]
+    assert [_poly_iou(np.array(t.corners), shot.corners) > 0.7 for t in whole] == [True]
+    assert whole[0].tile is not None
+
+
+def test_close_ups_are_drawn_from_their_seed():
+    from vision.render.closeup import render_closeup
+    a, b, c = render_closeup(3), render_closeup(3), render_closeup(4)
+    assert np.array_equal(a.image_bgr, b.image_bgr) and a.halves == b.halves
+    assert not np.array_equal(a.image_bgr, c.image_bgr)
+    assert a.image_bgr.shape == (100, 100, 3)
+    assert ((a.corners > -0.5) & (a.corners < 99.5)).all()
+
+
+def cv2_area(quad):
+    import cv2
+    return cv2.contourArea(np.asarray(quad, np.float32))
