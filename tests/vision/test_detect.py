@@ -261,3 +261,18 @@ def test_close_ups_are_drawn_from_their_seed():
 def cv2_area(quad):
     import cv2
     return cv2.contourArea(np.asarray(quad, np.float32))
+
+
+def test_lamp_flattened_keeps_the_tile_and_drops_the_lamp():
+    from vision.detect import lamp_flattened
+    yy, xx = np.mgrid[0:200, 0:200].astype(np.float32)
+    lamp = 90 + 140 * np.exp(-((xx - 20) ** 2 + (yy - 30) ** 2) / 120.0 ** 2)  # 90..230
+    light = lamp.copy()
+    light[120:160, 80:160] = 200  # a tile 40 px wide, darker than the table under the lamp
+    flat = lamp_flattened(np.clip(light, 0, 255).astype(np.uint8))
+    table = np.ones_like(light, bool)
+    table[110:170, 70:170] = False
+    # the tile stands ~90 levels above the lamp-lit table; what is left of the lamp is far less
+    assert flat[125:155, 85:155].min() >= 60
+    assert np.percentile(flat[table], 99) <= 30
+    assert (light[table] > 200).mean() > 0.05  # unflattened, table under the lamp outshines it
