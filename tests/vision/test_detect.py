@@ -272,7 +272,7 @@ def test_lamp_flattened_keeps_the_tile_and_drops_the_lamp():
     flat = lamp_flattened(np.clip(light, 0, 255).astype(np.uint8))
     table = np.ones_like(light, bool)
     table[110:170, 70:170] = False
-    # the tile stands ~90 levels above the lamp-lit table; what is left of the lamp is far less
-    assert flat[125:155, 85:155].min() >= 60
+    # the tile stands 55-95 levels above the lamp-lit table; what is left of the lamp is far less
+    assert flat[125:155, 85:155].min() >= 50
     assert np.percentile(flat[table], 99) <= 30
     assert (light[table] > 200).mean() > 0.05  # unflattened, table under the lamp outshines it
