@@ -30,6 +30,9 @@ INSET = 0.07
 MIN_EDGE_PX = 4.0
 """Shortest tile edge, in image pixels, that can still be read."""
 
+OUTSIDE_TOLERANCE = 0.1
+"""How far (as a fraction of the tile's shortest edge) a corner may lie outside the frame."""
+
 CONTRAST_FLOOR = 24.0
 """Smallest pip/background contrast (in 8-bit levels) used to scale a tile; below it a tile is
 treated as blank so that noise on a pip-less half is not stretched into fake pips."""
@@ -80,17 +83,21 @@ def _check_corners(corners: np.ndarray | Sequence[Sequence[float]], width: int,
         raise CornersError(f"corners must have shape (4, 2) ([[x, y]] x 4), got {quad.shape}")
     if not np.all(np.isfinite(quad)):
         raise CornersError(f"corners must be finite, got {quad.tolist()}")
-    outside = ((quad[:, 0] < -0.5) | (quad[:, 0] > width - 0.5)
-               | (quad[:, 1] < -0.5) | (quad[:, 1] > height - 0.5))
-    if outside.any():
-        raise CornersError(
-            f"corners {quad[outside].tolist()} lie outside the {width}x{height} image; "
-            f"every corner must be within x in [-0.5, {width - 0.5}], y in [-0.5, {height - 0.5}]")
     edges = quad[[1, 2, 3, 0]] - quad
     lengths = np.hypot(edges[:, 0], edges[:, 1])
     if lengths.min() < MIN_EDGE_PX:
         raise CornersError(f"corners {quad.tolist()} are degenerate: an edge is "
                            f"{lengths.min():.1f} px long, at least {MIN_EDGE_PX} px is needed")
+    # A corner a little past the frame edge (a tile touching it) still reads: the warp repeats
+    # the edge pixels. Further out, too much of the half is missing.
+    margin = OUTSIDE_TOLERANCE * float(lengths.min())
+    outside = ((quad[:, 0] < -0.5 - margin) | (quad[:, 0] > width - 0.5 + margin)
+               | (quad[:, 1] < -0.5 - margin) | (quad[:, 1] > height - 0.5 + margin))
+    if outside.any():
+        raise CornersError(
+            f"corners {quad[outside].tolist()} lie outside the {width}x{height} image; "
+            f"every corner must be within x in [-0.5, {width - 0.5}], y in [-0.5, {height - 0.5}] "
+            f"(give or take {margin:.1f} px, {OUTSIDE_TOLERANCE:.0%} of the tile's short edge)")
     following = edges[[1, 2, 3, 0]]
     cross = edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
     if not (np.all(cross > 0) or np.all(cross < 0)):

@@ -127,3 +127,14 @@ def test_bad_frames_raise_a_clear_error(frame, message):
 
 def test_errors_are_value_errors():
     assert issubclass(CornersError, ValueError) and issubclass(FrameError, ValueError)
+
+
+def test_a_tile_touching_the_frame_edge_still_reads():
+    frame_bgr = draw_tile((196, 232, 240), (25, 25, 28), TWO, FIVE)[195:]  # top edge cut off
+    corners = LEFT_TO_RIGHT - [0, 195]  # y from 105 down to 5; push the top 8 px past the edge
+    corners[[1, 2], 1] = -8.0
+    crops = half_crops(frame_bgr, corners)
+    assert crops.shape == (2, HALF_SIZE, HALF_SIZE) and np.isfinite(crops).all()
+    corners[[1, 2], 1] = -20.0  # 20 px past the edge is more than 10 % of the 100 px edge
+    with pytest.raises(CornersError, match="outside"):
+        half_crops(frame_bgr, corners)
