@@ -17,9 +17,16 @@ The method, stage by stage (every function is pure: arrays in, values out):
    may be covered (a tile running out of the frame), and such tiles are reported as ``cut``.
    When a blob has several covers (two tiles side by side can pair their four halves two ways)
    the cover whose tiles show the strongest divider line at their middle wins.
+   A blob whose outline runs at several directions (a chain bending by other than a right
+   angle, arms leaving a hub on diagonals) is cut into one part per direction, each pixel going
+   with its nearest straight run of outline, and each part is covered on its own grid.
 4. **Verification.** A found tile must show a divider: a thin line of pip colour across its
    middle. Face-down tiles, markers, hands and printed board decorations show none and are
    dropped.
+
+A single tile photographed close up may be a blob larger than any table tile; when nothing
+verifies, each single-tile blob is tried at its own width, and then the light map less its
+lamp-lit table (a spot lamp can make the table brighter than the tile) is searched.
 
 Tiles are returned with their four top-face corners in image pixels (corner order as in
 :mod:`vision.types`; which end is "first" is arbitrary at this stage).
