@@ -483,7 +483,7 @@ def _outline_angles(contour: np.ndarray, w: float) -> list[float]:
     smooth_hist = np.array([sum(kernel[k + 6] * hist[(i + k) % 90] for k in range(-6, 7))
                             for i in range(90)])
     total = float(length.sum())
-    peaks = []
+    peaks: list[int] = []
     for i in np.argsort(-smooth_hist):
         if smooth_hist[i] < ANGLE_SHARE * total:
             break
@@ -518,14 +518,14 @@ def _angle_parts(blob: _Blob, angles: list[float], w: float) -> list[tuple[_Blob
                 cv2.line(seeds, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), 0, 1)
         dists.append(cv2.distanceTransform(seeds, cv2.DIST_L2, 3))
     owner = np.argmin(np.stack(dists), axis=0)
-    parts = []
+    parts: list[tuple[_Blob, float]] = []
     for k, theta in enumerate(angles):
-        part = np.where((owner == k) & (mask > 0), 255, 0).astype(np.uint8)
-        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        for b in _blobs(part, w * w, dent=DENT * w):
-            c = b.contour + np.array([x - 1, y - 1], np.int32)
-            parts.append((_Blob(c, b.raw + np.array([x - 1, y - 1], np.int32), b.area,
-                                cv2.minAreaRect(c), b.solidity), theta))
+        raw_part = np.where((owner == k) & (mask > 0), 255, 0).astype(np.uint8)
+        part = cv2.morphologyEx(raw_part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        for piece in _blobs(part, w * w, dent=DENT * w):
+            c = piece.contour + np.array([x - 1, y - 1], np.int32)
+            parts.append((_Blob(c, piece.raw + np.array([x - 1, y - 1], np.int32), piece.area,
+                                cv2.minAreaRect(c), piece.solidity), theta))
     return parts
 
 

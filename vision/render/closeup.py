@@ -95,8 +95,8 @@ def render_closeup(seed: int, size: int = 100, halves: tuple[int, int] | None = 
     shift = rng.uniform(-1, 1, 2) * 0.12 * half_w * 2
     shadow = np.zeros((big, big), np.float32)
     cv2.fillConvexPoly(shadow, np.round(corners + shift * 2.5).astype(np.int32), 1.0)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 0.08 * big)
-    img *= (1.0 - rng.uniform(0.2, 0.5) * shadow)[..., None]
+    soft = cv2.GaussianBlur(shadow, (0, 0), 0.08 * big)
+    img *= (1.0 - rng.uniform(0.2, 0.5) * soft)[..., None]
     side = np.zeros((big, big), np.uint8)
     cv2.fillConvexPoly(side, np.round(np.concatenate([corners, corners + shift])).astype(np.int32)[
         cv2.convexHull(np.concatenate([corners, corners + shift]).astype(np.float32),
@@ -117,5 +117,7 @@ def render_closeup(seed: int, size: int = 100, halves: tuple[int, int] | None = 
     if not ok:
         raise RenderSpecError("JPEG coding of a close-up failed")
     image = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    if image is None:
+        raise RenderSpecError("JPEG decoding of a close-up failed")
     corners_out = (corners + 0.5) / SUPERSAMPLE - 0.5
     return Closeup(image, corners_out, halves, kind)
