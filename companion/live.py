@@ -34,6 +34,9 @@ from companion.tracking import Seen, diff
 ANNOTATE_EVERY_S = 0.1
 #: Height of a lying tile's top face above the table, for mapping its corners to table mm.
 TILE_TOP_MM = 8.0
+#: When consecutive readings of a still table do not agree, the tiles seen in a majority of the
+#: last this many readings are taken (so a flickering reading costs at most this many reads).
+MAJORITY_OF = 3
 
 
 @dataclass
@@ -75,6 +78,7 @@ class LiveLoop:
         self.baseline: list[Seen] = []
         self._candidate: list[Seen] | None = None
         self._candidate_count = 0
+        self._reads: list[list[Seen]] = []  # readings of the current still table
         self._done_for_this_still = False
         self.stats = LoopStats()
         self.last_verdict: dict[str, Any] = {"state": "waiting", "message": "waiting for the camera"}
@@ -108,6 +112,7 @@ class LiveLoop:
         if not verdict.read_now:
             self._done_for_this_still = False
             self._candidate, self._candidate_count = None, 0
+            self._reads = []
         elif not self._done_for_this_still:
             t0 = time.perf_counter()
             reading = self.reader.read(frame_bgr, self.set_max)
@@ -122,8 +127,13 @@ class LiveLoop:
                 self._candidate_count += 1
             else:
                 self._candidate, self._candidate_count = seen, 1
+            self._reads.append(seen)
             if self._candidate_count >= self.agree:
                 happened = self._accept(seen)
+                self._done_for_this_still = True
+            elif len(self._reads) >= MAJORITY_OF:
+                # readings that keep flickering: take each tile seen in most of the last ones
+                happened = self._accept(_majority(self._reads[-MAJORITY_OF:]))
                 self._done_for_this_still = True
         self._last_frame = frame_bgr
         return happened
@@ -139,6 +149,7 @@ class LiveLoop:
             self.set_max = current.game.set_max
             self.baseline = []
             self._candidate, self._candidate_count = None, 0
+            self._reads = []
 
     def relabels(self) -> dict[Tile, Tile]:
         """Corrections made this round, as ``{tile the camera read: tile it really is}``: the
@@ -278,6 +289,21 @@ def _oriented(tile: Tile, read_halves: tuple[int, int]) -> tuple[int, int]:
     if read_halves[1] in (a, b):
         return (b if read_halves[1] == a else a, read_halves[1])
     return (a, b)
+
+
+def _majority(reads: list[list[Seen]], tol: float = 0.5) -> list[Seen]:
+    """The tiles seen (same value, about the same place) in more than half of ``reads``, with
+    the geometry of their latest sighting."""
+    out: list[Seen] = []
+    need = len(reads) // 2 + 1
+    for s in reads[-1] + [t for r in reads[:-1] for t in r]:
+        if any(o.tile == s.tile for o in out):
+            continue
+        votes = sum(any(t.tile == s.tile and float(np.linalg.norm(t.center - s.center))
+                        <= tol * max(1.0, s.width) for t in r) for r in reads)
+        if votes >= need:
+            out.append(s)
+    return out
 
 
 def _same_table(a: list[Seen], b: list[Seen], tol: float = 0.5) -> bool:

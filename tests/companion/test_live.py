@@ -310,3 +310,34 @@ def test_a_bumped_camera_moves_no_tile_when_tracked_in_table_mm(tmp_path: Path) 
     assert loop.plane_status["state"] in ("moved", "steady")
     assert [a for a in s.state()["alerts"] if "moved" in a["message"]] == []
     assert loop.status()["accepted"] == 2
+
+
+def test_flickering_readings_are_settled_by_majority(tmp_path: Path) -> None:
+    """A reader that drops a different tile now and then still gives the table's tiles: the
+    ones seen in most of three readings, not a phantom seen once."""
+    s = _session(tmp_path)
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    phantom = tile_at(1, 1, 300, 300)
+
+    class Flicker:
+        def __init__(self) -> None:
+            self.k = 0
+            self.script = [[spinner], [spinner, phantom], [spinner], [spinner, right],
+                           [spinner], [spinner, right]]
+
+        def read(self, frame_bgr, set_max):
+            tiles = self.script[min(self.k, len(self.script) - 1)]
+            self.k += 1
+            return _R(tuple(_T(t.tile, t.halves, t.corners, t.confidence) for t in tiles))
+
+    loop = LiveLoop(s, Flicker(), gate=StillGate(still_frames=2), agree=2)
+    table = _table()
+    from vision.virtual_camera import add_hand
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    for f in [table] * 6:  # reads: [5-5], [5-5 1-1], [5-5] -> majority [5-5]
+        loop.process(f)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5"]
+    for f in [hand] * 3 + [table] * 6:  # reads: [5-5 0-5], [5-5], [5-5 0-5] -> both
+        loop.process(f)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
