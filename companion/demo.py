@@ -243,6 +243,7 @@ def _live_parts(rec: Any, db: Path) -> tuple[Any, Any, Any]:
     store = LogStore(db)
     session = Session.start(store, rec.game, list(rec.players), dict(rec.options))
     loop = LiveLoop(session, Reader(), gate=StillGate(still_frames=2), agree=2)
+    loop.warm_up()
     return store, session, loop
 
 

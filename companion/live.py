@@ -218,8 +218,18 @@ class LiveLoop:
         return happened
 
     # the live thread ---------------------------------------------------------------------------
+    def warm_up(self) -> None:
+        """Run the pip reader once on empty crops, so the first real reading does not pay for
+        the ONNX session's first run (about a second here)."""
+        pips = getattr(self.reader, "pips", None)
+        if pips is not None and hasattr(pips, "half_probabilities"):
+            from vision.halves import HALF_SIZE
+
+            pips.half_probabilities(np.zeros((2, HALF_SIZE, HALF_SIZE), np.float32))
+
     def start(self, capture: Any) -> "LiveLoop":
         """Process frames from ``capture`` (a started CaptureThread) in a background thread."""
+        self.warm_up()
         self.capture = capture
         self._thread = threading.Thread(target=self._run, name="live-loop", daemon=True)
         self._thread.start()

@@ -27,6 +27,8 @@ import numpy as np
 from vision.sources import CameraError, Frame
 
 FrameRange = tuple[int, int]  # [start, stop) in frame numbers
+#: Pre-drawn sensor-noise fields the virtual camera cycles through.
+NOISE_FIELDS = 4
 
 
 def _in(ranges: Sequence[FrameRange], k: int) -> bool:
@@ -115,6 +117,8 @@ class VirtualCamera:
         self._last: np.ndarray | None = None
         self._t0 = time.monotonic()
         self._closed = False
+        self._noise_key: tuple[int, ...] | None = None
+        self._noise_bank: list[np.ndarray] = []
 
     def _picture(self, k: int) -> np.ndarray | None:
         if callable(self._frames):
@@ -158,10 +162,23 @@ class VirtualCamera:
             if _in(f.hand, k):
                 img = add_hand(img, f.hand_from, f.hand_to)
             if self.noise_sigma > 0:
-                noise = self._rng.normal(0.0, self.noise_sigma, img.shape).astype(np.float32)
-                img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+                img = self._add_noise(img)
             self._last = img
             return Frame(img, self._t0 + k / self.fps, self._delivered_index())
+
+    def _add_noise(self, img: np.ndarray) -> np.ndarray:
+        """Sensor noise: one of a few pre-drawn noise fields (drawing 2.7 million normals per
+        720p frame would cost the pipeline a good part of a core), shifted by a random offset
+        so no two consecutive frames get the same noise."""
+        key = img.shape
+        if self._noise_key != key:
+            self._noise_key = key
+            self._noise_bank = [np.round(self._rng.normal(0.0, self.noise_sigma, key)).astype(np.int16)
+                                for _ in range(NOISE_FIELDS)]
+        field = self._noise_bank[int(self._rng.integers(NOISE_FIELDS))]
+        shift = int(self._rng.integers(1, img.shape[1]))
+        noisy = img.astype(np.int16) + np.roll(field, shift, axis=1)
+        return np.clip(noisy, 0, 255).astype(np.uint8)
 
     def _delivered_index(self) -> int:
         i = self._delivered
