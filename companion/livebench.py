@@ -76,25 +76,26 @@ def run_bench(steps: int, fps: float) -> dict:
 
     start_wall = time.monotonic()
     capture = CaptureThread(lambda: Timed(), queue_size=2).start()
-    seen_at: dict[str, float] = {}
+    events: list[tuple[float, str]] = []  # (when, tile) of every play or question shown
     done = threading.Event()
 
     def watch() -> None:  # what a dashboard stream sees: every change of the session
         version = session.version
+        n_hist, alert_ids = 0, set()
         while not done.is_set():
             st = session.wait_for_change(version, timeout=0.5)
             if st is None:
                 continue
             version = st["version"]
             now = time.monotonic()
-            for h in session.history:
-                tile = h["entry"].get("play")
-                if tile is not None and tile not in seen_at:
-                    seen_at[tile] = now
+            for h in session.history[n_hist:]:
+                if h["entry"].get("play") is not None:
+                    events.append((now, str(h["entry"]["play"])))
+            n_hist = len(session.history)
             for a in st["alerts"]:  # an uncertain reading asks: that is the dashboard showing it
-                tile = a["entry"].get("play")
-                if tile is not None and tile not in seen_at:
-                    seen_at[tile] = now
+                if a["id"] not in alert_ids and a["entry"].get("play") is not None:
+                    alert_ids.add(a["id"])
+                    events.append((now, str(a["entry"]["play"])))
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -113,8 +114,9 @@ def run_bench(steps: int, fps: float) -> dict:
     missed = []
     for frame_idx, tile in plays:
         left_at = delivered_at.get(frame_idx, start_wall + frame_idx / fps)
-        if tile in seen_at:
-            latencies.append(seen_at[tile] - left_at)
+        shown = [t for t, what in events if what == tile and t >= left_at]
+        if shown:
+            latencies.append(min(shown) - left_at)
         else:
             missed.append(tile)
     st = capture.status()
