@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from companion.atomic import atomic_write
 from companion.errors import DominoError
 
 #: Environment variable that overrides the default data folder.
@@ -55,37 +55,6 @@ def previous_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}.prev{path.suffix or '.json'}")
 
 
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return  # not supported on this platform (Windows); the file itself was fsynced
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _write_bytes_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, mode)  # mkstemp makes 0600; calibration and sheets are not secret
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_atomic(path: str | os.PathLike[str], data: bytes, keep_previous: bool = True) -> Path:
     """Write ``data`` to ``path`` atomically, keeping the old content as ``NAME.prev.EXT``.
 
@@ -95,9 +64,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, keep_previous: bool 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if keep_previous and path.exists():
-            _write_bytes_atomic(previous_path(path), path.read_bytes())
-        _write_bytes_atomic(path, data)
-        _fsync_dir(path.parent)
+            atomic_write(previous_path(path), path.read_bytes())
+        atomic_write(path, data)
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}; "
                          f"choose a folder you can write to (--out DIR or ${HOME_ENV})") from exc

@@ -13,7 +13,6 @@ import dataclasses
 import io
 import json
 from contextlib import redirect_stdout
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +29,9 @@ from companion.tiles import Tile
 from vision.render.errors import RenderSpecError
 from vision.render.recording import Recording, StepRenderer, load_recording
 from vision.still import StillGate
+from live_helpers import _R, _T
 
 
-@dataclass
-class _T:
-    tile: Tile
-    halves: tuple
-    corners: tuple
-    confidence: float
-    alternatives: tuple = ()
-    layer: int = 0
-    cut: bool = False
-
-
-@dataclass
-class _R:
-    tiles: tuple
 
 
 class TruthReader:

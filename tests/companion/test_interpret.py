@@ -17,21 +17,9 @@ from companion.session import Session
 from companion.store import LogStore
 from companion.tiles import Tile
 from companion.tracking import Seen, diff
-
-W = 20.0  # tile width in pixels
-L = 40.0
+from live_helpers import W, L, tile_at
 
 
-def tile_at(a: int, b: int, cx: float, cy: float, vertical: bool = False,
-            conf: float = 0.99) -> Seen:
-    """A tile with halves (a, b) centred at (cx, cy), horizontal (a left) or vertical (a on top)."""
-    if vertical:
-        corners = ((cx + W / 2, cy - L / 2), (cx - W / 2, cy - L / 2), (cx - W / 2, cy + L / 2),
-                   (cx + W / 2, cy + L / 2))
-    else:
-        corners = ((cx - L / 2, cy - W / 2), (cx - L / 2, cy + W / 2), (cx + L / 2, cy + W / 2),
-                   (cx + L / 2, cy - W / 2))
-    return Seen(Tile.of(a, b), (a, b), corners, conf)
 
 
 def _session(tmp_path: Path, game: str, players: list[str]) -> Session:

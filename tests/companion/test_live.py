@@ -4,7 +4,6 @@ the line-game interpreter and the live loop (with a scripted reader standing in 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,21 +19,9 @@ from companion.tracking import Seen, contacts_of, diff
 from vision.sources import CameraError
 from vision.still import StillGate
 from vision.virtual_camera import Faults, VirtualCamera
-
-W = 20.0  # tile width in pixels for the synthetic geometry
-L = 40.0
+from live_helpers import W, L, _R, _T, tile_at
 
 
-def tile_at(a: int, b: int, cx: float, cy: float, vertical: bool = False, conf: float = 0.99) -> Seen:
-    """A tile with halves (a, b) centred at (cx, cy), horizontal (a on the left) or vertical
-    (a on top)."""
-    if vertical:
-        corners = ((cx + W / 2, cy - L / 2), (cx - W / 2, cy - L / 2), (cx - W / 2, cy + L / 2),
-                   (cx + W / 2, cy + L / 2))
-    else:
-        corners = ((cx - L / 2, cy - W / 2), (cx - L / 2, cy + W / 2), (cx + L / 2, cy + W / 2),
-                   (cx + L / 2, cy - W / 2))
-    return Seen(Tile.of(a, b), (a, b), corners, conf)
 
 
 # --- tracking -------------------------------------------------------------------------------
@@ -214,20 +201,6 @@ def test_capture_sees_frozen_and_stalled_cameras() -> None:
 
 # --- the live loop with a scripted reader ---------------------------------------------------
 
-@dataclass
-class _T:
-    tile: Tile
-    halves: tuple
-    corners: tuple
-    confidence: float
-    alternatives: tuple = ()
-    layer: int = 0
-    cut: bool = False
-
-
-@dataclass
-class _R:
-    tiles: tuple
 
 
 class ScriptedReader:
