@@ -875,7 +875,11 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 continue
             if _covered_fraction(blob, covered) >= COVERED:
                 continue
-            split = _split_blob(blob, ink_maps, w, img_w, img_h)
+            # Under a tilted camera near tiles look larger than far ones: a lone tile is
+            # split at its own width when that is near the frame's.
+            w_blob = (blob.short if _is_single(blob) and 0.7 * w <= blob.short <= 1.4 * w
+                      else w)
+            split = _split_blob(blob, ink_maps, w_blob, img_w, img_h)
             if not split and blob.area > 1.5 * tile_area:
                 # a chain: a few percent of error in the tile width adds up along it
                 for f in SCALE_RETRIES:
