@@ -9,7 +9,8 @@
 
 Blueprints, one per feature: ``views`` (pages, exports), ``api`` (JSON state and POST commands,
 all through :class:`companion.session.Session`), ``stream`` (Server-Sent Events ``/events``),
-``video`` (MJPEG ``/video.mjpg``), ``security`` (CSRF, pairing, read-only spectators). No game
+``video`` (MJPEG ``/video.mjpg``), ``calibration_page`` (the Table setup page
+``/calibration``), ``security`` (CSRF, pairing, read-only spectators). No game
 logic lives here.
 """
 
@@ -80,7 +81,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHold
     if not app.config.get("DB"):
         app.config["DB"] = str(data_dir / "games.sqlite")
 
-    from web_ui import api, security, stream, video, views
+    from web_ui import api, calibration_page, security, stream, video, views
 
     security.init_app(app, data_dir / "dashboard-secrets.json")
     if holder is None:
@@ -96,4 +97,5 @@ def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHold
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(video.bp)
+    app.register_blueprint(calibration_page.bp)
     return app

@@ -1,0 +1,219 @@
+"""The Table setup page (/calibration): stored calibration, calibrating from the camera frame.
+
+Frames are rendered scenes with markers (``vision.render``, clean: no distortion, blur or noise),
+served through ``StillFrames`` the way the live camera loop serves its frames."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from flask import Flask
+from webui_helpers import make_app, pair, post
+
+from calibration.files import TABLE_FILE, load_plane
+from vision.render import random_scene_spec, render_scene
+from web_ui.services import StillFrames
+
+SEED = 102  # a scene tilted about 15 degrees: height from the markers within a few percent
+
+
+@functools.lru_cache(maxsize=2)
+def _scene(seed: int) -> tuple[Any, np.ndarray]:
+    spec = random_scene_spec(seed, markers=True, degrade=False, hands=0, tilt_range=(12.0, 20.0))
+    return spec, render_scene(spec).image_bgr
+
+
+def _form(spec: Any) -> dict[str, float]:
+    x0, y0, x1, y1 = spec.marker_rect_mm
+    return {"width_mm": x1 - x0, "height_mm": y1 - y0, "marker_mm": spec.marker_size_mm}
+
+
+def _jpeg(frame_bgr: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".jpg", frame_bgr, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    return buf.tobytes()
+
+
+def _camera_app(tmp_path: Path, frame_bgr: np.ndarray) -> Flask:
+    frames = StillFrames()
+    frames.push(_jpeg(frame_bgr))
+    return make_app(tmp_path, frames=frames)
+
+
+def _cal_dir(app: Flask) -> Path:
+    return Path(app.config["DATA_DIR"])
+
+
+def test_page_without_camera_or_calibration_says_what_to_do(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    with app.test_client() as c:
+        html = c.get("/calibration").get_data(as_text=True)
+        assert "No table calibration yet" in html
+        assert "domino-companion run --camera" in html
+        assert 'id="cal-form"' not in html  # nothing to calibrate from
+        assert 'href="/calibration"' in c.get("/").get_data(as_text=True)  # linked from the header
+        assert c.get("/calibration/frame.jpg").status_code == 404
+        pair(c, app)
+        resp = post(c, "/api/calibration", {"width_mm": 600, "height_mm": 400, "marker_mm": 40})
+        assert resp.status_code == 409 and "--camera" in resp.get_json()["error"]
+        assert not (_cal_dir(app) / TABLE_FILE).exists()
+
+
+def test_post_without_token_or_pairing_is_refused(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    with app.test_client() as c:
+        c.get("/calibration")
+        assert post(c, "/api/calibration", _form(spec), csrf=False).status_code == 403
+        assert post(c, "/api/calibration", _form(spec)).status_code == 403  # spectator
+        pair(c, app)
+        assert post(c, "/api/calibration", _form(spec), csrf=False).status_code == 403
+    assert not (_cal_dir(app) / TABLE_FILE).exists()
+
+
+def test_calibrates_from_the_camera_frame_and_saves(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    form = _form(spec)
+    with app.test_client() as c:
+        pair(c, app)
+        html = c.get("/calibration").get_data(as_text=True)
+        assert 'id="cal-form"' in html and 'id="frame"' in html
+        frame_resp = c.get("/calibration/frame.jpg")
+        assert frame_resp.status_code == 200 and frame_resp.data.startswith(b"\xff\xd8")
+        resp = post(c, "/api/calibration", form)
+        assert resp.status_code == 200, resp.get_json()
+        got = resp.get_json()
+        assert got["saved"] is True and got["markers_missing"] == []
+        assert not [p for p in got["problems"] if p["severity"] == "error"]
+        table = got["table"]
+        assert table["camera_height_mm"] == pytest.approx(spec.camera.height_mm, rel=0.08)
+        assert table["camera_tilt_deg"] == pytest.approx(spec.camera.tilt_deg, abs=1.5)
+        plane, problems = load_plane(_cal_dir(app))
+        assert plane is not None and problems == []
+        assert plane.table_size_mm == pytest.approx((form["width_mm"], form["height_mm"]))
+        assert plane.layout is not None and plane.layout.marker_mm == form["marker_mm"]
+        for path in ("/calibration/preview.png", "/calibration/topdown.png"):
+            img = c.get(path)
+            assert img.status_code == 200 and img.mimetype == "image/png"
+            decoded = cv2.imdecode(np.frombuffer(img.data, np.uint8), cv2.IMREAD_COLOR)
+            assert decoded is not None and decoded.shape[0] > 100
+        assert (_cal_dir(app) / "preview.png").exists()
+        page = c.get("/calibration").get_data(as_text=True)  # now shown as the stored one
+        assert f"{round(form['width_mm'], 1):g} × {round(form['height_mm'], 1):g} mm" in page
+        state = c.get("/api/calibration").get_json()
+        assert state["stored"]["camera_height_mm"] == table["camera_height_mm"]
+        assert state["stored"]["made_at"] == table["made_at"]
+
+
+def test_hidden_markers_are_reported_and_nothing_is_saved(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    from calibration.plane import detect_markers
+
+    detection = detect_markers(frame)
+    hidden = frame.copy()
+    for i in (2, 3):  # cover the bottom-right and bottom-left markers
+        x0, y0 = np.floor(detection.corners_px[i].min(axis=0)).astype(int) - 6
+        x1, y1 = np.ceil(detection.corners_px[i].max(axis=0)).astype(int) + 6
+        hidden[max(y0, 0):y1, max(x0, 0):x1] = (90, 110, 60)
+    app = _camera_app(tmp_path, hidden)
+    with app.test_client() as c:
+        pair(c, app)
+        got = post(c, "/api/calibration", _form(spec)).get_json()
+        assert got["saved"] is False and got["markers_missing"] == [2, 3]
+        text = " ".join(p["message"] for p in got["problems"])
+        assert "missing 2, 3" in text and "bottom-right" in text and "bottom-left" in text
+        assert not (_cal_dir(app) / TABLE_FILE).exists()
+        assert c.get("/calibration/preview.png").status_code == 200
+        assert c.get("/calibration/topdown.png").status_code == 404
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"width_mm": "wide", "height_mm": 400, "marker_mm": 40}, "width_mm"),
+    ({"width_mm": 600, "marker_mm": 40}, "height_mm"),
+    ({"width_mm": 600, "height_mm": 400, "marker_mm": -3}, "marker_mm"),
+    ({"width_mm": 600, "height_mm": 400, "marker_mm": True}, "marker_mm"),
+    ({"width_mm": 100, "height_mm": 100, "marker_mm": 40}, "too small"),
+    ({"width_mm": 600, "height_mm": 400, "marker_mm": 40, "tilt": 3}, "tilt"),
+    (["600x400"], "JSON object"),
+])
+def test_bad_form_values_get_400_and_save_nothing(tmp_path: Path, body: Any, field: str) -> None:
+    _, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    with app.test_client() as c:
+        pair(c, app)
+        resp = post(c, "/api/calibration", body)
+        assert resp.status_code == 400
+        assert field in resp.get_json()["error"]
+    assert not (_cal_dir(app) / TABLE_FILE).exists()
+    assert "calibration_run" not in app.extensions
+
+
+def test_damaged_stored_file_is_reported_on_the_page(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    (_cal_dir(app) / TABLE_FILE).write_text("{not json", encoding="utf-8")
+    with app.test_client() as c:
+        html = c.get("/calibration").get_data(as_text=True)
+        assert 'id="stored-problems"' in html and "calibrate" in html
+        assert c.get("/api/calibration").get_json()["stored"] is None
+
+
+@pytest.mark.browser
+def test_setup_page_in_the_browser_at_1024x768(tmp_path: Path) -> None:
+    """Open the page from the dashboard header, calibrate as a controller, see the result."""
+    from playwright.sync_api import sync_playwright
+    from test_browser import (  # skips without them
+        ARGS,
+        CHROMIUM,
+        SHOT_DIR,
+        Live,
+        pair_in_page,
+    )
+
+    spec, frame = _scene(SEED)
+    frames = StillFrames(stall_after=60.0)
+    frames.push(_jpeg(frame))
+    live = Live(tmp_path, frames=frames)
+    errors: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            try:
+                context = browser.new_context(viewport={"width": 1024, "height": 768})
+                context.set_default_timeout(8000)
+                page = context.new_page()
+                page.on("console", lambda m: errors.append(f"console: {m.text}")
+                        if m.type == "error" else None)
+                page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+                page.goto(live.url + "/")
+                page.wait_for_selector("#live.ok")
+                pair_in_page(page, live)
+                page.click("#setup-link")
+                page.wait_for_selector("#stored-none")
+                page.wait_for_function("document.getElementById('frame').naturalWidth > 0")
+                form = _form(spec)
+                for name, value in form.items():
+                    page.fill(f"#cal-form input[name={name}]", str(value))
+                box = page.locator("#cal-submit").bounding_box()
+                assert box is not None and box["height"] >= 44 and box["width"] >= 44
+                page.click("#cal-submit")
+                page.wait_for_selector("#cal-result.cal-ok")
+                assert "Saved: table" in page.inner_text("#cal-result")
+                page.wait_for_function("document.getElementById('topdown').naturalWidth > 0")
+                page.wait_for_function("document.getElementById('preview').naturalWidth > 0")
+                page.screenshot(path=str(SHOT_DIR / "calibration-1024x768.png"), full_page=True)
+                page.reload()
+                assert "mm above the table" in page.inner_text("#stored-camera")
+                context.close()
+            finally:
+                browser.close()
+    finally:
+        live.close()
+    plane, _ = load_plane(Path(live.app.config["DATA_DIR"]))
+    assert plane is not None
+    assert errors == []

@@ -1,0 +1,280 @@
+"""The "Table setup" page: the stored calibration, the camera frame, and calibrating from it.
+
+The same steps as ``domino-companion calibrate --image`` (:mod:`calibration.calibrate`), run on
+the newest frame of the dashboard's frame source (``app.extensions["frames"]``):
+
+=====================================  ========================================================
+``GET  /calibration``                  the page: stored calibration, camera frame, the form
+``GET  /api/calibration``              the stored calibration (``stored``, ``problems``), whether
+                                       there is a camera, the last result on this server
+``POST /api/calibration``              ``{"width_mm": 600, "height_mm": 450, "marker_mm": 40}``:
+                                       find the markers in the newest frame, check the set-up,
+                                       save ``table.json`` when a plane was found; answers
+                                       ``saved``, ``problems`` (each with its fix), ``table``
+``GET  /calibration/frame.jpg``        the newest camera frame (404 without a camera)
+``GET  /calibration/preview.png``      the last run's preview: markers outlined with ids, the
+                                       play area outline, the top-down view, the problems
+``GET  /calibration/topdown.png``      the last run's rectified top-down view of the play area
+=====================================  ========================================================
+
+Bad form values get 400 naming the field and the fix; nothing is saved. Markers that cannot be
+found are not a bad request: the answer is 200 with ``saved: false`` and every problem (which
+markers are missing, by id and corner), and the stored calibration stays as it was. Files go to
+``CALIBRATION_DIR`` (default: ``DATA_DIR``, the folder the live companion loads from).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
+
+from calibration.calibrate import PREVIEW_FILE, draw_preview
+from calibration.checks import check_setup
+from calibration.files import LENS_FILE, TABLE_FILE, load_lens, load_plane, save_plane
+from calibration.plane import (
+    CalibrationError,
+    CameraModel,
+    MarkerLayout,
+    TablePlane,
+    rectify,
+)
+from calibration.store import write_atomic
+from web_ui.security import csrf_token, is_controller
+
+bp = Blueprint("calibration_page", __name__)
+
+#: What the page says when the dashboard has no frame source.
+NO_CAMERA_HELP = ("There is no camera in this mode, so there is no picture to calibrate from. "
+                  "Start the companion with the camera, e.g. `domino-companion run --camera 0`, "
+                  "and open this page again; or calibrate from a photo in a terminal with "
+                  "`domino-companion calibrate --image table.jpg --table-mm 600x450`.")
+
+#: Limits on the form values, in mm (the printed markers go from 15 to 124 mm).
+MARKER_MM_RANGE = (10.0, 200.0)
+TABLE_MM_RANGE = (30.0, 5000.0)
+TOPDOWN_PX_PER_MM = 1.0
+
+
+@dataclass
+class CalibrationRun:
+    """The last calibration run on this server: its images (PNG) and what it found."""
+
+    preview_png: bytes
+    topdown_png: bytes | None
+    result: dict[str, Any]
+
+
+class CalibrationRequestError(Exception):
+    """A form value the calibration cannot use (answered with 400)."""
+
+
+def calibration_folder() -> Path:
+    """Where ``table.json`` and ``preview.png`` live: ``CALIBRATION_DIR`` or ``DATA_DIR``."""
+    return Path(current_app.config.get("CALIBRATION_DIR") or current_app.config["DATA_DIR"])
+
+
+def _number(body: dict[str, Any], name: str, low: float, high: float) -> float:
+    """A form field as a finite number within ``[low, high]``, or CalibrationRequestError."""
+    if name not in body or body[name] in (None, ""):
+        raise CalibrationRequestError(f"{name} is missing: give it in millimetres "
+                                      f"({low:g} to {high:g})")
+    raw = body[name]
+    if isinstance(raw, bool):
+        raise CalibrationRequestError(f"{name} {raw!r} must be a number of millimetres")
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise CalibrationRequestError(f"{name} {raw!r} is not a number: give millimetres, "
+                                      "e.g. 600") from None
+    if not math.isfinite(value) or not low <= value <= high:
+        raise CalibrationRequestError(f"{name} {raw!r} is out of range: give {low:g} to "
+                                      f"{high:g} mm")
+    return value
+
+
+def parse_form(body: Any) -> MarkerLayout:
+    """The marker layout from ``{"width_mm", "height_mm", "marker_mm"}`` (numbers or numeric
+    strings); raises CalibrationRequestError naming the bad field."""
+    if not isinstance(body, dict):
+        raise CalibrationRequestError(
+            'the body must be a JSON object like {"width_mm": 600, "height_mm": 450, '
+            f'"marker_mm": 40}}, got {str(body)[:60]!r}')
+    unknown = sorted(set(body) - {"width_mm", "height_mm", "marker_mm"})
+    if unknown:
+        raise CalibrationRequestError(f"unknown field(s) {', '.join(unknown)}: the form takes "
+                                      "width_mm, height_mm and marker_mm")
+    width = _number(body, "width_mm", *TABLE_MM_RANGE)
+    height = _number(body, "height_mm", *TABLE_MM_RANGE)
+    marker = _number(body, "marker_mm", *MARKER_MM_RANGE)
+    try:
+        return MarkerLayout(width, height, marker, "center")
+    except CalibrationError as exc:
+        raise CalibrationRequestError(str(exc)) from None
+
+
+def plane_summary(plane: TablePlane) -> dict[str, Any]:
+    """What the page shows about a calibration: sizes, camera height and tilt, method, fit."""
+    out: dict[str, Any] = {
+        "width_mm": round(plane.table_size_mm[0], 1),
+        "height_mm": round(plane.table_size_mm[1], 1),
+        "marker_mm": plane.layout.marker_mm if plane.layout is not None else None,
+        "method": plane.method,
+        "image_size": list(plane.image_size),
+        "fit_rms_px": round(plane.reprojection_px, 2),
+        "camera_height_mm": None, "camera_tilt_deg": None, "lens": None,
+        "made_at": plane.extra.get("made_at") if isinstance(plane.extra, dict) else None,
+    }
+    if plane.pose is not None:
+        out["camera_height_mm"] = round(plane.pose.height_mm, 0)
+        out["camera_tilt_deg"] = round(plane.pose.tilt_deg, 1)
+    if plane.camera is not None:
+        out["lens"] = plane.camera.source
+    return out
+
+
+def stored_calibration() -> dict[str, Any]:
+    """The stored calibration (``stored`` or None) and the problems met loading it."""
+    folder = calibration_folder()
+    plane, problems = load_plane(folder)
+    stored = plane_summary(plane) if plane is not None else None
+    if stored is not None and not stored["made_at"]:
+        path = folder / TABLE_FILE
+        if path.exists():
+            stored["made_at"] = datetime.fromtimestamp(path.stat().st_mtime, UTC) \
+                .isoformat(timespec="seconds")
+    return {"stored": stored, "problems": problems}
+
+
+def latest_frame_bgr() -> np.ndarray | None:
+    """The newest camera frame decoded to BGR, or None when there is none yet."""
+    frames = current_app.extensions.get("frames")
+    latest = frames.latest() if frames is not None else None
+    if latest is None:
+        return None
+    frame_bgr = cv2.imdecode(np.frombuffer(latest[1], np.uint8), cv2.IMREAD_COLOR)
+    return frame_bgr
+
+
+def _png(image_bgr: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", image_bgr)
+    if not ok:
+        raise RuntimeError("OpenCV could not encode a PNG image")
+    return buf.tobytes()
+
+
+def calibrate_frame(frame_bgr: np.ndarray, layout: MarkerLayout, folder: Path) -> CalibrationRun:
+    """``domino-companion calibrate --image`` on one frame: check the set-up (with the stored
+    lens when there is one), write ``preview.png``, save ``table.json`` when a plane was found."""
+    camera: CameraModel | None = None
+    lens_problems: list[str] = []
+    if (folder / LENS_FILE).exists():
+        camera, lens_problems = load_lens(folder)
+    started = time.perf_counter()
+    report = check_setup(frame_bgr, layout, camera)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    plane = report.plane
+    problems = [{"code": p.code, "severity": p.severity, "message": p.message}
+                for p in report.problems]
+    problems += [{"code": "lens", "severity": "warning", "message": f"lens calibration: {m}"}
+                 for m in lens_problems]
+    folder.mkdir(parents=True, exist_ok=True)
+    preview_png = _png(draw_preview(frame_bgr, report.detection, plane, report.problems))
+    write_atomic(folder / PREVIEW_FILE, preview_png, keep_previous=False)
+    topdown_png = None
+    result: dict[str, Any] = {
+        "saved": False, "problems": problems, "table": None,
+        "markers_found": report.detection.found, "markers_missing": report.detection.missing,
+        "elapsed_ms": round(elapsed_ms, 1),
+    }
+    if plane is not None:
+        margin = layout.marker_mm
+        topdown_png = _png(rectify(frame_bgr, plane, TOPDOWN_PX_PER_MM, margin_mm=margin))
+        made_at = datetime.now(UTC).isoformat(timespec="seconds")
+        path = save_plane(plane, folder, extra={"source": "dashboard camera frame",
+                                                "made_at": made_at})
+        result.update(saved=True, path=str(path), table={**plane_summary(plane),
+                                                          "made_at": made_at})
+    return CalibrationRun(preview_png, topdown_png, result)
+
+
+def _lock() -> threading.Lock:
+    return current_app.extensions.setdefault("calibration_lock", threading.Lock())
+
+
+@bp.get("/calibration")
+def page() -> ResponseReturnValue:
+    """The Table setup page."""
+    frames = current_app.extensions.get("frames")
+    last: CalibrationRun | None = current_app.extensions.get("calibration_run")
+    return render_template("calibration.html", csrf=csrf_token(), controller=is_controller(),
+                           has_camera=frames is not None,
+                           has_frame=frames is not None and frames.latest() is not None,
+                           no_camera_help=NO_CAMERA_HELP, last=last.result if last else None,
+                           **stored_calibration())
+
+
+@bp.get("/api/calibration")
+def state() -> ResponseReturnValue:
+    """The stored calibration, whether there is a camera, the last result."""
+    frames = current_app.extensions.get("frames")
+    last: CalibrationRun | None = current_app.extensions.get("calibration_run")
+    return jsonify(**stored_calibration(), camera=frames is not None,
+                   no_camera_help=None if frames is not None else NO_CAMERA_HELP,
+                   last=last.result if last else None)
+
+
+@bp.post("/api/calibration")
+def calibrate() -> ResponseReturnValue:
+    """Calibrate from the newest camera frame (see the module docstring)."""
+    try:
+        layout = parse_form(request.get_json(silent=True))
+    except CalibrationRequestError as exc:
+        return jsonify(error=str(exc)), 400
+    if current_app.extensions.get("frames") is None:
+        return jsonify(error=NO_CAMERA_HELP), 409
+    frame_bgr = latest_frame_bgr()
+    if frame_bgr is None:
+        return jsonify(error="the camera has sent no usable frame yet: check that it is "
+                             "connected and pointing at the table, then try again"), 409
+    with _lock():
+        run = calibrate_frame(frame_bgr, layout, calibration_folder())
+        current_app.extensions["calibration_run"] = run
+    return jsonify(run.result)
+
+
+def _image(data: bytes | None, what: str, mimetype: str,
+           fix: str = "calibrate from the camera on /calibration first") -> ResponseReturnValue:
+    if data is None:
+        return jsonify(error=f"no {what} yet: {fix}"), 404
+    return Response(data, mimetype=mimetype, headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/calibration/frame.jpg")
+def frame_jpg() -> ResponseReturnValue:
+    frames = current_app.extensions.get("frames")
+    latest = frames.latest() if frames is not None else None
+    fix = ("start the companion with a camera (`domino-companion run --camera 0`)"
+           if frames is None else "check that the camera is connected, then reload")
+    return _image(latest[1] if latest else None, "camera frame", "image/jpeg", fix)
+
+
+@bp.get("/calibration/preview.png")
+def preview_png() -> ResponseReturnValue:
+    run: CalibrationRun | None = current_app.extensions.get("calibration_run")
+    return _image(run.preview_png if run else None, "preview", "image/png")
+
+
+@bp.get("/calibration/topdown.png")
+def topdown_png() -> ResponseReturnValue:
+    run: CalibrationRun | None = current_app.extensions.get("calibration_run")
+    return _image(run.topdown_png if run else None, "top-down view", "image/png")
