@@ -374,6 +374,11 @@ class LiveFrames:
         with self._cond:
             return None if self._jpeg is None else (self._n, self._jpeg)
 
+    def raw_frame(self) -> np.ndarray | None:
+        """The camera's last picture as it came (BGR), without annotations (calibration)."""
+        frame = self.loop._last_frame
+        return None if frame is None else frame.copy()
+
     def wait_frame(self, after: int, timeout: float) -> tuple[int, bytes] | None:
         with self._cond:
             self._cond.wait_for(lambda: self._jpeg is not None and self._n > after, timeout=timeout)

@@ -158,6 +158,11 @@ def stored_calibration() -> dict[str, Any]:
 def latest_frame_bgr() -> np.ndarray | None:
     """The newest camera frame decoded to BGR, or None when there is none yet."""
     frames = current_app.extensions.get("frames")
+    raw = getattr(frames, "raw_frame", None)
+    if callable(raw):  # the live camera's own picture, without the annotations drawn on it
+        picture = raw()
+        if picture is not None:
+            return picture
     latest = frames.latest() if frames is not None else None
     if latest is None:
         return None
