@@ -736,8 +736,10 @@ def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarr
     tile, each edge moves to where the face-bright fraction of the rows (or columns) first
     reaches a half coming in from outside, searched within 0.3 w of where it was; an edge with
     face beyond it (a touching neighbour) stays. When the divider shows, the outline is
-    centred on it (searched within 0.15 w of the middle: the pip column next to the divider
-    lies 0.25 w away and is often darker than a thin line). Outlines that would lose the 2:1
+    centred on it: first a line dark across most of the tile within 0.35 w of the middle
+    (:func:`_far_divider`; the grid cover can place a chain's tile a cell off), else the
+    darkest line within 0.15 w (the pip column next to the divider lies 0.25 w away and is
+    often darker than a thin line in the median), else a central stud. Outlines that would lose the 2:1
     shape are left as they were.
     """
     c = corners.mean(axis=0)
@@ -797,7 +799,10 @@ def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarr
         prof = np.median(band_rows, axis=0)
         r = int(math.ceil(0.15 * new_wid))
         i0, i1 = max(0, int(mid) - r), min(len(prof), int(mid) + r + 1)
-        if i1 - i0 >= 3:
+        far = _far_divider(patch, lo_a, hi_a, lo_b, new_wid, face, ink)
+        if i1 - i0 >= 3 and far != (lo_a, hi_a):
+            lo_a, hi_a = far
+        elif i1 - i0 >= 3:
             k = i0 + int(np.argmin(prof[i0:i1]))
             if face - prof[k] >= 0.5 * (face - ink):
                 lo_a, hi_a = k - new_wid, k + new_wid
@@ -813,6 +818,27 @@ def refine_quad(face_map: np.ndarray, corners: np.ndarray, w: float) -> np.ndarr
     b0, b1 = lo_b - hw - m, hi_b - hw - m
     return np.array([c + a0 * ua + b0 * ub, c + a0 * ua + b1 * ub,
                      c + a1 * ua + b1 * ub, c + a1 * ua + b0 * ub])
+
+
+def _far_divider(patch: np.ndarray, lo_a: float, hi_a: float, lo_b: float, wid: float,
+                 face: float, ink: float) -> tuple[float, float]:
+    """The long-axis ends of an outline centred on its divider, looked for up to 0.35 w from the
+    outline's middle (the grid cover may have placed it a cell off) as a line across the tile,
+    dark in most of its rows (the 80th percentile of each column), which a column of pips,
+    with gaps between the pips, is not. The ends as they were when no such line shows."""
+    rows = patch[int(lo_b + wid * 0.15): int(math.ceil(lo_b + wid * 0.85)), :]
+    if rows.shape[0] < 3:
+        return lo_a, hi_a
+    prof = np.percentile(rows, 80, axis=0)
+    mid = (lo_a + hi_a) / 2
+    r = int(math.ceil(0.35 * wid))
+    i0, i1 = max(0, int(mid) - r), min(len(prof), int(mid) + r + 1)
+    if i1 - i0 < 3:
+        return lo_a, hi_a
+    k = i0 + int(np.argmin(prof[i0:i1]))
+    if face - prof[k] >= 0.5 * (face - ink):
+        return k - wid, k + wid
+    return lo_a, hi_a
 
 
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 import reader_synth as synth
 
-from vision.detect import detect_tiles, estimate_tile_width, fill_shallow_dents
+from vision.detect import detect_tiles, estimate_tile_width, fill_shallow_dents, refine_quad
 from vision.evaluate import _poly_iou
 
 
@@ -276,3 +277,33 @@ def test_lamp_flattened_keeps_the_tile_and_drops_the_lamp():
     assert flat[125:155, 85:155].min() >= 50
     assert np.percentile(flat[table], 99) <= 30
     assert (light[table] > 200).mean() > 0.05  # unflattened, table under the lamp outshines it
+
+
+def _six_six_face(w: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """A light face map (uint8) of one upright 6-6 tile, w px wide, in a chain on a dark table,
+    and its true corners: a thin divider across the middle, pip columns 0.25 w either side."""
+    img = np.full((200, 400), 30, np.uint8)
+    x0, y0 = 120, 80
+    img[y0:y0 + w, x0 - 2 * w:x0 + 4 * w] = 220  # in a chain: neighbours touch both ends
+    img[y0:y0 + w, [x0 - 1, x0 + 2 * w]] = 120   # the seams between the tiles
+    cx = x0 + w
+    img[y0 + 4:y0 + w - 4, cx - 1:cx + 1] = 40  # divider
+    for dx in (-0.75, -0.25, 0.25, 0.75):
+        for dy in (0.25, 0.5, 0.75):
+            px, py = int(round(cx + dx * w)), int(round(y0 + dy * w))
+            cv2.circle(img, (px, py), int(0.08 * w), 40, -1)
+    corners = np.array([(x0, y0), (x0, y0 + w), (x0 + 2 * w, y0 + w), (x0 + 2 * w, y0)],
+                       dtype=np.float64) - 0.5
+    return img, corners
+
+
+@pytest.mark.parametrize("shift", [-0.3, -0.25, 0.0, 0.25, 0.3])
+def test_refine_quad_centres_the_outline_on_the_divider_not_a_pip_column(shift):
+    """An outline placed up to 0.3 w off along a chained tile (its ends cannot be found: the
+    neighbours touch) comes back onto the tile: the pip columns 0.25 w from the divider are
+    not taken for it."""
+    w = 40
+    img, truth = _six_six_face(w)
+    off = np.array([shift * w, 0.0])
+    refined = refine_quad(img, truth + off, float(w))
+    assert np.abs(refined.mean(axis=0) - truth.mean(axis=0)).max() <= 2.0
