@@ -209,8 +209,6 @@ def run_bench(n_scenes: int = 24, first_seed: int = 0) -> dict[str, Any]:
 
 def enroll_bench(seeds: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> list[dict[str, Any]]:
     """Enrollment on rendered face-up sets (truth tile corners): tile size and set clustering."""
-    from vision.render.styles import tile_style
-
     from calibration.enroll import EnrollmentError, enroll_photo, enroll_set
 
     palettes = [None, None, None, ["red", "blue"], ["green", "yellow", "purple"],

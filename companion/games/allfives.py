@@ -304,19 +304,13 @@ class AllFives(LineGame):
         if not self.table:
             return [m for p in self.players for m in self.plays_for(p)]
         p = self.players[self.turn]
-        plays = self.plays_for(p)
-        if self.hands is not None and self.hand_known(p):
-            if plays:
-                return plays
-            return [Move.draw(p, 1)] if self.boneyard_size() else [Move.pass_(p)]
-        return plays + [Move.draw(p, 1), Move.pass_(p)]
+        known = self.hands is not None and self.hand_known(p)
+        return self.play_or_draw(p, self.plays_for(p), known, 1 if self.boneyard_size() else 0, 1)
 
     def _apply(self, move: Move) -> list[Event]:
         self.require_kind_in(move, ("deal", "play", "draw", "pass", "end_round"))
         if move.kind == "deal":
-            self.check_deal_allowed(move)
-            self.apply_deal(move)
-            self.fresh = False
+            self.take_deal(move)
             lead = self.opening_leader()
             if lead is not None:
                 self.turn = self.players.index(lead[0])

@@ -28,7 +28,7 @@ import copy
 import json
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from companion.errors import (IllegalMoveError, MoveFormatError, OptionError, PlayersError,

@@ -180,19 +180,12 @@ class Chickenfoot(LineGame):
             if known or self.drawn:
                 return self.plays_for(p, self.drawn) or [Move.pass_(p)]
             return self.plays_for(p) + [Move.pass_(p)]
-        plays = self.plays_for(p)
-        if known:
-            if plays:
-                return plays
-            return [Move.draw(p, 1)] if self.boneyard_size() else [Move.pass_(p)]
-        return plays + [Move.draw(p, 1), Move.pass_(p)]
+        return self.play_or_draw(p, self.plays_for(p), known, 1 if self.boneyard_size() else 0, 1)
 
     def _apply(self, move: Move) -> list[Event]:
         self.require_kind_in(move, ("deal", "play", "draw", "pass", "end_round"))
         if move.kind == "deal":
-            self.check_deal_allowed(move)
-            self.apply_deal(move)
-            self.fresh = False
+            self.take_deal(move)
             return []
         if move.kind == "end_round":
             return self._end_round(move)

@@ -170,6 +170,24 @@ class LineGame(Game):
         if not self.fresh:
             self.reject(move, "a deal comes only at the start of a round, before any play")
 
+    def take_deal(self, move: Move) -> None:
+        """Take a deal entry at the start of a round: hands and boneyard become known."""
+        self.check_deal_allowed(move)
+        self.apply_deal(move)
+        self.fresh = False
+
+    @staticmethod
+    def play_or_draw(player: str, plays: list[Move], known: bool, draw_known: int,
+                     draw_unknown: int) -> list[Move]:
+        """The moves of a player who has not drawn this turn: with the hand known, the plays, or
+        else the draw the rules ask for (``draw_known`` tiles; 0 when nothing can be drawn) or a
+        pass; with the hand unknown, the plays plus a draw and a pass (the table cannot tell)."""
+        if known:
+            if plays:
+                return plays
+            return [Move.draw(player, draw_known)] if draw_known else [Move.pass_(player)]
+        return plays + [Move.draw(player, draw_unknown), Move.pass_(player)]
+
     def draw_count_check(self, move: Move, want: int) -> None:
         """Reject a draw of a number of tiles other than ``want`` when the boneyard is known."""
         n = move.count or len(move.drawn)

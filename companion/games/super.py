@@ -248,20 +248,12 @@ class SuperDominoes(LineGame):
             if plays and self.spell is not None and p != self.spell[1] and pool is not None:
                 return plays
             return plays + [Move.pass_(p)]
-        plays = self.plays_for(p)
-        if known:
-            if plays:
-                return plays
-            n = self.draw_size()
-            return [Move.draw(p, n)] if n else [Move.pass_(p)]
-        return plays + [Move.draw(p, 2), Move.pass_(p)]
+        return self.play_or_draw(p, self.plays_for(p), known, self.draw_size() if known else 0, 2)
 
     def _apply(self, move: Move) -> list[Event]:
         self.require_kind_in(move, ("deal", "play", "draw", "pass", "end_round"))
         if move.kind == "deal":
-            self.check_deal_allowed(move)
-            self.apply_deal(move)
-            self.fresh = False
+            self.take_deal(move)
             first = self.opener()
             if first is not None:
                 self.turn = self.players.index(first)
