@@ -8,13 +8,8 @@ The method, stage by stage (every function is pure: arrays in, values out):
    the holes left by pips and the divider are filled, giving blobs that are single tiles, chains
    of touching tiles, or clutter.
 2. **Scale from the tiles themselves.** Blobs that are solid rectangles with a 2:1 aspect are
-   single tiles; the median of the short sides of those that show a divider line when split at
-   their own width is the tile width ``w`` in pixels (2:1 blobs without one are face-down tiles
-   seen with their walls, or patches of table). When no such blob exists, the short side of
-   solid 1:2k rectangles (end-to-end chains) is used. When no 2:1 blob shows a divider, the
-   width most maps and threshold levels agree on wins among the plain estimates and the
-   widths of the straight runs of chains and hubs (twice the distance from a blob's middle
-   line to its outline).
+   single tiles; the median of their short sides is the tile width ``w`` in pixels. When no such
+   blob exists, the short side of solid 1:2k rectangles (end-to-end chains) is used.
 3. **Splitting a blob into tiles.** Each blob is turned to its dominant edge direction and laid
    on a grid of ``w/2`` cells. A tile covers 2x4 or 4x2 cells (lying along or across the grid),
    so a blob is an exact cover of its occupied cells by such blocks; this handles end-to-end
@@ -40,7 +35,6 @@ Tiles are returned with their four top-face corners in image pixels (corner orde
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -85,14 +79,6 @@ COVERED = 0.75
 ANGLE_SHARE, ANGLE_GAP = 0.15, 12.0
 #: Grid cells at least this full must be covered by a tile; cells at least FAINT full may be.
 FULL, FAINT = 0.8, 0.3
-#: Ratio of neighbouring bins of the histogram of ridge widths (:func:`ridge_width`).
-RIDGE_BIN = 1.05
-#: Only blobs of at least this fraction of the largest blob's area vote for the ridge width.
-RIDGE_AREA = 0.2
-#: Candidate tile widths closer than this fraction are one candidate.
-WIDTH_MERGE = 0.15
-#: Ridge widths below this many times MIN_TILE_WIDTH_PX are specks and table texture.
-RIDGE_MIN = 1.5
 
 
 @dataclass(frozen=True)
@@ -301,19 +287,9 @@ def _reblob(blobs: list[_Blob], dent: float) -> list[_Blob]:
     return out
 
 
-def estimate_tile_width(blobs: list[_Blob],
-                        divided: Callable[[_Blob], bool] | None = None) -> float | None:
-    """Tile width (short side, px) from solid 2:1 blobs, else from solid 1:2k chains.
-
-    With ``divided`` given, only single-tile blobs that it confirms (a divider line across
-    their middle when split at their own width) count, and a level whose 2:1 blobs are all
-    unconfirmed (face-down tiles seen with their side walls, a patch of table) gives None.
-    """
+def estimate_tile_width(blobs: list[_Blob]) -> float | None:
+    """Tile width (short side, px) from solid 2:1 blobs, else from solid 1:2k chains."""
     singles = [b for b in blobs if _is_single(b)]
-    if singles and divided is not None:
-        singles = [b for b in singles if divided(b)]
-        if not singles:
-            return None
     if singles:
         # specks of noise can be 2:1 too: only blobs near the size of the largest count
         largest = max(b.area for b in singles)
@@ -329,67 +305,6 @@ def estimate_tile_width(blobs: list[_Blob],
     if chains:
         return float(np.median(chains))
     return None
-
-
-def ridge_width(blobs: list[_Blob], img_w: int, img_h: int) -> float | None:
-    """Tile width (px) from the straight runs of chains and hubs: twice the most common
-    distance from the middle line of a blob to its outline. Every ridge pixel of the distance
-    transform votes, so long arms of a hub outvote its crossing and a few loose blobs; None
-    when no blob is wide enough for a tile."""
-    votes: list[np.ndarray] = []
-    big = [b for b in blobs if b.short >= MIN_TILE_WIDTH_PX]
-    largest = max((b.area for b in big), default=0.0)
-    for b in big:
-        if b.area < RIDGE_AREA * largest:
-            continue  # specks and table texture
-        x, y, bw, bh = cv2.boundingRect(b.contour)
-        roi = np.zeros((bh + 2, bw + 2), np.uint8)
-        cv2.drawContours(roi, [b.contour - np.array([x - 1, y - 1], np.int32)], -1, 255, -1)
-        dist = cv2.distanceTransform(roi, cv2.DIST_L2, 5)
-        ridge = (dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8))) & \
-                (dist >= MIN_TILE_WIDTH_PX / 2)
-        votes.append(2.0 * dist[ridge])
-    if not votes:
-        return None
-    v = np.concatenate(votes)
-    if v.size == 0:
-        return None
-    # the mode of a histogram with 5% wide bins, refined by the median of its bin
-    edges = MIN_TILE_WIDTH_PX * RIDGE_BIN ** np.arange(int(np.log(max(img_w, img_h) /
-                                                                 MIN_TILE_WIDTH_PX)
-                                                          / np.log(RIDGE_BIN)) + 2)
-    hist, _ = np.histogram(v, bins=edges)
-    if hist.max() == 0:
-        return None
-    k = int(np.argmax(hist))
-    return float(np.median(v[(v >= edges[k]) & (v < edges[k + 1])]))
-
-
-def merge_widths(widths: list[float]) -> dict[float, list[float]]:
-    """The widths grouped into runs within WIDTH_MERGE of the run's smallest one: each run's
-    median and its members (one candidate per distinct width, with its votes)."""
-    out: dict[float, list[float]] = {}
-    run: list[float] = []
-    for x in sorted(widths) + [math.inf]:
-        if run and x > run[0] * (1.0 + WIDTH_MERGE):
-            out[float(np.median(run))] = run
-            run = []
-        run.append(x)
-    return out
-
-
-def divided_count(blobs: list[_Blob], ink_maps: dict[str, np.ndarray], w: float, img_w: int,
-                  img_h: int) -> int:
-    """How many tiles show a divider line at their middle when ``blobs`` are split at tile
-    width ``w`` (blobs too small or too large for tiles of that width are skipped)."""
-    tile_area = 2.0 * w * w
-    n = 0
-    for b in blobs:
-        if b.area < 0.3 * tile_area or b.area > MAX_GRID_CELLS * tile_area / 8:
-            continue
-        n += sum(1 for t in _split_blob(b, ink_maps, w, img_w, img_h)
-                 if t.divider >= MIN_DIVIDER_SCORE)
-    return n
 
 
 # ------------------------------------------------------------------------------------------
@@ -946,55 +861,19 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         levels[name] = [[b for b in _blobs(m, min_area) if b.area <= max_area
                          or _close_up(b, img_w, img_h)] for m in masks[name]]
 
-    def confirmed(b: _Blob) -> bool:
-        return any(t.divider >= MIN_DIVIDER_SCORE
-                   for t in _split_blob(b, ink_maps, b.short, img_w, img_h))
-
     def scale() -> tuple[dict[str, float | None], float | None]:
         ranked = {name: _rank(lv) for name, lv in levels.items()}
+        widths = {name: estimate_tile_width(r[0][0]) if r[0] else None
+                  for name, r in ranked.items()}
+        have = [n for n in widths if widths[n] is not None]
+        if not have:
+            return widths, None
+        # The tile width of the map with the most single-tile area rules; a map whose own
+        # estimate disagrees by more than a quarter found something else (board squares).
+        best = max(have, key=lambda n: ranked[n][1])
+        w_ref = widths[best]
         for name in list(levels):
             levels[name] = ranked[name][0]
-        widths = {name: estimate_tile_width(r[0][0], confirmed) if r[0] else None
-                  for name, r in ranked.items()}
-        have = {n: x for n, x in widths.items() if x is not None}
-        plain = {name: estimate_tile_width(r[0][0]) if r[0] else None
-                 for name, r in ranked.items()}
-        w_ref: float
-        if have:
-            # The tile width of the map with the most single-tile area rules; a map with no
-            # confirmed single keeps its plain estimate when that agrees (checked below).
-            w_ref = have[max(have, key=lambda n: ranked[n][1])]
-            widths = {n: (x if x is not None else plain[n]) for n, x in widths.items()}
-        else:
-            # No 2:1 blob shows a divider. Candidates: the unconfirmed estimates and the
-            # widths of the straight runs of chains and hubs at every map and level; the
-            # width most of them agree on wins.
-            widths = plain
-            # chains run along the table: their width is at most a quarter of the short side
-            w_max = min(img_w, img_h) / 4.0
-            voters = {name: [x for lv in lvs if (x := ridge_width(lv, img_w, img_h)) is not None
-                             and RIDGE_MIN * MIN_TILE_WIDTH_PX <= x <= w_max]
-                      for name, lvs in levels.items()}
-            found = [x for x in widths.values() if x is not None]
-            found += [x for xs in voters.values() for x in xs]
-            cands = merge_widths(found)
-            if not cands:
-                return widths, None
-            # most votes (maps and levels agreeing); a tie goes to the width under which the
-            # most tiles show a divider (counted only then: splitting every level is slow)
-            most = max(len(v) for v in cands.values())
-            tied = [x for x, v in cands.items() if len(v) == most]
-            w_ref = tied[0] if len(tied) == 1 else max(
-                tied, key=lambda x: max(divided_count(lv, ink_maps, x, img_w, img_h)
-                                        for lvs in levels.values() for lv in lvs))
-            # a map with no estimate of its own is split at that width when one of its
-            # levels voted for it
-            run = cands[w_ref]
-            widths = {n: (x if x is not None else
-                          w_ref if any(run[0] <= v <= run[-1] for v in voters[n]) else None)
-                      for n, x in widths.items()}
-        # A map whose own estimate disagrees by more than a quarter found something else
-        # (board squares).
         return {n: (x if x is not None and abs(x - w_ref) <= 0.25 * w_ref else None)
                 for n, x in widths.items()}, w_ref
 

@@ -9,15 +9,7 @@ import numpy as np
 import pytest
 import reader_synth as synth
 
-from vision.detect import (
-    _blobs,
-    detect_tiles,
-    estimate_tile_width,
-    fill_shallow_dents,
-    merge_widths,
-    refine_quad,
-    ridge_width,
-)
+from vision.detect import detect_tiles, estimate_tile_width, fill_shallow_dents, refine_quad
 from vision.evaluate import _poly_iou
 
 
@@ -135,37 +127,6 @@ def test_fill_shallow_dents_bridges_pip_notches_only():
 
 def test_estimate_tile_width_needs_a_tile_shaped_blob():
     assert estimate_tile_width([]) is None
-
-
-def _rect_blobs(rects: list[tuple[int, int, int, int]], size=(400, 600)):
-    mask = np.zeros(size, np.uint8)
-    for x, y, w, h in rects:
-        mask[y:y + h, x:x + w] = 255
-    return _blobs(mask, 64)
-
-
-def test_unconfirmed_singles_give_no_width_when_a_confirmation_is_asked():
-    """2:1 blobs 50 and 40 px wide (say face-down tiles with walls): their median without the check,
-    None when no blob is confirmed, and only the confirmed blob's width when one is."""
-    blobs = _rect_blobs([(20, 20, 100, 50), (200, 30, 80, 40)])
-    assert estimate_tile_width(blobs) == pytest.approx(45, abs=6)
-    assert estimate_tile_width(blobs, lambda b: False) is None
-    assert estimate_tile_width(blobs, lambda b: b.short < 45) == pytest.approx(40, abs=2)
-
-
-def test_ridge_width_of_a_hub_is_its_arms_width():
-    """A plus-shaped hub of 30 px wide arms (no 2:1 or 1:2k blob) and a 40 x 40 speck: the
-    arms set the width, not the crossing, the speck or the arms' length."""
-    blobs = _rect_blobs([(40, 185, 520, 30), (285, 20, 30, 360), (480, 20, 40, 40)])
-    w = ridge_width(blobs, 600, 400)
-    assert w is not None and 27 <= w <= 33
-    assert ridge_width([], 600, 400) is None
-
-
-def test_merge_widths_groups_close_widths_with_their_votes():
-    merged = merge_widths([30.0, 28.0, 54.9, 31.0, 52.3, 100.0])
-    assert sorted(len(v) for v in merged.values()) == [1, 2, 3]
-    assert min(merged) == pytest.approx(30.0)
 
 
 def test_rendered_scenes_recall_and_precision():
