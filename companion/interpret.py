@@ -65,6 +65,18 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
             "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
 
 
+def _play_proposal(move: Move, seen: Seen, confidence: float | None = None) -> Proposal:
+    """A camera play: the entry with the camera's confidence, its original reading and the
+    likeliest other values (for the dashboard's quick picker)."""
+    entry = move.to_json()
+    entry.update(_camera_meta(seen))
+    if confidence is not None:
+        entry["confidence"] = min(entry["confidence"], confidence)
+    alts = [{"tile": t, "p": p} for t, p in seen.alternatives]
+    entry["alternatives"] = alts
+    return Proposal(entry, str(move), seen, alts)
+
+
 def _accepts(game: Game, move: Move) -> bool:
     trial = copy.deepcopy(game)
     try:
@@ -104,11 +116,7 @@ class LineInterpreter:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
             else:
                 trial.apply(chosen)
-            entry = chosen.to_json()
-            entry.update(_camera_meta(nxt))
-            alts = [{"tile": t, "p": p} for t, p in nxt.alternatives]
-            entry["alternatives"] = alts
-            out.append(Proposal(entry, str(chosen), nxt, alts))
+            out.append(_play_proposal(chosen, nxt))
             placed.add(nxt.tile)
         for s in change.removed:
             if s.tile in on_table:
@@ -238,13 +246,8 @@ class TrickInterpreter:
                                     s))
                 continue
             m = Move.play(player, s.tile)
-            entry = m.to_json()
-            entry.update(_camera_meta(s))
-            if len(new) > 1:
-                entry["confidence"] = min(entry["confidence"], 0.5)
-            alts = [{"tile": t, "p": p} for t, p in s.alternatives]
-            entry["alternatives"] = alts
-            out.append(Proposal(entry, str(m), s, alts))
+            # several new tiles at once: their order is a guess, so each asks a person
+            out.append(_play_proposal(m, s, 0.5 if len(new) > 1 else None))
             if _accepts(trial, m):
                 trial.apply(m)
         for s in change.added:

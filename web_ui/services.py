@@ -58,6 +58,15 @@ class SessionHolder:
 class StreamBusy(Exception):
     """More streams are open than the cap allows."""
 
+    def response(self) -> Any:
+        """The 503 answer (JSON, with Retry-After) a refused stream gets."""
+        from flask import jsonify
+
+        resp = jsonify(error=str(self))
+        resp.status_code = 503
+        resp.headers["Retry-After"] = "10"
+        return resp
+
 
 class StreamGate:
     """Counts open streams of one kind and refuses one past ``limit``."""

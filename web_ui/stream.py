@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Iterator
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app
 from flask.typing import ResponseReturnValue
 
 from web_ui.api import current_state, with_extras
@@ -83,10 +83,7 @@ def events() -> ResponseReturnValue:
     try:
         gate.enter()
     except StreamBusy as exc:
-        resp = jsonify(error=str(exc))
-        resp.status_code = 503
-        resp.headers["Retry-After"] = "10"
-        return resp
+        return exc.response()
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     cfg = app.config
 

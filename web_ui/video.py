@@ -58,10 +58,7 @@ def video() -> ResponseReturnValue:
     try:
         gate.enter()
     except StreamBusy as exc:
-        resp = jsonify(error=str(exc))
-        resp.status_code = 503
-        resp.headers["Retry-After"] = "10"
-        return resp
+        return exc.response()
     cfg = current_app.config
     resp = Response(_frames(source, float(cfg["MJPEG_KEEPALIVE_S"]), float(cfg["STREAM_MAX_S"]),
                             current_app.extensions["shutdown"]),

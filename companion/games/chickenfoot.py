@@ -167,10 +167,6 @@ class Chickenfoot(LineGame):
         return out
 
     # ---- the interface -------------------------------------------------------------------
-    @property
-    def round_over(self) -> bool:
-        return self.out is not None or self.passes >= len(self.players)
-
     def legal_moves(self) -> list[Move]:
         if self.finished or self.round_over:
             return []

@@ -82,6 +82,11 @@ class LineGame(Game):
         self.__dict__.update(saved)
 
     # ---- the table ----------------------------------------------------------------------
+    @property
+    def round_over(self) -> bool:
+        """A player went out, or every player passed in turn with nothing left to draw."""
+        return self.out is not None or self.passes >= len(self.players)
+
     def table_tiles(self) -> list[Tile]:
         return list(self.table)
 

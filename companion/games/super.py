@@ -222,10 +222,6 @@ class SuperDominoes(LineGame):
         return self.hands is not None and not any(self.unknown_in_hand.values())
 
     # ---- the interface -------------------------------------------------------------------
-    @property
-    def round_over(self) -> bool:
-        return self.out is not None or self.passes >= len(self.players)
-
     def draw_size(self) -> int:
         size = self.boneyard_size()
         return 2 if size is None else min(2, size)
