@@ -89,6 +89,22 @@ def _dashed_rect(img: np.ndarray, x0: int, y0: int, x1: int, y1: int, dash: int 
             cv2.line(img, p, q, 0, 2)
 
 
+def _draw_marker_box(img: np.ndarray, marker_id: int, bx: int, by: int, box: int, quiet: int,
+                     side: int, t: int) -> np.ndarray:
+    """Draw one marker with its white quiet zone, a dashed cut line and centre ticks at the
+    box's top-left ``(bx, by)``; returns the marker's four corners in sheet pixels."""
+    mx, my = bx + quiet, by + quiet
+    img[my:my + side, mx:mx + side] = marker_image(marker_id, side)
+    _dashed_rect(img, bx, by, bx + box, by + box)
+    cx, cy = mx + side // 2, my + side // 2
+    tick = max(quiet // 2, 4)
+    for (p, q) in (((cx, by), (cx, by + tick)), ((cx, by + box - tick), (cx, by + box)),
+                   ((bx, cy), (bx + tick, cy)), ((bx + box - tick, cy), (bx + box, cy))):
+        cv2.line(img, p, q, 0, t)
+    return np.array([[mx, my], [mx + side, my], [mx + side, my + side], [mx, my + side]],
+                    np.float32)
+
+
 def max_marker_mm(paper: str = "a4") -> float:
     """The largest marker that fits four to a sheet of ``paper`` with its cut box and labels."""
     w, h = PAPER_MM[paper]
@@ -130,16 +146,7 @@ def _single_pages(paper: str, marker_mm: float, dpi: int) -> Sheet:
             _text(img, line, (_mm(12, dpi), _mm(24 + 6 * k, dpi)), scale=0.75 * s,
                   thickness=max(1, t - 1))
         bx, by = (W - box) // 2, _mm(50, dpi)
-        mx, my = bx + quiet, by + quiet
-        img[my:my + side, mx:mx + side] = marker_image(marker_id, side)
-        corners[marker_id] = np.array([[mx, my], [mx + side, my], [mx + side, my + side],
-                                       [mx, my + side]], np.float32)
-        _dashed_rect(img, bx, by, bx + box, by + box)
-        cx, cy = mx + side // 2, my + side // 2
-        tick = max(quiet // 2, 4)
-        for (p, q) in (((cx, by), (cx, by + tick)), ((cx, by + box - tick), (cx, by + box)),
-                       ((bx, cy), (bx + tick, cy)), ((bx + box - tick, cy), (bx + box, cy))):
-            cv2.line(img, p, q, 0, t)
+        corners[marker_id] = _draw_marker_box(img, marker_id, bx, by, box, quiet, side, t)
         _text(img, f"id {marker_id}: {CORNER_NAMES[marker_id]} ({marker_mm:g} mm) - this side up",
               (bx, by + box + _mm(9, dpi)), scale=0.9 * s, thickness=t)
         pages.append(img)
@@ -201,16 +208,7 @@ def draw_sheet(paper: str = "a4", marker_mm: float = 40.0, dpi: int = DPI) -> Sh
     for marker_id, (col, row) in zip(MARKER_IDS, ((0, 0), (1, 0), (1, 1), (0, 1))):
         bx = gutter_x + col * (box + gutter_x)
         by = top + gutter_y + row * (box + _mm(22, dpi) + gutter_y)
-        mx, my = bx + quiet, by + quiet
-        img[my:my + side, mx:mx + side] = marker_image(marker_id, side)
-        corners[marker_id] = np.array([[mx, my], [mx + side, my], [mx + side, my + side],
-                                       [mx, my + side]], np.float32)
-        _dashed_rect(img, bx, by, bx + box, by + box)
-        cx, cy = mx + side // 2, my + side // 2
-        tick = max(quiet // 2, 4)
-        for (p, q) in (((cx, by), (cx, by + tick)), ((cx, by + box - tick), (cx, by + box)),
-                       ((bx, cy), (bx + tick, cy)), ((bx + box - tick, cy), (bx + box, cy))):
-            cv2.line(img, p, q, 0, t)
+        corners[marker_id] = _draw_marker_box(img, marker_id, bx, by, box, quiet, side, t)
         label = f"id {marker_id}: {CORNER_NAMES[marker_id]}  ({marker_mm:g} mm)"
         _text(img, label, (bx, by + box + _mm(7, dpi)), scale=0.9 * s, thickness=t)
         _text(img, "this side up", (bx, by + box + _mm(13, dpi)), scale=0.7 * s,

@@ -91,7 +91,27 @@ def _quiet_opencv() -> None:
         pass
 
 
-class CaptureSource:
+class _Stream:
+    """What every source shares: ``with`` closes it, iterating reads frames until the end."""
+
+    def read(self) -> Frame | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> "_Stream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Frame]:
+        while (frame := self.read()) is not None:
+            yield frame
+
+
+class CaptureSource(_Stream):
     """A ``cv2.VideoCapture`` over a device, a URL or a video file."""
 
     def __init__(self, cap: cv2.VideoCapture, description: str, kind: str) -> None:
@@ -135,18 +155,9 @@ class CaptureSource:
         self._cap.release()
         self.ended = True
 
-    def __enter__(self) -> "CaptureSource":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __iter__(self) -> Iterator[Frame]:
-        while (frame := self.read()) is not None:
-            yield frame
 
 
-class ImageFolderSource:
+class ImageFolderSource(_Stream):
     """Images of a folder in sorted name order, as a stream at ``fps`` frames per second."""
 
     def __init__(self, folder: Path, loop: bool = False, fps: float = 1.0,
@@ -187,15 +198,6 @@ class ImageFolderSource:
     def close(self) -> None:
         self.ended = True
 
-    def __enter__(self) -> "ImageFolderSource":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __iter__(self) -> Iterator[Frame]:
-        while (frame := self.read()) is not None:
-            yield frame
 
 
 def _found_text() -> str:
