@@ -83,6 +83,17 @@ def card_text(meta: dict) -> str:
     lines += ["", f"Target 99.95 % of halves on held-out renders: "
               f"{'met' if exact >= 0.9995 else 'NOT met'} ({_pct(exact)} with exact corners). "
               "Most misses read a half as 0 (pips not seen at all)."]
+    for check in meta.get("rechecks", []):
+        fig = check["accuracy"]
+        lines += ["", f"Rechecked {check['date']} on the renderer of commit "
+                  f"`{check['renderer_commit']}` (the shipped weights, not retrained; held-out "
+                  f"seeds {check['heldout_seeds']}; `train_pip_classifier.py --recheck`):", "",
+                  "| set | halves | half accuracy | tiles | tile accuracy (both halves right) | "
+                  "commonest confusions (truth->read) |", "|---|---|---|---|---|---|"]
+        lines += _heldout_lines("held-out, exact corners, clean frame",
+                                fig["heldout_exact_corners"])
+        lines += _heldout_lines("held-out, jittered corners, augmented looks",
+                                fig["heldout_augmented"])
     lines += ["", "Real photos (evaluation only, never training): "]
     real = acc.get("real_bjorkwall_dev")
     if real is None:
@@ -109,6 +120,7 @@ def card_text(meta: dict) -> str:
         "pip install -e '.[train]'",
         meta["training_command"],
         "python models/eval_pip_classifier_real.py --update   # real-photo figures, if present",
+        "python models/train_pip_classifier.py --recheck   # shipped weights on today's renderer",
         "```",
         "",
         f"Seeded (`torch.manual_seed({meta['seed']})`, one `np.random.default_rng` per scene "

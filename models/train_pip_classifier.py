@@ -322,6 +322,46 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def recheck(folder: Path, seed: int, heldout_scenes: int, jitter: float, workers: int) -> dict:
+    """Measure the shipped ``pip_classifier.onnx`` (through onnxruntime, as the reader runs it)
+    on the held-out scenes of the renderer as it is now, and record the figures in
+    ``pip_classifier.json`` under ``rechecks`` (one entry per renderer commit) and in the card.
+
+    The renderer keeps changing after a model is trained; this says how the shipped weights do
+    on today's pictures without retraining them.
+    """
+    from vision.classifier import PipClassifier
+
+    meta_path = folder / "pip_classifier.json"
+    meta = json.loads(meta_path.read_text())
+    classifier = PipClassifier(folder / "pip_classifier.onnx")
+    skipped: dict[str, str] = {}
+    started = time.perf_counter()
+    sets = {"heldout_exact_corners": make_crops(range(heldout_scenes), True, seed, 1, 0.0,
+                                                "held-out", workers, skipped),
+            "heldout_augmented": make_crops(range(heldout_scenes), True, seed, 2, jitter,
+                                            "held-out augmented", workers, skipped)}
+    figures = {}
+    for name, data in sets.items():
+        predicted = np.concatenate([
+            classifier.predict(data.images[i:i + 1024].astype(np.float32)).argmax(1)
+            for i in range(0, len(data), 1024)])
+        figures[name] = evaluate(predicted, data)
+        fig = figures[name]
+        print(f"{name}: half accuracy {fig['half_accuracy']:.4%} ({fig['half_errors']} wrong of "
+              f"{fig['halves']}), tile accuracy {fig['tile_accuracy']:.4%}")
+    entry = {"renderer_commit": renderer_version(), "date": time.strftime("%Y-%m-%d"),
+             "heldout_seeds": f"{HELD_OUT_SEED_MIN}..{HELD_OUT_SEED_MIN + heldout_scenes - 1}",
+             "skipped_scenes": skipped, "accuracy": figures,
+             "seconds": round(time.perf_counter() - started)}
+    rechecks = [r for r in meta.get("rechecks", [])
+                if r.get("renderer_commit") != entry["renderer_commit"]]
+    meta["rechecks"] = rechecks + [entry]
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    write_card(meta, folder / "pip_classifier.md")
+    return entry
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -339,7 +379,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=HERE, help="folder to write the model to")
     parser.add_argument("--cache", type=Path, default=None,
                         help="npz file keeping the generated crops between runs (optional)")
+    parser.add_argument("--recheck", action="store_true",
+                        help="train nothing: measure the shipped ONNX model on the held-out "
+                             "scenes of the current renderer and add the figures to its card")
     args = parser.parse_args(argv)
+    if args.recheck:
+        recheck(args.out, args.seed, args.heldout_scenes, args.jitter, args.workers)
+        return
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     torch.use_deterministic_algorithms(True)
