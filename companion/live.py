@@ -120,6 +120,11 @@ class LiveLoop:
             self.stats.readings += 1
             self.last_reading = reading
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
+            # games that tell tiles apart by more than their value (Build Up: the set colour)
+            # let their interpreter look at the picture first (issue 6)
+            observe = getattr(self.interpreter, "observe", None)
+            if observe is not None:
+                seen = observe(seen, frame_bgr, self.session.game)
             if plane is not None:  # track in table millimetres (top faces: a tile's thickness up)
                 seen = [dataclasses.replace(s, corners=tuple(map(tuple, plane.to_table(
                     s.corners, z_mm=TILE_TOP_MM)))) for s in seen]
@@ -198,7 +203,7 @@ class LiveLoop:
         seen = self._relabel(seen)
         self.baseline = self._relabel(self.baseline)
         change = diff(self.baseline, seen)
-        self.baseline = seen
+        self.baseline = change.table  # the new reading with the layers watched being built
         self.stats.accepted += 1
         happened: list[dict[str, Any]] = []
         if change.empty:

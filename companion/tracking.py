@@ -1,14 +1,24 @@
 """From two accepted readings of the table to what changed: a :class:`TableChange`.
 
-Tiles are matched by value (a tile is unique in its set) and position: a tile seen in both
-readings at about the same place stayed; further away it moved; only in the new reading it was
-added; only in the old one it was removed. For each added tile the change says what it touches:
-which of its halves lies against which half of which other tile, end to end or side by side.
+Tiles are matched by value (and, when the reader measured it, face colour: in Build Up every
+player's set has its own colour, so one value lies on the table once per set) and position,
+nearest first: a tile seen in both readings at about the same place stayed; further away it
+moved; only in the new reading it was added; only in the old one it was removed. For each added
+tile the change says what it touches (which of its halves lies against which half of which
+other tile, end to end or side by side) and what it lies on.
+
+Layers as the table was watched being built: a tile added over the outline of known tiles
+(their outlines overlap over at least :data:`COVER_MIN_OVERLAP` of the smaller one) lies on
+them, one layer above the highest of them (``under``); a known tile that vanished under an
+added one is ``covered``, not removed. A tile that stayed keeps the layer it was given when it
+appeared; a tile of the first reading (nothing watched yet) keeps the reader's cold-start
+layer. ``table`` is the new reading with these layers: the next change is computed against it.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -28,6 +38,8 @@ class Seen:
     confidence: float = 1.0
     alternatives: tuple[tuple[str, float], ...] = ()
     layer: int = 0
+    #: the face colour (CIE Lab, OpenCV 8-bit scale) when measured (games told apart by set)
+    face_lab: tuple[float, float, float] | None = None
 
     @property
     def center(self) -> np.ndarray:
@@ -70,10 +82,17 @@ class Contact:
 
 @dataclass
 class TableChange:
+    """What changed between two readings (see the module docstring). ``covered`` holds
+    (tile now hidden, the added tile over it); ``under`` maps each added tile to the known tiles
+    it lies on, most overlapped first; ``table`` is the new reading with the watched layers."""
+
     added: list[Seen] = field(default_factory=list)
     removed: list[Seen] = field(default_factory=list)
     moved: list[tuple[Seen, Seen]] = field(default_factory=list)
     contacts: dict[Tile, list[Contact]] = field(default_factory=dict)
+    covered: list[tuple[Seen, Seen]] = field(default_factory=list)
+    under: dict[Seen, list[Seen]] = field(default_factory=dict)
+    table: list[Seen] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -87,6 +106,8 @@ class TableChange:
             parts.append("removed " + ", ".join(str(s.tile) for s in self.removed))
         if self.moved:
             parts.append("moved " + ", ".join(str(a.tile) for a, _ in self.moved))
+        if self.covered:
+            parts.append("covered " + ", ".join(f"{a.tile} by {b.tile}" for a, b in self.covered))
         return "; ".join(parts) or "no change"
 
 
@@ -140,21 +161,76 @@ def contacts_of(new: Seen, others: Iterable[Seen], max_gap: float = 0.3) -> list
     return out
 
 
+#: An added tile lies on a known tile when their outlines overlap over at least this fraction
+#: of the smaller outline (a tall neighbour's picture overlaps only a sliver by parallax).
+COVER_MIN_OVERLAP = 0.25
+#: Two sightings of one value at one place are one tile unless their measured face colours lie
+#: further apart than this (Lab distance; sets of different colours lie 40 and more apart).
+SAME_FACE_MAX_LAB = 25.0
+
+
+def overlap_fraction(a: Seen, b: Seen) -> float:
+    """The area where two tiles' outlines overlap, as a fraction of the smaller outline."""
+    import cv2
+
+    qa = cv2.convexHull(np.asarray(a.corners, np.float32)).reshape(-1, 2)
+    qb = cv2.convexHull(np.asarray(b.corners, np.float32)).reshape(-1, 2)
+    smaller = min(float(cv2.contourArea(qa)), float(cv2.contourArea(qb)))
+    if smaller <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(qa, qb)
+    return float(inter) / smaller
+
+
+def _same_face(a: Seen, b: Seen) -> bool:
+    if a.face_lab is None or b.face_lab is None:
+        return True
+    return float(np.linalg.norm(np.subtract(a.face_lab, b.face_lab))) <= SAME_FACE_MAX_LAB
+
+
 def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -> TableChange:
-    """What changed from ``before`` to ``after`` (``move_tol`` in tile widths)."""
-    old = {s.tile: s for s in before}
-    new = {s.tile: s for s in after}
+    """What changed from ``before`` to ``after`` (``move_tol`` in tile widths); see the module
+    docstring for the layers it carries."""
+    before, after = list(before), list(after)
+    # one tile in both readings: same value (and face), nearest pairs first
+    pairs = sorted((float(np.linalg.norm(o.center - s.center)) / max(1e-6, o.width), i, j)
+                   for i, o in enumerate(before) for j, s in enumerate(after)
+                   if o.tile == s.tile and _same_face(o, s))
+    match_old: dict[int, int] = {}
+    match_new: dict[int, int] = {}
+    for _, i, j in pairs:
+        if i not in match_old and j not in match_new:
+            match_old[i], match_new[j] = j, i
     change = TableChange()
-    for t, s in new.items():
-        if t not in old:
-            change.added.append(s)
-        else:
-            o = old[t]
+    table: list[Seen] = []
+    for j, s in enumerate(after):
+        if j in match_new:
+            o = before[match_new[j]]
             if np.linalg.norm(o.center - s.center) > move_tol * max(1e-6, o.width):
                 change.moved.append((o, s))
-    for t, s in old.items():
-        if t not in new:
-            change.removed.append(s)
+                table.append(s)
+            else:  # the same tile where it was: it keeps the layer it was given then
+                table.append(dataclasses.replace(s, layer=o.layer))
+            continue
+        under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(before)),
+                       reverse=True)
+        below = [before[k] for f, k in under if f >= COVER_MIN_OVERLAP]
+        if below:
+            s = dataclasses.replace(s, layer=1 + max(o.layer for o in below))
+        elif before:  # watched: nothing known under it, so it lies on the table
+            s = dataclasses.replace(s, layer=0)
+        change.added.append(s)
+        change.under[s] = below
+        table.append(s)
+    for i, o in enumerate(before):
+        if i in match_old:
+            continue
+        over = next((s for s in change.added if o in change.under[s]), None)
+        if over is not None:
+            change.covered.append((o, over))
+        else:
+            change.removed.append(o)
     for s in change.added:
-        change.contacts[s.tile] = contacts_of(s, after)
+        change.contacts[s.tile] = contacts_of(s, table)
+    change.table = table
     return change

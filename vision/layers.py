@@ -57,6 +57,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DominoError
+from vision.types import TileReading
 
 CUES = ("table", "order", "parallax", "occlusion")
 #: Without calibration, two overlapping tiles whose size residuals differ by more than these
@@ -611,7 +612,6 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     n = len(quads)
     if n == 0:
         return []
-    img = _blurred(frame_bgr)
     heights: list[tuple[float, float]] = []
     if geometry is not None:
         heights = [tile_height(q, geometry) for q in quads]
@@ -647,6 +647,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         clear = np.array([abs(v) for v in size_x.values() if abs(v) > 0.3])
         if len(clear) >= 4:
             layer_unit = float(np.percentile(clear, 25))
+    # the blurred picture only matters where tiles overlap (most tables of line games: nowhere)
+    img = _blurred(frame_bgr) if pairs else frame_bgr
     for i, j in pairs:
         overlapping[i].add(j)
         overlapping[j].add(i)
@@ -737,9 +739,53 @@ def _supports(i: int, layer: int, cand: list[int], quads: list[np.ndarray],
     return tuple(sorted(keep))
 
 
+@dataclass(frozen=True)
+class LayeredTileReading(TileReading):
+    """A :class:`vision.types.TileReading` with its layer estimate: ``layer`` (0 on the table),
+    ``layer_confidence`` (0..1), ``layer_cue`` (the cue that decided, one of :data:`CUES`) and
+    ``supports`` (indices, in the same reading, of the tiles it rests on). It is a TileReading
+    everywhere one is expected; its JSON adds the three layer fields."""
+
+    layer_confidence: float = 0.0
+    layer_cue: str = "table"
+    supports: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            conf = float(self.layer_confidence)
+        except (TypeError, ValueError):
+            raise LayerInputError(f"layer_confidence: expected a number in 0..1, got "
+                                  f"{self.layer_confidence!r}") from None
+        if not 0.0 <= conf <= 1.0:
+            raise LayerInputError(f"layer_confidence: expected a number in 0..1, got {conf}")
+        object.__setattr__(self, "layer_confidence", conf)
+        if self.layer_cue not in CUES:
+            raise LayerInputError(f"layer_cue: expected one of {CUES}, got {self.layer_cue!r}")
+        sup = tuple(self.supports)
+        if not all(isinstance(j, int) and j >= 0 for j in sup):
+            raise LayerInputError(f"supports: expected tile indices >= 0, got {sup!r}")
+        object.__setattr__(self, "supports", sup)
+
+    @classmethod
+    def of(cls, tile: TileReading, estimate: LayerEstimate) -> LayeredTileReading:
+        """``tile`` with ``estimate``'s layer, confidence, cue and supports."""
+        base = {f.name: getattr(tile, f.name) for f in dataclasses.fields(TileReading)}
+        base["layer"] = int(estimate.layer)
+        return cls(**base, layer_confidence=float(estimate.confidence),
+                   layer_cue=estimate.cue, supports=tuple(estimate.supports))
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        out["layer_confidence"] = round(self.layer_confidence, 4)
+        out["layer_cue"] = self.layer_cue
+        out["supports"] = list(self.supports)
+        return out
+
+
 def apply_layers(reading: Any, estimates: Sequence[LayerEstimate]) -> Any:
-    """A new :class:`vision.types.Reading` whose tiles carry the estimated layers (in tile
-    order)."""
+    """A new :class:`vision.types.Reading` whose tiles are :class:`LayeredTileReading` values
+    carrying the estimated layers, their confidence, cue and supports (in tile order)."""
     from vision.types import Reading
 
     if not isinstance(reading, Reading):
@@ -748,8 +794,11 @@ def apply_layers(reading: Any, estimates: Sequence[LayerEstimate]) -> Any:
     if len(estimates) != len(reading.tiles):
         raise LayerInputError(f"estimates: expected one per tile ({len(reading.tiles)}), got "
                               f"{len(estimates)}")
-    tiles = tuple(dataclasses.replace(t, layer=int(e.layer))
-                  for t, e in zip(reading.tiles, estimates))
+    for i, e in enumerate(estimates):
+        if not isinstance(e, LayerEstimate):
+            raise LayerInputError(f"estimates[{i}]: expected a LayerEstimate, got "
+                                  f"{type(e).__name__}")
+    tiles = tuple(LayeredTileReading.of(t, e) for t, e in zip(reading.tiles, estimates))
     return dataclasses.replace(reading, tiles=tiles)
 
 
@@ -765,5 +814,6 @@ def read_layers(reading: Any, frame_bgr: np.ndarray, geometry: Geometry | None =
 
 
 __all__ = ["CUES", "Geometry", "LayerEstimate", "LayerInputError", "LayerTracker",
+           "LayeredTileReading",
            "apply_layers", "estimate_layers", "occlusion_score", "quad_iou", "read_layers",
            "tile_height"]

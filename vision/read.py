@@ -8,13 +8,19 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
 - ``detect``: :func:`vision.detect.detect_tiles` on a copy scaled so its long side is at most
   :data:`WORK_SIDE` px (the corners are scaled back to the original pixels);
 - ``crop``: :func:`vision.halves.half_crops` of each tile on the original image;
-- ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier).
+- ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier);
+- ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
+  confidence, the deciding cue and the tiles it rests on (tiles are
+  :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
+  caller gives a :class:`vision.layers.Geometry` (``Reader(geometry=...)`` or ``read(...,
+  geometry=...)``), image cues only otherwise.
 
 Tiles that run out of the frame are reported with ``cut=True`` and no value.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -25,6 +31,8 @@ from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
 from vision.halves import HALF_SIZE, CornersError, half_crops
+from vision.layers import Geometry as LayerGeometry
+from vision.layers import read_layers
 from vision.pips import PipReader
 from vision.types import Reading, TileReading
 
@@ -124,12 +132,17 @@ def check_image(frame_bgr: object) -> np.ndarray:
 class Reader:
     """The reading pipeline, with its pip reader made once (the ONNX session is reused)."""
 
-    def __init__(self, pip_reader: PipReader | None = None) -> None:
+    def __init__(self, pip_reader: PipReader | None = None,
+                 geometry: LayerGeometry | None = None) -> None:
         self.pips = PipReader() if pip_reader is None else pip_reader
+        #: the calibrated camera for the layer estimate's parallax cue (None: image cues only)
+        self.geometry = geometry
 
     def read(self, frame_bgr: np.ndarray, set_max: int = MAX_PIPS,
-             timings: dict[str, float] | None = None) -> Reading:
-        """Every face-up tile of a BGR frame, read (see the module docstring)."""
+             timings: dict[str, float] | None = None,
+             geometry: LayerGeometry | None = None) -> Reading:
+        """Every face-up tile of a BGR frame, read (see the module docstring); ``geometry``
+        (else the reader's own) gives the layer estimate the calibrated camera."""
         if not isinstance(set_max, int) or not 0 <= set_max <= MAX_PIPS:
             raise ImageError(f"set_max: expected the largest pip value of the set, 0..{MAX_PIPS}, "
                              f"got {set_max!r}")
@@ -207,8 +220,14 @@ class Reader:
             warnings.append(f"{n_cut} tile(s) run out of the picture and are not read (cut=true)")
         if not found and not detection.warnings:
             warnings.append("no face-up tile found in the image")
+        reading = Reading(tuple(tiles), w, h, tuple(warnings), times)
+        if tiles:
+            t5 = time.perf_counter()
+            reading = read_layers(reading, frame_bgr,
+                                  geometry if geometry is not None else self.geometry)
+            times["layers"] = (time.perf_counter() - t5) * 1000
         times["total"] = sum(v for k, v in times.items() if k != "total")
-        return Reading(tuple(tiles), w, h, tuple(warnings), times)
+        return dataclasses.replace(reading, timings_ms=times)
 
     def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
         """Load an image file (see :func:`load_image`) and read it."""

@@ -10,8 +10,9 @@ import pytest
 
 from companion.errors import DominoError
 from companion.tiles import Tile
-from vision.layers import (Geometry, LayerEstimate, LayerInputError, LayerTracker,
-                           apply_layers, estimate_layers, occlusion_score, tile_height)
+from vision.layers import (Geometry, LayeredTileReading, LayerEstimate, LayerInputError,
+                           LayerTracker, apply_layers, estimate_layers, occlusion_score,
+                           tile_height)
 from vision.render import CameraSpec, render_scene
 from vision.render.camera import Camera
 from vision.render.stacking import stack_sequence, stacked_scene_spec
@@ -157,6 +158,8 @@ def test_apply_layers_returns_a_new_reading() -> None:
     est = [LayerEstimate(0, 0.9, "table"), LayerEstimate(1, 0.8, "occlusion", (0,))]
     new = apply_layers(reading, est)
     assert [t.layer for t in new.tiles] == [0, 1]
+    assert [t.layer_cue for t in new.tiles] == ["table", "occlusion"]
+    assert new.tiles[1].supports == (0,) and new.tiles[1].layer_confidence == 0.8
     assert [t.layer for t in reading.tiles] == [0, 0]
     with pytest.raises(LayerInputError, match="one per tile"):
         apply_layers(reading, est[:1])
@@ -217,3 +220,61 @@ def test_layers_eval_command_prints_figures_and_refuses_training_seeds(capsys) -
     out = json.loads(capsys.readouterr().out)
     assert out["cold_geometry"]["tiles"] == out["cold_image"]["tiles"] > 0
     assert 0.0 <= out["cold_image"]["accuracy"] <= 1.0
+
+
+# --- the reader gives every tile its layer ------------------------------------------------------
+
+def test_layered_tile_reading_carries_confidence_cue_and_supports() -> None:
+    q = _rect(100, 100, 80, 40, 0)
+    base = TileReading(tile=Tile.of(1, 2), halves=(1, 2), corners=tuple(map(tuple, q)),
+                       center=tuple(q.mean(0)), angle=0.0, confidence=0.9)
+    t = LayeredTileReading.of(base, LayerEstimate(2, 0.8, "occlusion", (0, 3)))
+    assert isinstance(t, TileReading)
+    assert (t.layer, t.layer_confidence, t.layer_cue, t.supports) == (2, 0.8, "occlusion", (0, 3))
+    assert t.tile == base.tile and t.corners == base.corners
+    js = t.to_json()
+    assert (js["layer"], js["layer_confidence"], js["layer_cue"], js["supports"]) == (
+        2, 0.8, "occlusion", [0, 3])
+    with pytest.raises(LayerInputError, match="layer_cue"):
+        dataclasses.replace(t, layer_cue="guess")
+    with pytest.raises(LayerInputError, match="layer_confidence"):
+        dataclasses.replace(t, layer_confidence=1.5)
+
+
+def test_reader_gives_every_tile_a_layer_with_confidence_and_cue() -> None:
+    import reader_synth as synth
+
+    from vision.pips import PipReader
+    from vision.read import Reader
+
+    img = synth.table(640, 400, seed=11)
+    synth.draw_tile(img, (150, 150), 0, 34, (2, 6))
+    synth.draw_tile(img, (400, 220), 60, 34, (5, 1))
+    reader = Reader(PipReader(classifier=None))
+    r = reader.read(img)
+    assert len(r.read_tiles) == 2
+    for t in r.tiles:
+        assert isinstance(t, LayeredTileReading)
+        assert t.layer == 0 and t.layer_cue == "table" and t.layer_confidence >= 0.75
+    assert "layers" in r.timings_ms
+    assert r.to_json()["tiles"][0]["layer_cue"] == "table"
+    with pytest.raises(LayerInputError, match="geometry"):
+        reader.read(img, geometry="calibrated")  # type: ignore[arg-type]
+
+
+def test_reader_layers_on_a_rendered_stack_follow_the_estimator() -> None:
+    """The reader's layers are the estimator's on the reader's own quads, with the camera
+    given to it the calibrated ones."""
+    from vision.read import Reader
+
+    scene = render_scene(stacked_scene_spec(17, size=(960, 540), tilt_range=(10, 25)))
+    geom = Geometry.from_truth(scene.truth)
+    reader = Reader()
+    r = reader.read(scene.image_bgr, scene.truth["set_max"])
+    assert r.tiles, "the reader should find tiles in a stacked scene"
+    want = estimate_layers(scene.image_bgr, list(r.tiles))
+    assert [t.layer for t in r.tiles] == [e.layer for e in want]
+    assert [t.layer_cue for t in r.tiles] == [e.cue for e in want]
+    rg = reader.read(scene.image_bgr, scene.truth["set_max"], geometry=geom)
+    want_g = estimate_layers(scene.image_bgr, list(rg.tiles), geom)
+    assert [t.layer for t in rg.tiles] == [e.layer for e in want_g]

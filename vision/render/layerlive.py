@@ -1,0 +1,169 @@
+"""Layers end to end: the real reader's own layers, cold and as the live loop watches a build.
+
+``python -m vision.render.layerlive [--scenes N] [--sequences M] [--seed S]`` prints JSON:
+
+* ``cold``: on rendered stacked scenes (:func:`vision.render.stacking.stacked_scene_spec`,
+  held-out seeds), the tiles the real reader (:class:`vision.read.Reader`) finds, matched by
+  IoU >= 0.5 to the tiles a reader must report (face up, ``visible >= 0.9``, not cut): how many
+  per layer it finds, and how many of those carry the right layer as the reader gives it (image
+  cues) and with the scene's camera given to the reader (``Reader.read(..., geometry=...)``);
+* ``watched``: build sequences (:func:`vision.render.stacking.stack_sequence`, one tile more
+  per still frame) read frame by frame by the same reader and followed as the live loop follows
+  them (:func:`companion.tracking.diff`: a tile added over known tiles lies one layer above
+  the highest of them); counted on the last frame of each sequence and on every frame.
+
+``domino-companion layers-eval`` measures the layer estimator itself on ground-truth quads; this
+module measures what reaches the game: the reader's detections included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from vision.layers import Geometry, quad_iou
+from vision.render.errors import RenderSpecError
+from vision.render.sampling import HELD_OUT_SEED_MIN
+from vision.render.scene import render_scene
+from vision.render.stacking import stack_sequence, stacked_scene_spec
+
+DEFAULT_SEED = HELD_OUT_SEED_MIN + 100
+
+
+def _must_report(truth: dict[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in truth["tiles"]
+            if not t["cut"] and t["face_up"] and t["visible"] >= 0.9]
+
+
+def _match(truth_tiles: list[dict[str, Any]], quads: list[np.ndarray]) -> list[tuple[dict, int]]:
+    """Each truth tile with the index of the found quad it matches (IoU >= 0.5, greedy, each
+    quad once); unmatched truth tiles are left out."""
+    used: set[int] = set()
+    out = []
+    for t in truth_tiles:
+        q = np.array(t["corners"])
+        best = max(((quad_iou(q, fq), j) for j, fq in enumerate(quads) if j not in used),
+                   default=(0.0, -1))
+        if best[0] >= 0.5:
+            used.add(best[1])
+            out.append((t, best[1]))
+    return out
+
+
+def _per_layer(c: Counter, key: str, what: str) -> dict[str, str]:
+    return {str(L): f"{c[f'{key}_{what}_layer{L}']}/{c[f'{key}_truth_layer{L}']}"
+            for L in range(8) if c[f"{key}_truth_layer{L}"]}
+
+
+def evaluate(n_scenes: int, seed: int, sequences: int) -> dict[str, Any]:
+    """Run the measurement and return its figures (see the module docstring)."""
+    from companion.tracking import Seen, diff
+    from vision.read import Reader
+
+    if seed < HELD_OUT_SEED_MIN:
+        raise RenderSpecError(f"--seed {seed} is a training seed; layer figures use held-out "
+                              f"seeds >= {HELD_OUT_SEED_MIN}")
+    rd = Reader()
+    c: Counter = Counter()
+    t0 = time.perf_counter()
+    layer_ms: list[float] = []
+    for k in range(n_scenes):
+        scene = render_scene(stacked_scene_spec(seed + k, held_out=True))
+        geom = Geometry.from_truth(scene.truth)
+        reading = rd.read(scene.image_bgr, scene.truth["set_max"])
+        layer_ms.append(reading.timings_ms.get("layers", 0.0))
+        calibrated = rd.read(scene.image_bgr, scene.truth["set_max"], geometry=geom)
+        found = [t for t in reading.tiles if not t.cut]
+        found_g = [t for t in calibrated.tiles if not t.cut]
+        truth = _must_report(scene.truth)
+        for t in truth:
+            c[f"cold_truth_layer{t['layer']}"] += 1
+        c["cold_truth"] += len(truth)
+        c["cold_detections"] += len(found)
+        for t, j in _match(truth, [np.array(f.corners) for f in found]):
+            L = t["layer"]
+            c["cold_found"] += 1
+            c[f"cold_found_layer{L}"] += 1
+            ok = int(found[j].layer == L)
+            c["cold_image_ok"] += ok
+            c[f"cold_image_ok_layer{L}"] += ok
+            # the calibrated read finds the same quads (detection does not use the geometry)
+            if j < len(found_g) and np.allclose(found_g[j].corners, found[j].corners):
+                okg = int(found_g[j].layer == L)
+                c["cold_geometry_ok"] += okg
+                c[f"cold_geometry_ok_layer{L}"] += okg
+    for k in range(sequences):
+        frames = stack_sequence(seed + 5000 + k, held_out=True)
+        table: list[Seen] = []
+        for fr in frames:
+            scene = render_scene(fr.spec)
+            reading = rd.read(scene.image_bgr, scene.truth["set_max"])
+            seen = [Seen.from_reading(t) for t in reading.tiles
+                    if not t.cut and t.tile is not None]
+            table = diff(table, seen).table
+            keys = ["all"] + (["last"] if fr is frames[-1] else [])
+            truth = _must_report(scene.truth)
+            for key in keys:
+                c[f"{key}_truth"] += len(truth)
+                for t in truth:
+                    c[f"{key}_truth_layer{t['layer']}"] += 1
+            for t, j in _match(truth, [np.array(s.corners) for s in table]):
+                L = t["layer"]
+                ok = int(table[j].layer == L)
+                for key in keys:
+                    c[f"{key}_found"] += 1
+                    c[f"{key}_found_layer{L}"] += 1
+                    c[f"{key}_ok"] += ok
+                    c[f"{key}_ok_layer{L}"] += ok
+            if fr is frames[-1]:  # the same last frames, the reader's cold-start layers only
+                for t, j in _match(truth, [np.array(s.corners) for s in seen]):
+                    c["last_cold_ok"] += int(seen[j].layer == t["layer"])
+    out: dict[str, Any] = {"scenes": n_scenes, "sequences": sequences, "seed": seed}
+    if n_scenes:
+        out["cold"] = {
+            "must_report": c["cold_truth"], "found": c["cold_found"],
+            "detections": c["cold_detections"],
+            "found_per_layer": _per_layer(c, "cold", "found"),
+            "image_right": c["cold_image_ok"],
+            "image_accuracy_on_found": round(c["cold_image_ok"] / max(1, c["cold_found"]), 4),
+            "image_right_per_layer": _per_layer(c, "cold", "image_ok"),
+            "geometry_right": c["cold_geometry_ok"],
+            "geometry_accuracy_on_found": round(c["cold_geometry_ok"]
+                                                / max(1, c["cold_found"]), 4),
+            "layers_ms_median": round(float(np.median(layer_ms)), 1)}
+    if sequences:
+        out["watched"] = {
+            key: {"must_report": c[f"{key}_truth"], "found": c[f"{key}_found"],
+                  "found_per_layer": _per_layer(c, key, "found"),
+                  "layer_right": c[f"{key}_ok"],
+                  "accuracy_on_found": round(c[f"{key}_ok"] / max(1, c[f"{key}_found"]), 4),
+                  "right_per_layer": _per_layer(c, key, "ok")}
+            for key in ("last", "all")}
+        out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
+    out["wall_s"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.render.layerlive",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--scenes", type=int, default=40, help="stacked scenes (default 40)")
+    p.add_argument("--sequences", type=int, default=10,
+                   help="build sequences read frame by frame (default 10)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"first held-out seed (default {DEFAULT_SEED})")
+    a = p.parse_args(argv)
+    if a.scenes < 0 or a.sequences < 0 or a.scenes + a.sequences == 0:
+        p.error(f"--scenes {a.scenes} / --sequences {a.sequences}: expected counts >= 0, "
+                "not both 0")
+    print(json.dumps(evaluate(a.scenes, a.seed, a.sequences), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
