@@ -17,7 +17,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -96,6 +96,62 @@ def parse_corners(text: str) -> np.ndarray:
         raise CalibrationError(f"corners {text!r} must be 8 numbers: x,y of top-left, top-right, "
                                "bottom-right, bottom-left in pixels")
     return np.array(vals, np.float64).reshape(4, 2)
+
+
+#: Names of the play area's corners, in the order they are given (clockwise as seen).
+CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
+#: Problems of the marker search that the manual corners make moot.
+_MARKER_PROBLEMS = ("markers-missing", "marker-hidden", "table-out-of-frame", "plane")
+
+
+def _segments_cross(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> bool:
+    """Whether segment a-b properly crosses segment c-d."""
+    def side(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> float:
+        return float((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+def check_corner_order(corners_px: np.ndarray) -> None:
+    """Refuse four corners that cannot be the play area given top-left, top-right,
+    bottom-right, bottom-left: edges that cross (two corners swapped) or an anticlockwise
+    order (that would mirror the table). A dented (non-convex) or tiny area is refused by
+    :func:`calibration.plane.plane_from_corners`."""
+    c = np.asarray(corners_px, np.float64).reshape(4, 2)
+    order = ", ".join(CORNER_NAMES)
+    nth = [f"{k} ({n})" for k, n in zip(("1st", "2nd", "3rd", "4th"), CORNER_NAMES)]
+    for i, j in ((0, 2), (1, 3)):
+        if _segments_cross(c[i], c[(i + 1) % 4], c[j], c[(j + 1) % 4]):
+            raise CalibrationError(
+                f"the corners' edges cross: the line from the {nth[i]} to the {nth[(i + 1) % 4]} "
+                f"corner crosses the line from the {nth[j]} to the {nth[(j + 1) % 4]}; two "
+                f"corners are swapped: give them in the order {order}")
+    x, y = c[:, 0], c[:, 1]
+    area = 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+    if area < 0:
+        raise CalibrationError(f"the corners go anticlockwise, which would mirror the table; "
+                               f"give them clockwise as seen: {order}")
+
+
+def manual_plane(frame_bgr: np.ndarray, corners_px: object, table_mm: tuple[float, float],
+                 camera: CameraModel | None = None, problems: Sequence[Problem] = ()
+                 ) -> tuple[TablePlane, list[Problem]]:
+    """The manual four-corner fallback, one way for the terminal (``--corners``) and the Table
+    setup page (tapped corners): the plane from the play area's corners in pixels of
+    ``frame_bgr`` (top-left, top-right, bottom-right, bottom-left as seen) and its size in mm
+    (:func:`calibration.plane.plane_from_corners`), and the set-up problems: those of the marker
+    search that no longer matter dropped from ``problems``, light, camera pose and framing
+    checked on the new plane. Raises :class:`CalibrationError` naming what is wrong with the
+    corners."""
+    pts = np.asarray(corners_px, np.float64)
+    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
+        raise CalibrationError(f"the manual fallback needs 4 corners as (x, y) pixels, got "
+                               f"{pts.shape[0] if pts.ndim else 0} value(s) of shape {pts.shape}")
+    check_corner_order(pts)
+    plane = plane_from_corners(pts, table_mm, (frame_bgr.shape[1], frame_bgr.shape[0]), camera)
+    kept = [p for p in problems if p.code not in _MARKER_PROBLEMS]
+    kept += check_exposure(frame_bgr, plane) + check_pose(plane) + check_framing(plane)
+    return plane, list(dict.fromkeys(kept))
 
 
 def grab_frame(spec: str, frames: int) -> np.ndarray:
@@ -235,12 +291,8 @@ def run(args: argparse.Namespace) -> int:
                                 lambda t: t if not t.strip() else parse_corners(t) and t, input))
         corners_text = corners_text.strip() or None
     if plane is None and corners_text:
-        plane = plane_from_corners(parse_corners(corners_text), table_mm,
-                                   (frame.shape[1], frame.shape[0]), camera)
-        problems = [p for p in problems if p.code not in ("markers-missing", "marker-hidden",
-                                                          "table-out-of-frame", "plane")]
-        problems += check_exposure(frame, plane) + check_pose(plane) + check_framing(plane)
-        problems = list(dict.fromkeys(problems))
+        plane, problems = manual_plane(frame, parse_corners(corners_text), table_mm,  # type: ignore[arg-type]
+                                       camera, problems)
     elapsed = time.perf_counter() - started
 
     out_dir.mkdir(parents=True, exist_ok=True)

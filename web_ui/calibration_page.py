@@ -11,13 +11,23 @@ the newest frame of the dashboard's frame source (``app.extensions["frames"]``):
                                        find the markers in the newest frame, check the set-up,
                                        save ``table.json`` when a plane was found; answers
                                        ``saved``, ``problems`` (each with its fix), ``table``
+``POST /api/calibration/corners``      the manual fallback when markers are not found:
+                                       ``{"corners": [[x, y] x 4], "image_size": [w, h],
+                                       "width_mm": 600, "height_mm": 450}``, the play area's
+                                       corners tapped on the camera frame (top-left, top-right,
+                                       bottom-right, bottom-left, in pixels of a picture
+                                       ``image_size`` big); the plane as ``calibrate --corners``
+                                       makes it (:func:`calibration.calibrate.manual_plane`),
+                                       saved like the marker calibration
 ``GET  /calibration/frame.jpg``        the newest camera frame (404 without a camera)
 ``GET  /calibration/preview.png``      the last run's preview: markers outlined with ids, the
                                        play area outline, the top-down view, the problems
 ``GET  /calibration/topdown.png``      the last run's rectified top-down view of the play area
 =====================================  ========================================================
 
-Bad form values get 400 naming the field and the fix; nothing is saved. Markers that cannot be
+Bad form values get 400 naming the field and the fix (for the corners also: not four points,
+a point outside the picture, corners whose edges cross or that go anticlockwise); nothing is
+saved. Markers that cannot be
 found are not a bad request: the answer is 200 with ``saved: false`` and every problem (which
 markers are missing, by id and corner), and the stored calibration stays as it was. Files go to
 ``CALIBRATION_DIR`` (default: ``DATA_DIR``, the folder the live companion loads from).
@@ -38,7 +48,7 @@ import numpy as np
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from calibration.calibrate import PREVIEW_FILE, draw_preview
+from calibration.calibrate import CORNER_NAMES, PREVIEW_FILE, draw_preview, manual_plane
 from calibration.checks import check_setup
 from calibration.files import LENS_FILE, TABLE_FILE, load_lens, load_plane, save_plane
 from calibration.plane import (
@@ -120,6 +130,50 @@ def parse_form(body: Any) -> MarkerLayout:
         return MarkerLayout(width, height, marker, "center")
     except CalibrationError as exc:
         raise CalibrationRequestError(str(exc)) from None
+
+
+def _point(value: Any, name: str, size: tuple[float, float]) -> tuple[float, float]:
+    """One tapped corner ``[x, y]`` inside a picture of ``size`` pixels."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or \
+            any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+        raise CalibrationRequestError(f"the {name} corner {str(value)[:40]!r} must be [x, y] in "
+                                      "pixels of the picture")
+    x, y = float(value[0]), float(value[1])
+    w, h = size
+    if not (math.isfinite(x) and math.isfinite(y) and 0 <= x <= w and 0 <= y <= h):
+        raise CalibrationRequestError(f"the {name} corner ({x:g}, {y:g}) is outside the "
+                                      f"{w:g}x{h:g} picture: tap inside it")
+    return x, y
+
+
+def parse_corners_form(body: Any) -> tuple[np.ndarray, tuple[float, float], tuple[float, float]]:
+    """``{"corners", "image_size", "width_mm", "height_mm"}`` -> (4x2 corners in pixels of the
+    tapped picture, its (w, h), the play area's (width, height) in mm); raises
+    CalibrationRequestError naming what is wrong and the fix."""
+    fields = {"corners", "image_size", "width_mm", "height_mm"}
+    if not isinstance(body, dict):
+        raise CalibrationRequestError(
+            'the body must be a JSON object like {"corners": [[x, y], [x, y], [x, y], [x, y]], '
+            f'"image_size": [w, h], "width_mm": 600, "height_mm": 450}}, got {str(body)[:60]!r}')
+    unknown = sorted(set(body) - fields)
+    if unknown:
+        raise CalibrationRequestError(f"unknown field(s) {', '.join(unknown)}: the corners form "
+                                      f"takes {', '.join(sorted(fields))}")
+    size = body.get("image_size")
+    if not isinstance(size, (list, tuple)) or len(size) != 2 or \
+            any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 16 <= v <= 20000
+                for v in size):
+        raise CalibrationRequestError(f"image_size {str(size)[:40]!r} must be [width, height] of "
+                                      "the tapped picture in pixels (16 to 20000)")
+    wh = (float(size[0]), float(size[1]))
+    corners = body.get("corners")
+    if not isinstance(corners, list) or len(corners) != 4:
+        got = len(corners) if isinstance(corners, list) else "no list of"
+        raise CalibrationRequestError(
+            f"corners: {got} point(s) given; tap exactly 4: {', '.join(CORNER_NAMES)}")
+    pts = np.array([_point(v, n, wh) for v, n in zip(corners, CORNER_NAMES)], np.float64)
+    table = (_number(body, "width_mm", *TABLE_MM_RANGE), _number(body, "height_mm", *TABLE_MM_RANGE))
+    return pts, wh, table
 
 
 def plane_summary(plane: TablePlane) -> dict[str, Any]:
@@ -212,6 +266,45 @@ def calibrate_frame(frame_bgr: np.ndarray, layout: MarkerLayout, folder: Path) -
     return CalibrationRun(preview_png, topdown_png, result)
 
 
+def calibrate_corners(frame_bgr: np.ndarray, corners_px: np.ndarray,
+                      table_mm: tuple[float, float], folder: Path) -> CalibrationRun:
+    """``domino-companion calibrate --corners`` on one frame: the plane from the tapped corners
+    (:func:`calibration.calibrate.manual_plane`, with the stored lens when there is one), the
+    preview (the tapped corners marked) and top-down images, ``table.json`` saved. Raises
+    :class:`CalibrationError` for corners that cannot be the play area."""
+    camera: CameraModel | None = None
+    lens_problems: list[str] = []
+    if (folder / LENS_FILE).exists():
+        camera, lens_problems = load_lens(folder)
+    started = time.perf_counter()
+    plane, found = manual_plane(frame_bgr, corners_px, table_mm, camera)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    problems = [{"code": p.code, "severity": p.severity, "message": p.message} for p in found]
+    problems += [{"code": "lens", "severity": "warning", "message": f"lens calibration: {m}"}
+                 for m in lens_problems]
+    marked = frame_bgr.copy()
+    radius = max(4, round(max(frame_bgr.shape[:2]) / 160))
+    for k, (x, y) in enumerate(np.round(corners_px).astype(int)):
+        cv2.circle(marked, (int(x), int(y)), radius, (0, 0, 255), -1, cv2.LINE_AA)
+        cv2.putText(marked, str(k + 1), (int(x) + radius + 2, int(y) - radius),
+                    cv2.FONT_HERSHEY_SIMPLEX, radius / 8, (0, 0, 255), max(1, radius // 4),
+                    cv2.LINE_AA)
+    folder.mkdir(parents=True, exist_ok=True)
+    preview_png = _png(draw_preview(marked, None, plane, found))
+    write_atomic(folder / PREVIEW_FILE, preview_png, keep_previous=False)
+    topdown_png = _png(rectify(frame_bgr, plane, TOPDOWN_PX_PER_MM))
+    made_at = datetime.now(UTC).isoformat(timespec="seconds")
+    path = save_plane(plane, folder, extra={"source": "dashboard camera frame, corners by hand",
+                                            "made_at": made_at})
+    result: dict[str, Any] = {
+        "saved": True, "path": str(path), "problems": problems,
+        "table": {**plane_summary(plane), "made_at": made_at},
+        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners_px],
+        "elapsed_ms": round(elapsed_ms, 1),
+    }
+    return CalibrationRun(preview_png, topdown_png, result)
+
+
 def _lock() -> threading.Lock:
     return current_app.extensions.setdefault("calibration_lock", threading.Lock())
 
@@ -253,6 +346,32 @@ def calibrate() -> ResponseReturnValue:
                              "connected and pointing at the table, then try again"), 409
     with _lock():
         run = calibrate_frame(frame_bgr, layout, calibration_folder())
+        current_app.extensions["calibration_run"] = run
+    return jsonify(run.result)
+
+
+@bp.post("/api/calibration/corners")
+def calibrate_by_corners() -> ResponseReturnValue:
+    """The manual four-corner fallback on the newest camera frame (see the module docstring).
+    Corners tapped on a picture of another size than the frame (the page shows the JPEG of the
+    annotated video) are scaled to the frame."""
+    try:
+        corners, (tap_w, tap_h), table_mm = parse_corners_form(request.get_json(silent=True))
+    except CalibrationRequestError as exc:
+        return jsonify(error=str(exc)), 400
+    if current_app.extensions.get("frames") is None:
+        return jsonify(error=NO_CAMERA_HELP), 409
+    frame_bgr = latest_frame_bgr()
+    if frame_bgr is None:
+        return jsonify(error="the camera has sent no usable frame yet: check that it is "
+                             "connected and pointing at the table, then try again"), 409
+    h, w = frame_bgr.shape[:2]
+    corners_px = corners * [w / tap_w, h / tap_h]
+    with _lock():
+        try:
+            run = calibrate_corners(frame_bgr, corners_px, table_mm, calibration_folder())
+        except CalibrationError as exc:
+            return jsonify(error=str(exc)), 400
         current_app.extensions["calibration_run"] = run
     return jsonify(run.result)
 

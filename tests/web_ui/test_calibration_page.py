@@ -217,3 +217,111 @@ def test_setup_page_in_the_browser_at_1024x768(tmp_path: Path) -> None:
     plane, _ = load_plane(Path(live.app.config["DATA_DIR"]))
     assert plane is not None
     assert errors == []
+
+
+# ---- the manual four-corner fallback: POST /api/calibration/corners ----------------------
+
+
+def _corner_taps(frame: np.ndarray, spec: Any, scale: float = 1.0) -> list[list[float]]:
+    """The play area's corners (marker centres) as a person would tap them on a picture
+    ``scale`` times the frame's size: from the marker plane of the same frame."""
+    from calibration.plane import MarkerLayout, plane_from_markers
+
+    form = _form(spec)
+    layout = MarkerLayout(form["width_mm"], form["height_mm"], form["marker_mm"], "center")
+    corners = plane_from_markers(frame, layout).table_corners_px() * scale
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in corners]
+
+
+def _corners_body(frame: np.ndarray, spec: Any, scale: float = 0.5) -> dict[str, Any]:
+    form = _form(spec)
+    h, w = frame.shape[:2]
+    return {"corners": _corner_taps(frame, spec, scale), "image_size": [w * scale, h * scale],
+            "width_mm": form["width_mm"], "height_mm": form["height_mm"]}
+
+
+def test_corners_tapped_on_a_smaller_picture_calibrate_like_the_markers(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    body = _corners_body(frame, spec, scale=0.5)
+    with app.test_client() as c:
+        pair(c, app)
+        html = c.get("/calibration").get_data(as_text=True)
+        assert 'id="corners-card"' in html and 'id="tap-area"' in html
+        resp = post(c, "/api/calibration/corners", body)
+        assert resp.status_code == 200, resp.get_json()
+        got = resp.get_json()
+        assert got["saved"] is True and got["table"]["method"] == "manual"
+        assert got["table"]["marker_mm"] is None
+        assert not [p for p in got["problems"] if p["severity"] == "error"]
+        # the corners were scaled from the half-size picture to the frame
+        assert np.allclose(got["corners"], np.array(body["corners"]) * 2, atol=0.2)
+        plane, problems = load_plane(_cal_dir(app))
+        assert plane is not None and problems == [] and plane.method == "manual"
+        assert plane.table_size_mm == pytest.approx((body["width_mm"], body["height_mm"]))
+        # the same table millimetres as the marker calibration of the frame, within 2 mm
+        from calibration.plane import MarkerLayout, plane_from_markers
+
+        form = _form(spec)
+        markers = plane_from_markers(frame, MarkerLayout(form["width_mm"], form["height_mm"],
+                                                         form["marker_mm"], "center"))
+        gx, gy = np.meshgrid(np.linspace(0, form["width_mm"], 5),
+                             np.linspace(0, form["height_mm"], 4))
+        grid = np.column_stack([gx.ravel(), gy.ravel()])
+        assert np.abs(plane.to_table(markers.to_image(grid)) - grid).max() < 2.0
+        assert got["table"]["camera_height_mm"] == pytest.approx(spec.camera.height_mm, rel=0.15)
+        for path in ("/calibration/preview.png", "/calibration/topdown.png"):
+            img = c.get(path)
+            assert img.status_code == 200 and img.mimetype == "image/png"
+        page = c.get("/calibration").get_data(as_text=True)
+        assert "none (corners given by hand)" in page
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda b: b.update(corners=b["corners"][:3]), "3 point(s) given; tap exactly 4"),
+    (lambda b: b.update(corners=b["corners"] + [[5, 5]]), "5 point(s) given"),
+    (lambda b: b.update(corners=None), "tap exactly 4"),
+    (lambda b: b["corners"].__setitem__(2, [b["image_size"][0] + 3, 10]),
+     "bottom-right corner"),
+    (lambda b: b["corners"].__setitem__(0, [-1, 4]), "outside the"),
+    (lambda b: b["corners"].__setitem__(1, ["x", 4]), "must be [x, y]"),
+    (lambda b: b.update(corners=[b["corners"][i] for i in (0, 2, 1, 3)]), "edges cross"),
+    (lambda b: b.update(corners=b["corners"][::-1]), "anticlockwise"),
+    (lambda b: b.update(corners=[[10, 10], [11, 10], [12, 10], [10, 11]]), "convex"),
+    (lambda b: b.pop("image_size"), "image_size"),
+    (lambda b: b.pop("width_mm"), "width_mm is missing"),
+    (lambda b: b.update(height_mm=-4), "height_mm"),
+    (lambda b: b.update(marker_mm=40), "unknown field(s) marker_mm"),
+])
+def test_bad_corners_get_400_naming_the_fix_and_save_nothing(tmp_path: Path, change: Any,
+                                                             words: str) -> None:
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    body = _corners_body(frame, spec)
+    change(body)
+    with app.test_client() as c:
+        pair(c, app)
+        resp = post(c, "/api/calibration/corners", body)
+        assert resp.status_code == 400, resp.get_json()
+        assert words in resp.get_json()["error"]
+    assert not (_cal_dir(app) / TABLE_FILE).exists()
+    assert "calibration_run" not in app.extensions
+
+
+def test_corners_without_token_pairing_or_camera_are_refused(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    body = _corners_body(frame, spec)
+    with app.test_client() as c:
+        c.get("/calibration")
+        assert post(c, "/api/calibration/corners", body, csrf=False).status_code == 403
+        spectator = post(c, "/api/calibration/corners", body)
+        assert spectator.status_code == 403 and "spectator" in spectator.get_json()["error"]
+        pair(c, app)
+        assert post(c, "/api/calibration/corners", body, csrf=False).status_code == 403
+    assert not (_cal_dir(app) / TABLE_FILE).exists()
+    no_camera = make_app(tmp_path / "other")
+    with no_camera.test_client() as c:
+        pair(c, no_camera)
+        resp = post(c, "/api/calibration/corners", body)
+        assert resp.status_code == 409 and "--camera" in resp.get_json()["error"]

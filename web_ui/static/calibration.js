@@ -1,41 +1,47 @@
-// Table setup page: send the form to POST /api/calibration and show what it found.
+// Table setup page: calibrate from the markers (POST /api/calibration) or, as the fallback,
+// from the four play-area corners tapped on the camera frame (POST /api/calibration/corners);
+// show what each found.
 "use strict";
 (function () {
   const form = document.getElementById("cal-form");
   if (!form) return;
   const token = document.querySelector('meta[name="csrf-token"]').content;
-  const result = document.getElementById("cal-result");
-  const list = document.getElementById("cal-problems");
+  const controller = document.body.dataset.controller === "yes";
   const showImage = (id, url) => {
     const img = document.getElementById(id);
     img.src = url + "?t=" + Date.now();
     img.hidden = false;
   };
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    const body = {};
-    for (const [k, v] of new FormData(form).entries()) body[k] = v;
-    result.textContent = "Looking for the markers…";
-    list.replaceChildren();
+
+  async function send(path, body, result) {
+    // POST a JSON body; the answer's JSON, or null after saying what went wrong in `result`.
     let resp, data;
     try {
-      resp = await fetch("/api/calibration", {
+      resp = await fetch(path, {
         method: "POST", credentials: "same-origin",
         headers: {"Content-Type": "application/json", "X-CSRF-Token": token},
         body: JSON.stringify(body)});
       data = await resp.json();
     } catch (err) {
+      result.className = "cal-bad";
       result.textContent = "The server did not answer: " + err;
-      return;
+      return null;
     }
     if (!resp.ok) {
       result.className = "cal-bad";
       result.textContent = data.error || ("refused (" + resp.status + ")");
-      return;
+      return null;
     }
+    return data;
+  }
+
+  function showRun(data, result, list) {
+    // A calibration answer: saved or not, the problems, the preview and top-down images.
+    list.replaceChildren();
     if (data.saved) {
       const t = data.table;
       let text = "Saved: table " + t.width_mm + " × " + t.height_mm + " mm";
+      if (t.method === "manual") text += " from the corners you tapped";
       if (t.camera_height_mm !== null) {
         text += "; camera about " + t.camera_height_mm + " mm above the table, tilted " +
           t.camera_tilt_deg + "°";
@@ -55,5 +61,107 @@
       list.appendChild(li);
     }
     showImage("preview", "/calibration/preview.png");
+  }
+
+  const result = document.getElementById("cal-result");
+  const list = document.getElementById("cal-problems");
+  const corners = document.getElementById("corners-card");
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const body = {};
+    for (const [k, v] of new FormData(form).entries()) body[k] = v;
+    result.className = "";
+    result.textContent = "Looking for the markers…";
+    list.replaceChildren();
+    const data = await send("/api/calibration", body, result);
+    if (data === null) return;
+    showRun(data, result, list);
+    if (!data.saved && corners) {
+      // the fallback: offer the corners by hand
+      corners.open = true;
+      result.textContent += " Or tap the four corners below.";
+    }
+  });
+
+  // ---- the manual four-corner fallback -------------------------------------------------
+  const area = document.getElementById("tap-area");
+  if (!area) return;
+  const NAMES = ["top-left", "top-right", "bottom-right", "bottom-left"];
+  const SHORT = ["1 TL", "2 TR", "3 BR", "4 BL"];
+  const SVG = "http://www.w3.org/2000/svg";
+  const img = document.getElementById("tap-frame");
+  const marks = document.getElementById("tap-marks");
+  const next = document.getElementById("tap-next");
+  const tapForm = document.getElementById("tap-form");
+  const undo = document.getElementById("tap-undo");
+  const clear = document.getElementById("tap-clear");
+  const save = document.getElementById("tap-save");
+  const tapResult = document.getElementById("tap-result");
+  const tapList = document.getElementById("tap-problems");
+  const taps = [];  // [x, y] in pixels of the picture (its natural size)
+
+  function el(name, attrs) {
+    const e = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    return e;
+  }
+
+  function draw() {
+    const w = img.naturalWidth, h = img.naturalHeight;
+    marks.replaceChildren();
+    if (w && h) {
+      marks.setAttribute("viewBox", "0 0 " + w + " " + h);
+      const r = Math.max(w, h) / 90;
+      if (taps.length > 1) {
+        const pts = taps.map((p) => p.join(",")).join(" ");
+        marks.appendChild(el(taps.length === 4 ? "polygon" : "polyline", {
+          points: pts, fill: taps.length === 4 ? "rgba(255,140,0,0.15)" : "none",
+          stroke: "#ff8c00", "stroke-width": r / 2}));
+      }
+      taps.forEach((p, k) => {
+        marks.appendChild(el("circle", {cx: p[0], cy: p[1], r: r, fill: "#e53935",
+                                        stroke: "#fff", "stroke-width": r / 4}));
+        const label = el("text", {x: p[0] + 1.4 * r, y: p[1] - 1.2 * r, fill: "#fff",
+                                  stroke: "#000", "stroke-width": r / 6, "font-size": 2.6 * r,
+                                  "font-weight": "bold", "paint-order": "stroke"});
+        label.textContent = SHORT[k];
+        marks.appendChild(label);
+      });
+    }
+    next.textContent = taps.length < 4
+      ? "Tap the " + NAMES[taps.length] + " corner (" + (taps.length + 1) + " of 4)."
+      : "All four corners tapped: check them, give the size and save.";
+    area.dataset.taps = String(taps.length);
+    undo.disabled = taps.length === 0;
+    clear.disabled = taps.length === 0;
+    save.disabled = taps.length !== 4 || !controller;
+  }
+
+  area.addEventListener("click", (ev) => {
+    // mouse clicks and touch taps alike (a tap on a touch screen ends in a click)
+    if (taps.length >= 4 || !img.naturalWidth) return;
+    const box = img.getBoundingClientRect();
+    const x = (ev.clientX - box.left) * img.naturalWidth / box.width;
+    const y = (ev.clientY - box.top) * img.naturalHeight / box.height;
+    if (x < 0 || y < 0 || x > img.naturalWidth || y > img.naturalHeight) return;
+    taps.push([Math.round(x * 10) / 10, Math.round(y * 10) / 10]);
+    draw();
+  });
+  undo.addEventListener("click", () => { taps.pop(); draw(); });
+  clear.addEventListener("click", () => { taps.length = 0; draw(); });
+  img.addEventListener("load", draw);
+  if (img.complete) draw();
+
+  tapForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    if (taps.length !== 4) return;
+    const body = {corners: taps, image_size: [img.naturalWidth, img.naturalHeight]};
+    for (const [k, v] of new FormData(tapForm).entries()) body[k] = v;
+    tapResult.className = "";
+    tapResult.textContent = "Working out the table plane…";
+    tapList.replaceChildren();
+    const data = await send("/api/calibration/corners", body, tapResult);
+    if (data === null) return;
+    showRun(data, tapResult, tapList);
   });
 })();
