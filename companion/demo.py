@@ -12,7 +12,10 @@ dashboard asks about it).
 ``--game`` picks another bundled recording: one round of Chickenfoot or Super Dominoes, a whole
 Castle Rock game (draws at the right of the row, removals; the player once takes out a tile
 that may not go), or one hand of Forty-Two or Moon (bids, trump and the discard typed on the
-tablet, tricks gathered face down; the bidder once lays the lead before naming trump).
+tablet, tricks gathered face down; the bidder once lays the lead before naming trump), or a
+whole Build Up game between two players (a red and a blue set; deals and passes typed on the
+tablet, every play a tile laid on a stack, its set told by its colour; a player once lays a tile
+on a top it may not cover and takes it back).
 
 Without ``--headless`` the dashboard is served on localhost (a browser opens where there is one)
 and follows the recording live; a person may answer the alerts there, and an alert nobody
@@ -39,7 +42,7 @@ import numpy as np
 
 from companion.errors import DominoError
 
-DEMO_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon")
+DEMO_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon", "buildup")
 
 
 def recording_path(game: str) -> Path:

@@ -29,6 +29,9 @@ gathered (its tiles taken away or turned face down, which the camera no longer s
 is no entry: the rules know who won it. A tile of a finished trick turned face up again, a tile
 of the trick in play taken away or moved, is a notice. Bids, trump and Moon's widow discard are
 entered on the tablet.
+
+Build Up (``buildup``, :class:`companion.interpret_stacks.BuildUpInterpreter`): a tile laid on
+a stack is a play on the top it covers, its set told by its face colour (see that module).
 """
 
 from __future__ import annotations
@@ -264,6 +267,9 @@ class TrickInterpreter:
         return out
 
 
+# the stacking games' interpreters build on the helpers above
+from companion.interpret_stacks import BuildUpInterpreter  # noqa: E402
+
 INTERPRETERS: dict[str, Interpreter] = {
     "allfives": LineInterpreter(),
     "chickenfoot": LineInterpreter(),
@@ -271,6 +277,7 @@ INTERPRETERS: dict[str, Interpreter] = {
     "castlerock": RowInterpreter(),
     "fortytwo": TrickInterpreter(),
     "moon": TrickInterpreter(),
+    "buildup": BuildUpInterpreter(),
 }
 
 

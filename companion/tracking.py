@@ -10,9 +10,11 @@ other tile, end to end or side by side) and what it lies on.
 Layers as the table was watched being built: a tile added over the outline of known tiles
 (their outlines overlap over at least :data:`COVER_MIN_OVERLAP` of the smaller one) lies on
 them, one layer above the highest of them (``under``); a known tile that vanished under an
-added one is ``covered``, not removed. A tile that stayed keeps the layer it was given when it
-appeared; a tile of the first reading (nothing watched yet) keeps the reader's cold-start
-layer. ``table`` is the new reading with these layers: the next change is computed against it.
+added one is ``covered``, not removed, and remembered as ``hidden``; when it is seen again (the
+tile over it was taken back) it is ``uncovered``, with its layer, not added. A tile that stayed
+keeps the layer it was given when it appeared; a tile of the first reading (nothing watched
+yet) keeps the reader's cold-start layer. ``table`` is the new reading with these layers plus
+the hidden tiles still covered: the next change is computed against it.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
 
@@ -40,6 +42,8 @@ class Seen:
     layer: int = 0
     #: the face colour (CIE Lab, OpenCV 8-bit scale) when measured (games told apart by set)
     face_lab: tuple[float, float, float] | None = None
+    #: known to lie under a tile laid over it (remembered by the tracking, not seen now)
+    hidden: bool = False
 
     @property
     def center(self) -> np.ndarray:
@@ -92,6 +96,7 @@ class TableChange:
     contacts: dict[Tile, list[Contact]] = field(default_factory=dict)
     covered: list[tuple[Seen, Seen]] = field(default_factory=list)
     under: dict[Seen, list[Seen]] = field(default_factory=dict)
+    uncovered: list[Seen] = field(default_factory=list)
     table: list[Seen] = field(default_factory=list)
 
     @property
@@ -188,33 +193,48 @@ def _same_face(a: Seen, b: Seen) -> bool:
     return float(np.linalg.norm(np.subtract(a.face_lab, b.face_lab))) <= SAME_FACE_MAX_LAB
 
 
+def _same_tile(a: Seen, b: Seen) -> bool:
+    """Two sightings that may be one tile: the same value and, where both faces were measured,
+    about the same face colour (the set label may flicker; the measured colour decides)."""
+    if a.face_lab is not None and b.face_lab is not None:
+        return a.tile.plain() == b.tile.plain() and _same_face(a, b)
+    return a.tile == b.tile
+
+
 def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -> TableChange:
     """What changed from ``before`` to ``after`` (``move_tol`` in tile widths); see the module
-    docstring for the layers it carries."""
+    docstring for the layers it carries and the hidden tiles it remembers."""
     before, after = list(before), list(after)
     # one tile in both readings: same value (and face), nearest pairs first
     pairs = sorted((float(np.linalg.norm(o.center - s.center)) / max(1e-6, o.width), i, j)
                    for i, o in enumerate(before) for j, s in enumerate(after)
-                   if o.tile == s.tile and _same_face(o, s))
+                   if _same_tile(o, s))
     match_old: dict[int, int] = {}
     match_new: dict[int, int] = {}
-    for _, i, j in pairs:
+    for dist, i, j in pairs:
+        if before[i].hidden and dist > move_tol:
+            continue  # a hidden tile comes back only where it lay
         if i not in match_old and j not in match_new:
             match_old[i], match_new[j] = j, i
+    visible = [o for o in before if not o.hidden]
     change = TableChange()
     table: list[Seen] = []
     for j, s in enumerate(after):
         if j in match_new:
             o = before[match_new[j]]
-            if np.linalg.norm(o.center - s.center) > move_tol * max(1e-6, o.width):
+            if o.hidden:  # the tile over it was taken away: seen again where it lay
+                s = dataclasses.replace(s, layer=o.layer)
+                change.uncovered.append(s)
+                table.append(s)
+            elif np.linalg.norm(o.center - s.center) > move_tol * max(1e-6, o.width):
                 change.moved.append((o, s))
                 table.append(s)
             else:  # the same tile where it was: it keeps the layer it was given then
                 table.append(dataclasses.replace(s, layer=o.layer))
             continue
-        under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(before)),
+        under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(visible)),
                        reverse=True)
-        below = [before[k] for f, k in under if f >= COVER_MIN_OVERLAP]
+        below = [visible[k] for f, k in under if f >= COVER_MIN_OVERLAP]
         if below:
             s = dataclasses.replace(s, layer=1 + max(o.layer for o in below))
         elif before:  # watched: nothing known under it, so it lies on the table
@@ -225,12 +245,19 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -
     for i, o in enumerate(before):
         if i in match_old:
             continue
+        if o.hidden:  # still under something seen now: still hidden; else gone with its stack
+            if any(not t.hidden and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
+                table.append(o)
+            else:
+                change.removed.append(dataclasses.replace(o, hidden=False))
+            continue
         over = next((s for s in change.added if o in change.under[s]), None)
         if over is not None:
             change.covered.append((o, over))
+            table.append(dataclasses.replace(o, hidden=True))
         else:
             change.removed.append(o)
     for s in change.added:
-        change.contacts[s.tile] = contacts_of(s, table)
+        change.contacts[s.tile] = contacts_of(s, [t for t in table if not t.hidden])
     change.table = table
     return change

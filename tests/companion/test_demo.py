@@ -80,7 +80,7 @@ def _rules_part(entry: dict[str, Any]) -> Move:
 
 #: camera steps played per game: past the illegal placement and a few plays after it
 PREFIX = {"allfives": 8, "chickenfoot": 7, "super": 7, "castlerock": 14, "fortytwo": 9,
-          "moon": 8}
+          "moon": 8, "buildup": 10}
 
 
 @pytest.mark.parametrize("game", DEMO_GAMES)
@@ -149,6 +149,18 @@ def test_headless_allfives_demo_ends_with_the_true_scores() -> None:
     out = io.StringIO()
     with redirect_stdout(out):
         rc = demo.run(argparse.Namespace(game="allfives", headless=True))
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert result["scores"] == result["truth"]["scores"]
+    assert result["winner"] == result["truth"]["winner"]
+    assert rc == 0 and result["matches_truth"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_headless_buildup_demo_ends_with_the_true_scores() -> None:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        rc = demo.run(argparse.Namespace(game="buildup", headless=True))
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     assert result["scores"] == result["truth"]["scores"]
     assert result["winner"] == result["truth"]["winner"]

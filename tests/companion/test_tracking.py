@@ -38,8 +38,26 @@ def test_a_tile_laid_over_a_known_one_is_one_layer_above_it_and_covers_it() -> N
     top2 = _on(top, 6, 6, dx=-1.0, dy=1.0)
     change2 = diff(change.table, [side, top2])
     assert change2.added[0].layer == 2
-    assert {s.tile: s.layer for s in change2.table} == {Tile.of(5, 5): 0, Tile.of(6, 6): 2}
+    assert {s.tile: s.layer for s in change2.table if not s.hidden} == {
+        Tile.of(5, 5): 0, Tile.of(6, 6): 2}
+    # the covered tiles are remembered, hidden, with their layers
+    assert {s.tile: s.layer for s in change2.table if s.hidden} == {
+        Tile.of(1, 2): 0, Tile.of(0, 3): 1}
     assert "covered 0-3 by 6-6" in change2.describe()
+
+
+def test_a_tile_taken_back_uncovers_the_one_under_it() -> None:
+    low = tile_at(1, 2, 100, 100)
+    top = _on(low, 3, 4)
+    laid = diff([low], [top])
+    back = diff(laid.table, [low])
+    assert back.added == [] and back.uncovered == [low]
+    assert [s.tile for s in back.removed] == [Tile.of(3, 4)]
+    assert [(s.tile, s.layer, s.hidden) for s in back.table] == [(Tile.of(1, 2), 0, False)]
+    # a whole stack taken away: the hidden tile goes with it
+    gone = diff(laid.table, [])
+    assert sorted(str(s.tile) for s in gone.removed) == ["1-2", "3-4"]
+    assert gone.table == []
 
 
 def test_a_tile_laid_beside_on_the_table_is_layer_zero_and_a_lone_removal_is_removed() -> None:
@@ -109,12 +127,18 @@ def test_live_loop_keeps_the_watched_layers(tmp_path) -> None:
     s = Session.start(LogStore(tmp_path / "g.db"), "allfives", ["Ann", "Bob"])
     reader = _Scripted()
     loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), interpreter=_Quiet(), agree=2)
-    frame = np.full((240, 320, 3), 90, np.uint8)
-    moving = frame.copy()
+    import cv2
+
+    empty = np.full((240, 320, 3), 90, np.uint8)
+    moving = empty.copy()
     moving[60:180, 100:220] = 200
 
     def show(tiles):
         reader.table = list(tiles)
+        frame = empty.copy()  # the camera sees the tiles: the picture changes where they lie
+        for k, t in enumerate(tiles):
+            cv2.fillConvexPoly(frame, np.round(np.asarray(t.corners)).astype(np.int32),
+                               (230 - 40 * k, 230, 200 + 10 * k))
         for f in [moving] * 2 + [frame] * 5:
             loop.process(f)
 
@@ -125,4 +149,4 @@ def test_live_loop_keeps_the_watched_layers(tmp_path) -> None:
     top = _on(mid, 6, 6, dx=-1.0, dy=1.0)
     beside = tile_at(4, 4, 200, 100)
     show([top, beside])
-    assert {str(b.tile): b.layer for b in loop.baseline} == {"6-6": 2, "4-4": 0}
+    assert {str(b.tile): b.layer for b in loop.baseline if not b.hidden} == {"6-6": 2, "4-4": 0}

@@ -23,6 +23,15 @@ placement: in hand ``illegal_round`` the winning bidder lays the lead before nam
 rules refuse a play while trump is not named) and takes it back. The glare lies on play
 ``glare_play`` of hand ``glare_round``.
 
+Build Up (``buildup``): each player's layout is a row of six stacks in front of them (the rows
+one behind the other), each player's set in its own colour. The deals are tablet steps (round
+1 names the layouts and the tiles drawn to decide who starts; the hands stay private), then a
+camera step shows the layouts laid out (no log entry: the deal named them); each play is a
+camera step with the tile on the stack it covers, one layer up and slightly askew; passes and
+the ends of rounds are tablet steps. The illegal placement: before play ``illegal_play`` the
+player lays a tile from their hand on a stack top it may not cover (the alert says why) and
+takes it back. The glare lies on play ``glare_play``.
+
 Castle Rock (``castlerock``): the row lies left to right as the camera sees it; each draw is a
 camera step with the tile at the right end (three tiles at once when a new array starts on an
 empty row), each removal a camera step with the removed tiles gone and the row closed up. The
@@ -52,11 +61,13 @@ from vision.render.gamelayout import SET_OF_GAME, line_layout
 from vision.render.layouts import Placement
 from vision.render.sampling import SKIN_BGR, fit_camera, random_scene_spec
 from vision.render.scene import HandSpec, SceneSpec, render_scene
+from vision.render.styles import tile_style_for_colour
 from vision.render.tiles import geometry_for_set
 
 FORMAT = 1
 #: Games a recording can be made of.
-RECORDING_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon")
+RECORDING_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon",
+                   "buildup")
 LINE_GAMES = ("allfives", "chickenfoot", "super")
 TRICK_GAMES = ("fortytwo", "moon")
 #: Frames per camera step: the hand on the tile, then the table at rest.
@@ -371,6 +382,98 @@ def _row_steps(names: list[str], sim: Any, geom: Any, seed: int, illegal_play: i
     return steps, all_pts, truth_log, replay
 
 
+def _buildup_steps(names: list[str], sim: Any, geom: Any, seed: int, illegal_play: int,
+                   glare_play: int
+                   ) -> tuple[list[Step], list[np.ndarray], list[dict[str, Any]], Any]:
+    """The steps of a Build Up game (see the module docstring)."""
+    from companion.games import find_game
+    from companion.games.buildup import covers
+    from companion.moves import Move
+
+    rng = np.random.default_rng(seed)
+    L, W = geom.length_mm, geom.width_mm
+    replay = find_game("buildup")(names, sim.header.options)
+    known = find_game("buildup")(names, sim.header.options)  # with the hands: the players know
+    steps: list[Step] = [Step("camera", (), None, note="the empty table before the game")]
+    all_pts: list[np.ndarray] = []
+    truth_log: list[dict[str, Any]] = []
+    stacks: list[list[Placement]] = []  # every stack, bottom first, layouts in seating order
+
+    def laid(t: Tile, at: tuple[float, float], layer: int) -> Placement:
+        halves = t.halves if rng.random() < 0.5 else (t.high, t.low)
+        j = rng.normal(0, 1.2, 2) if layer else np.zeros(2)
+        ang = 90.0 + float(rng.normal(0, 3.0 if layer else 1.5))
+        return Placement(t, halves, (float(at[0] + j[0]), float(at[1] + j[1])), ang, layer=layer)
+
+    def table(last: Placement | None = None) -> tuple[Placement, ...]:
+        tiles = tuple(pl for st in stacks for pl in st if pl is not last)
+        out = tiles + ((last,) if last is not None else ())
+        for pl in out:
+            all_pts.append(pl.footprint(geom))
+        return out
+
+    n_play = 0
+    for m in sim.moves:
+        hands = {p: list(h) for p, h in (known.hands or {}).items()}
+        known.apply(m)
+        if m.kind == "deal":
+            data = dict(m.data or {})
+            entry: dict[str, Any] = {"deal": {}}
+            if "layouts" in data:
+                entry["layouts"] = data["layouts"]
+                entry["first"] = data["first"]
+            steps.append(Step("tablet", entry=entry, truth=entry, note=(
+                f"round {replay.round} dealt" + (": the layouts and the tiles drawn to decide "
+                                                "who starts, entered" if "layouts" in data
+                                                else " (the hands stay private)"))))
+            replay.apply(Move.from_json(entry))
+            truth_log.append(entry)
+            if "layouts" in data:
+                for r, p in enumerate(names):
+                    for col, t in enumerate(data["layouts"][p]):
+                        at = (col * (W + 22.0), r * (L + 28.0))
+                        stacks.append([laid(Tile.parse(t), at, 0)])
+                steps.append(Step("camera", table(), None, note=(
+                    "the layouts are laid out face up (named by the deal: no entry)")))
+            continue
+        if m.kind == "play":
+            n_play += 1
+            seat = names.index(m.player)
+            stack = next(st for st in stacks if st[-1].tile == m.on)
+            if n_play == illegal_play:
+                wrong = next(((t, st) for t in sorted(hands[m.player], key=lambda t: -t.pips)
+                              if t != m.tile for st in stacks
+                              if not covers(t, st[-1].tile)), None)
+                if wrong is None:
+                    raise RenderSpecError(f"seed {seed}: no tile to lay illegally before play "
+                                          f"{illegal_play}; use another seed")
+                t, st = wrong
+                bad = laid(t, st[0].center_mm, len(st))
+                st.append(bad)
+                steps.append(Step("camera", table(bad), seat, note=(
+                    f"{m.player} lays {t} on {st[-2].tile}, which it may not cover")))
+                st.pop()
+                steps.append(Step("camera", table(), seat, note=f"{m.player} takes {t} back"))
+            pl = laid(m.tile, stack[0].center_mm, len(stack))
+            stack.append(pl)
+            glare = m.tile if n_play == glare_play else None
+            steps.append(Step("camera", table(pl), seat, glare, truth=m.to_json(),
+                              note=f"{m}" + (" (under a glare spot)" if glare else "")))
+        elif m.kind == "pass":
+            steps.append(Step("tablet", entry=m.to_json(), truth=m.to_json(),
+                              note=f"{m.player} cannot play and passes (tapped on the tablet)"))
+        elif m.kind == "end_round":
+            entry = {"end_round": {}}
+            steps.append(Step("tablet", entry=entry, truth=entry,
+                              note="end of the round: the stack tops of each colour score"))
+            replay.apply(Move.from_json(entry))
+            truth_log.append(entry)
+            continue
+        replay.apply(m)
+        truth_log.append(m.to_json())
+    return steps, all_pts, truth_log, replay
+
+
 def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, look_seed: int = 21,
                    illegal_round: int = 1, illegal_play: int = 4, glare_round: int = 1,
                    glare_play: int = 7, max_rounds: int | None = None) -> Recording:
@@ -392,6 +495,9 @@ def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, loo
     elif game == "castlerock":
         steps, all_pts, truth_log, replay = _row_steps(names, sim, geom, seed, illegal_play,
                                                        glare_play)
+    elif game == "buildup":
+        steps, all_pts, truth_log, replay = _buildup_steps(names, sim, geom, seed, illegal_play,
+                                                           glare_play)
     else:
         steps, all_pts, truth_log, replay = _line_steps(
             game, names, sim, geom, seed, illegal_round, illegal_play, glare_round, glare_play,
@@ -455,10 +561,17 @@ class StepRenderer:
         self.skins = [SKIN_BGR[int(rng.integers(len(SKIN_BGR)))] for _ in rec.players]
         self.edges = [(0.5, 1.0), (1.0, 0.5), (0.5, 0.0), (0.0, 0.5)]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+        # a game with one set per player (Build Up): each set colour has its own look
+        colours = sorted({pl.tile.colour for st in rec.steps for pl in st.tiles
+                          if pl.tile.colour})
+        crng = np.random.default_rng([rec.look_seed, 7])
+        self.colour_styles = {c: tile_style_for_colour(c, crng) for c in colours}
 
     def spec(self, step: Step, hand: bool) -> SceneSpec:
         spec = dataclasses.replace(self.rec.base, placements=step.tiles,
-                                   tile_styles=(self.style,) * len(step.tiles))
+                                   tile_styles=tuple(self.colour_styles.get(pl.tile.colour or "",
+                                                                            self.style)
+                                                     for pl in step.tiles))
         if hand and step.by is not None:
             # the hand reaches for the last tile listed (the one laid, gathered or taken), or
             # the middle of the table when it takes the last tile away
@@ -483,7 +596,9 @@ class StepRenderer:
         if step.glare is not None:
             from vision.virtual_camera import add_glare
 
-            t = next(t for t in still.truth["tiles"] if Tile.parse(t["tile"]) == step.glare)
+            t = next(t for t in still.truth["tiles"]
+                     if Tile.parse(t["tile"]) == step.glare.plain()
+                     and t.get("colour") == step.glare.colour)
             c = np.asarray(t["corners"], dtype=float)
             first_half = (c[0] + c[1]) / 2 * 0.6 + c.mean(axis=0) * 0.4
             width = float(np.linalg.norm(c[1] - c[0]))
@@ -509,7 +624,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--illegal-play", type=int, default=4)
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
-    players = a.players if a.players is not None else {"castlerock": 1, "fortytwo": 4}.get(a.game, 3)
+    players = a.players if a.players is not None else {"castlerock": 1, "fortytwo": 4,
+                                                       "buildup": 2}.get(a.game, 3)
     rec = make_recording(a.game, players, a.seed, a.look_seed, a.illegal_round, a.illegal_play,
                          a.glare_round, a.glare_play, a.rounds)
     save_recording(rec, a.out)

@@ -1,0 +1,197 @@
+"""Interpreters of the stacking games: from a table change to Build Up plays.
+
+Build Up (:class:`BuildUpInterpreter`): every player has a double-six set of their own colour,
+so one value lies on the table once per set and the value alone does not say whose tile it is.
+Before the change is computed, :meth:`BuildUpInterpreter.observe` measures the face colour of
+every tile in the picture (:func:`calibration.enroll.tile_colours`) and gives each tile its set
+colour: the nearest of the game's set colours, whose references the table itself teaches (the
+face colours of the stack tops whose value belongs to one set only: the rules know their
+colour), with typical colours (:data:`NOMINAL_BGR`) for a set not seen yet. When the colour is
+unclear (the two nearest sets about as near), a value the table holds in one set only takes
+that set.
+
+A tile added over a stack (:attr:`companion.tracking.TableChange.under`) is a play by the player
+whose turn it is, ``on`` the stack top it covers; the covering rules, the turn and the set colour
+are the rules core's to check (an illegal play raises its alert). When the tile lies over more
+than one known tile, the one the rules accept is chosen. A tile whose colour was read as
+another player's set is proposed as read, so the rules say whose set it is. Several tiles at
+once are played in the order read, each asking a person (confidence at most 0.5). A tile added
+over nothing known is a notice (it went on the table, or the camera missed the stack under it);
+tiles the deal put on the table (the layouts) are no play; a tile taken away from the table is a
+notice. Deals, passes and the ends of rounds are entered on the tablet.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.errors import DominoError
+from companion.games import Game
+from companion.interpret import Proposal, _accepts, _play_proposal
+from companion.moves import Move
+from companion.tiles import Tile
+from companion.tracking import Seen, TableChange
+
+#: Typical face colours (BGR) of coloured domino sets, used for a set colour the table has not
+#: shown yet.
+NOMINAL_BGR: dict[str, tuple[int, int, int]] = {
+    "red": (40, 40, 190), "blue": (160, 80, 30), "green": (50, 130, 40),
+    "yellow": (40, 200, 230), "black": (30, 30, 30), "white": (235, 235, 235),
+    "purple": (120, 50, 110), "orange": (30, 120, 230), "ivory": (200, 235, 245),
+    "teal": (130, 130, 20), "pink": (170, 120, 230), "brown": (40, 70, 120),
+    "grey": (128, 128, 128),
+}
+#: Weight of lightness against the two colour axes in colour distances (lighting changes
+#: lightness most).
+LIGHTNESS_WEIGHT = 0.5
+#: The nearest set is clear when its distance is at most this fraction of the second nearest.
+CLEAR_RATIO = 0.6
+
+
+def _lab(bgr: tuple[int, int, int]) -> np.ndarray:
+    px = np.asarray(bgr, np.uint8).reshape(1, 1, 3)
+    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64)
+
+
+def _dist(a: np.ndarray, b: np.ndarray) -> float:
+    d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
+    return float(np.sqrt((LIGHTNESS_WEIGHT * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2))
+
+
+def face_colour(frame_bgr: np.ndarray, seen: Seen) -> tuple[float, float, float] | None:
+    """The face colour (Lab) of a tile in the picture; None when its outline is degenerate or
+    lies outside the picture."""
+    from calibration.enroll import tile_colours
+
+    c = np.asarray(seen.corners, np.float64)
+    h, w = frame_bgr.shape[:2]
+    if not (np.all(c[:, 0] > -2) and np.all(c[:, 0] < w + 1)
+            and np.all(c[:, 1] > -2) and np.all(c[:, 1] < h + 1)):
+        return None
+    if min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[1])) < 4:
+        return None
+    face, _ = tile_colours(frame_bgr, c)
+    return (float(face[0]), float(face[1]), float(face[2]))
+
+
+def set_references(seen: list[Seen], game: Game) -> dict[str, np.ndarray]:
+    """Each of the game's set colours as a Lab reference: the median face colour of the seen
+    tiles whose value the table holds in that set only (a stack top the rules know), else
+    :data:`NOMINAL_BGR` (a colour word not listed there: mid grey)."""
+    colours: dict[str, str] = getattr(game, "colour", {})
+    sets = list(dict.fromkeys(colours.values()))
+    by_value: dict[Tile, set[str]] = {}
+    for t in game.table_tiles():
+        by_value.setdefault(t.plain(), set()).add(t.colour or "")
+    samples: dict[str, list[np.ndarray]] = {c: [] for c in sets}
+    for s in seen:
+        owners = by_value.get(s.tile.plain(), set())
+        if s.face_lab is not None and len(owners) == 1:
+            (c,) = owners
+            if c in samples:
+                samples[c].append(np.asarray(s.face_lab))
+    return {c: (np.median(np.stack(samples[c]), axis=0) if samples[c]
+                else _lab(NOMINAL_BGR.get(c, (128, 128, 128)))) for c in sets}
+
+
+def classify(lab: Any, refs: dict[str, np.ndarray]) -> tuple[str, float, bool]:
+    """The nearest set colour to ``lab``, a confidence (0.6..0.99) and whether it is clear
+    (see :data:`CLEAR_RATIO`)."""
+    if not refs:
+        raise DominoError("no set colours to tell tiles apart by: the game names none")
+    ranked = sorted((_dist(np.asarray(lab), ref), c) for c, ref in refs.items())
+    if len(ranked) == 1:
+        return ranked[0][1], 0.99, True
+    (d1, c1), (d2, _) = ranked[0], ranked[1]
+    ratio = d1 / max(d2, 1e-6)
+    conf = float(np.clip(0.99 - 0.39 * (ratio - CLEAR_RATIO) / (1 - CLEAR_RATIO), 0.6, 0.99))
+    return c1, conf, ratio <= CLEAR_RATIO
+
+
+class BuildUpInterpreter:
+    """Build Up: plays on stack tops, tiles told apart by set colour (see the module
+    docstring)."""
+
+    def observe(self, seen: list[Seen], frame_bgr: np.ndarray, game: Game) -> list[Seen]:
+        """The tiles with their face colours measured and their set colours given (a tile the
+        reader already gave a set colour keeps it)."""
+        measured = [dataclasses.replace(s, face_lab=face_colour(frame_bgr, s)) for s in seen]
+        colours = set(getattr(game, "colour", {}).values())
+        if not colours:
+            return measured
+        refs = set_references(measured, game)
+        holders: dict[Tile, set[str]] = {}
+        for t in game.table_tiles():
+            holders.setdefault(t.plain(), set()).add(t.colour or "")
+        out = []
+        for s in measured:
+            if s.tile.colour or s.face_lab is None:
+                out.append(s)
+                continue
+            colour, conf, clear = classify(s.face_lab, refs)
+            held = holders.get(s.tile.plain(), set())
+            if not clear and len(held) == 1 and next(iter(held)) in colours:
+                colour = next(iter(held))  # unclear colour: the one set the table holds it in
+            alts = tuple((str(Tile.parse(t).with_colour(colour)), p) for t, p in s.alternatives)
+            out.append(dataclasses.replace(s, tile=s.tile.with_colour(colour),
+                                           confidence=min(s.confidence, conf),
+                                           alternatives=alts))
+        return out
+
+    def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        out: list[Proposal] = []
+        on_table = set(game.table_tiles())
+        new = [s for s in change.added if s.tile not in on_table]
+        if new and getattr(game, "needs_deal", False):
+            return [Proposal(None, f"{', '.join(str(s.tile) for s in new)} laid before the deal "
+                                   "was entered: enter the deal (in round 1 the layouts and the "
+                                   "tiles drawn to decide who starts) on the tablet", new[0])]
+        trial = copy.deepcopy(game)
+        for s in sorted(new, key=lambda s: s.layer):
+            player = trial.current_player
+            if player is None:
+                out.append(Proposal(None, f"{s.tile} appeared on the table, but no one is to play "
+                                          "now (the round is over): enter the end of the round",
+                                    s))
+                continue
+            tile = s.tile if s.tile.colour else s.tile.with_colour(trial.colour[player])
+            tops = _tops_under(change.under.get(s, []), trial)
+            if not tops:
+                out.append(Proposal(None, f"{tile} was laid, but not on a stack top the camera "
+                                          "knows: if it was played, enter the play on the tablet",
+                                    s))
+                continue
+            moves = [Move.play(player, tile, top) for top in tops]
+            accepted = next((m for m in moves if _accepts(trial, m)), None)
+            chosen = accepted or moves[0]  # none accepted: the rules' alert says why
+            if accepted is not None:
+                trial.apply(accepted)
+            out.append(_play_proposal(chosen, dataclasses.replace(s, tile=tile),
+                                      0.5 if len(new) > 1 else None))
+        for s in change.removed:
+            if s.tile in on_table:
+                out.append(Proposal(None, f"{s.tile} was taken off the table: Build Up stacks "
+                                          "stay until the game ends; put it back", s))
+        return out
+
+
+def _tops_under(below: list[Seen], game: Game) -> list[Tile]:
+    """The stack tops the rules know among the tiles an added tile lies on, most overlapped
+    first; a tile read without its set (or in the wrong one) stands for every top of its value."""
+    tops = game.tops() if hasattr(game, "tops") else []
+    out: list[Tile] = []
+    for b in below:
+        exact = [t for t in tops if t == b.tile]
+        same_value = [t for t in tops if t.plain() == b.tile.plain() and t not in exact]
+        for t in exact + same_value:
+            if t not in out:
+                out.append(t)
+    return out
+
+
+__all__ = ["BuildUpInterpreter", "NOMINAL_BGR", "classify", "face_colour", "set_references"]

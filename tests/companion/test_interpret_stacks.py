@@ -1,0 +1,178 @@
+"""The Build Up interpreter: set colours from the picture, plays on stack tops."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.interpret import interpreter_for
+from companion.interpret_stacks import BuildUpInterpreter, classify, face_colour, set_references
+from companion.session import Session
+from companion.store import LogStore
+from companion.tiles import Tile
+from companion.tracking import Seen, diff
+
+W, L = 24.0, 48.0
+RED, BLUE = (40, 40, 185), (150, 80, 30)  # BGR faces as a camera sees red and blue sets
+LAYOUTS = {"Ann": ["red:2-6", "red:4-5", "red:3-5", "red:0-5", "red:0-6", "red:0-1"],
+           "Bob": ["blue:0-3", "blue:1-5", "blue:2-3", "blue:2-4", "blue:0-4", "blue:3-5"]}
+FIRST = {"Ann": "red:1-4", "Bob": "blue:1-3"}
+
+
+def _at(tile: str, col: int, row: int, dx: float = 0.0, dy: float = 0.0) -> Seen:
+    """A tile upright in layout ``row`` (0 Ann, 1 Bob), stack ``col``; ``tile`` may be plain."""
+    t = Tile.parse(tile)
+    cx, cy = 60 + col * (W + 22) + dx, 60 + row * (L + 28) + dy
+    corners = ((cx + W / 2, cy - L / 2), (cx - W / 2, cy - L / 2), (cx - W / 2, cy + L / 2),
+               (cx + W / 2, cy + L / 2))
+    return Seen(t, t.halves, corners, 0.99)
+
+
+def _frame(tiles: list[tuple[Seen, tuple[int, int, int]]]) -> np.ndarray:
+    img = np.full((260, 360, 3), (70, 110, 150), np.uint8)  # a wooden table
+    for s, bgr in tiles:
+        cv2.fillConvexPoly(img, np.round(np.asarray(s.corners)).astype(np.int32), bgr)
+        c = s.center.astype(int)
+        cv2.circle(img, (int(c[0]), int(c[1] - 12)), 3, (240, 240, 240), -1)  # a pip
+    return img
+
+
+def _session(tmp_path: Path) -> Session:
+    s = Session.start(LogStore(tmp_path / "g.db"), "buildup", ["Ann", "Bob"])
+    r = s.submit({"deal": {}, "layouts": LAYOUTS, "first": FIRST}, source="hand")
+    assert r.status == "accepted"
+    return s
+
+
+def _layout_seen(plain: bool = True) -> list[tuple[Seen, tuple[int, int, int]]]:
+    out = []
+    for row, p in enumerate(("Ann", "Bob")):
+        for col, t in enumerate(LAYOUTS[p]):
+            name = str(Tile.parse(t).plain()) if plain else t
+            out.append((_at(name, col, row), RED if p == "Ann" else BLUE))
+    return out
+
+
+def test_buildup_has_an_interpreter_with_a_colour_look() -> None:
+    assert isinstance(interpreter_for("buildup"), BuildUpInterpreter)
+
+
+def test_observe_gives_each_tile_its_set_colour(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    tiles = _layout_seen()
+    seen = BuildUpInterpreter().observe([t for t, _ in tiles], _frame(tiles), s.game)
+    assert [str(x.tile) for x in seen] == LAYOUTS["Ann"] + LAYOUTS["Bob"]
+    assert all(x.face_lab is not None and x.confidence > 0.9 for x in seen)
+    # the layouts teach the references: each is the measured face of its set
+    refs = set_references(seen, s.game)
+    red_lab = cv2.cvtColor(np.uint8([[RED]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    assert np.linalg.norm(refs["red"] - red_lab) < 3
+    # a reader that already tells sets apart keeps its colour
+    given = dataclasses.replace(tiles[0][0], tile=Tile.parse("blue:2-6"))
+    (kept,) = BuildUpInterpreter().observe([given], _frame(tiles), s.game)
+    assert str(kept.tile) == "blue:2-6"
+
+
+def test_classify_is_unsure_between_two_near_colours() -> None:
+    refs = {"red": np.array([100.0, 170.0, 150.0]), "blue": np.array([80.0, 140.0, 90.0])}
+    assert classify([101.0, 169.0, 149.0], refs)[0] == "red"
+    colour, conf, clear = classify([90.0, 155.0, 120.0], refs)
+    assert not clear and conf < 0.7
+    with pytest.raises(ValueError, match="no set colours"):
+        classify([0, 0, 0], {})
+
+
+def test_face_colour_of_a_tile_outside_the_picture_is_none() -> None:
+    img = np.zeros((50, 50, 3), np.uint8)
+    assert face_colour(img, _at("1-2", 5, 3)) is None
+
+
+def _observed(s: Session, tiles: list[tuple[Seen, tuple[int, int, int]]]) -> list[Seen]:
+    return BuildUpInterpreter().observe([t for t, _ in tiles], _frame(tiles), s.game)
+
+
+def _lay(table: list[tuple[Seen, tuple[int, int, int]]], tile: str, col: int, row: int,
+         bgr: tuple[int, int, int], dx: float = 1.0, dy: float = -1.0
+         ) -> list[tuple[Seen, tuple[int, int, int]]]:
+    """The table with ``tile`` laid on stack (col, row): the top under it is hidden now."""
+    new = _at(tile, col, row, dx, dy)
+    return [(t, c) for t, c in table
+            if np.linalg.norm(t.center - _at("0-0", col, row).center) > 5] + [(new, bgr)]
+
+
+def test_layouts_are_no_play_and_a_tile_on_a_stack_is_a_play_on_its_top(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    interp = BuildUpInterpreter()
+    table = _layout_seen()
+    first = diff([], _observed(s, table))
+    assert interp.proposals(first, s.game) == []
+    # Ann lays red 1-1 on her 0-1 (stack 5): a double covers any non-double
+    table2 = _lay(table, "1-1", 5, 0, RED)
+    change = diff(first.table, _observed(s, table2))
+    (p,) = interp.proposals(change, s.game)
+    assert p.entry["player"] == "Ann" and p.entry["play"] == "red:1-1"
+    assert p.entry["on"] == "red:0-1" and p.entry["source"] == "camera"
+    assert change.added[0].layer == 1
+    assert s.submit(p.entry).status == "accepted"
+    # Bob lays blue 4-4 on Ann's red 0-5: the colour tells it is his
+    table3 = _lay(table2, "4-4", 3, 0, BLUE, -1.0, 1.0)
+    change = diff(change.table, _observed(s, table3))
+    (p,) = interp.proposals(change, s.game)
+    assert (p.entry["player"], p.entry["play"], p.entry["on"]) == ("Bob", "blue:4-4", "red:0-5")
+    assert s.submit(p.entry).status == "accepted"
+    assert s.game.view()["layouts"]["Ann"][3]["level"] == 1
+
+
+def test_same_value_in_the_other_set_on_top_is_told_by_colour(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    interp = BuildUpInterpreter()
+    s.submit({"player": "Ann", "play": "red:1-1", "on": "red:0-1"}, source="hand")
+    table = _layout_seen()
+    table[5] = (_at("1-1", 5, 0), RED)
+    before = diff([], _observed(s, table)).table
+    # Bob covers Ann's red 2-6 with his blue 2-6 (equal totals): the same value, one place
+    table2 = _lay(table, "2-6", 0, 0, BLUE)
+    change = diff(before, _observed(s, table2))
+    assert [str(x.tile) for x in change.added] == ["blue:2-6"]
+    assert [(o.tile, n.tile) for o, n in change.covered] == [
+        (Tile.parse("red:2-6"), Tile.parse("blue:2-6"))]
+    (p,) = interp.proposals(change, s.game)
+    assert (p.entry["player"], p.entry["play"], p.entry["on"]) == ("Bob", "blue:2-6", "red:2-6")
+    assert s.submit(p.entry).status == "accepted"
+
+
+def test_illegal_cover_alerts_and_taking_it_back_is_no_entry(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    interp = BuildUpInterpreter()
+    table = _layout_seen()
+    before = diff([], _observed(s, table)).table
+    # Ann lays red 3-4 (7) on her red 2-6 (8): a non-double covers only an equal total
+    bad = _lay(table, "3-4", 0, 0, RED)
+    change = diff(before, _observed(s, bad))
+    (p,) = interp.proposals(change, s.game)
+    assert p.entry["on"] == "red:2-6"
+    result = s.submit(p.entry)
+    assert result.status == "illegal" and "cannot cover" in str(result.to_json())
+    back = diff(change.table, _observed(s, table))
+    assert [str(x.tile) for x in back.uncovered] == ["red:2-6"]
+    assert interp.proposals(back, s.game) == []
+
+
+def test_notices_before_the_deal_and_for_a_tile_beside_the_stacks(tmp_path: Path) -> None:
+    s = Session.start(LogStore(tmp_path / "g.db"), "buildup", ["Ann", "Bob"])
+    interp = BuildUpInterpreter()
+    table = _layout_seen()
+    (p,) = interp.proposals(diff([], _observed(s, table)), s.game)
+    assert p.entry is None and "before the deal" in p.message
+    s2 = _session(tmp_path / "two")
+    before = diff([], _observed(s2, table)).table
+    aside = table + [(_at("1-1", 3, 2), RED)]  # on the table in front of the rows
+    (p,) = interp.proposals(diff(before, _observed(s2, aside)), s2.game)
+    assert p.entry is None and "not on a stack top" in p.message
+    gone = diff(before, _observed(s2, table[1:]))
+    (p,) = interp.proposals(gone, s2.game)
+    assert p.entry is None and "taken off the table" in p.message
