@@ -15,7 +15,9 @@ Printed figures (all measured here, nothing assumed):
 - tile centres: the renderer's top-face pixel corners through our plane at the tile's top height
   vs. the renderer's ``table_mm`` centres (mm);
 - tracker: frames from a camera move to the new plane;
-- enrollment: tile size (mm) and set colour clustering against the renderer's truth.
+- enrollment: tile size (mm) and set colour clustering against the renderer's truth;
+- the reader with a set profile (:func:`reading_bench`): tiles read right and false tiles
+  without and with the profile's hints, per tile family (``--reading-only``, ``--seeds``).
 """
 
 from __future__ import annotations
@@ -275,50 +277,120 @@ def cluster_purity(profile: Any, groups: list[int]) -> float:
     return agree / len(groups) if groups else float("nan")
 
 
-def reading_bench(seeds: Sequence[int] = range(300, 306),
-                  families: Sequence[str] = ("coloured", "pipcolour", "black", "ivory", "white")
-                  ) -> dict[str, tuple[int, int, int]]:
-    """Does a set profile help the reader? Per tile family: tiles that should be read, and how
-    many the reader (``vision.read.Reader``) reads right on the raw frame and on the frame
-    redrawn by :func:`calibration.enroll.normalise_to_profile` (profile enrolled from the truth
-    corners of the same scene's fully visible face-up tiles, no plane)."""
+#: Tile families of the reading comparison: unusual colours first, then ordinary sets.
+READING_FAMILIES = ("coloured", "pipcolour", "black", "ivory", "white")
+
+
+def enrollment_photo(spec: Any) -> Any:
+    """The enrollment photo of the set in scene ``spec``: its tile style(s) (every set colour of
+    the scene), laid out face up in a grid on the same table, seen by another camera (tilt up to
+    15 degrees), rendered clean (another seed: other light and placement)."""
+    from vision.render import random_scene_spec, render_scene
+
+    styles = list(dict.fromkeys(spec.tile_styles))
+    grid = random_scene_spec(spec.seed + 7000, layout="grid", hands=0, boneyard=False, loose=0,
+                             degrade=False, tilt_range=(0.0, 15.0))
+    grid = dataclasses.replace(
+        grid, tile_styles=tuple(styles[i % len(styles)] for i in range(len(grid.placements))),
+        table_family=spec.table_family, table_variant=spec.table_variant)
+    return render_scene(grid), len(styles)
+
+
+def reading_bench(seeds: Sequence[int] = range(300, 320),
+                  families: Sequence[str] = READING_FAMILIES, enroll_by: str = "detector"
+                  ) -> dict[str, dict[str, float]]:
+    """Does the set profile help the reader? Per tile family, on rendered scenes (default
+    degradations, no hands): the same :class:`vision.read.Reader` reads each scene without and
+    with the hints of a profile enrolled from a separate photo of the same set
+    (:func:`enrollment_photo`; ``enroll_by="detector"``: the tiles the reader's tile finder
+    finds in it, as ``calibrate --enroll`` does; ``"truth"``: the renderer's corners of its
+    fully visible tiles). Counts: scenes, tiles that should be read, read right and false tiles
+    (found where no face-up tile is) without and with, scenes whose enrollment failed (read
+    without hints in both columns), and the median time of the hints stage."""
     import warnings
 
     from vision.evaluate import score_rendered
     from vision.read import Reader
     from vision.render import RenderSpecError, random_scene_spec, render_scene
 
-    from calibration.enroll import enroll_set, normalise_to_profile
+    from calibration.enroll import EnrollmentError, enroll_photo, enroll_set
 
+    if enroll_by not in ("detector", "truth"):
+        raise ValueError(f"enroll_by {enroll_by!r} must be 'detector' or 'truth'")
     reader = Reader()
-    out: dict[str, tuple[int, int, int]] = {}
+    out: dict[str, dict[str, float]] = {}
     for fam in families:
-        truth = raw_right = norm_right = 0
+        row = dict.fromkeys(("scenes", "truth", "raw_right", "raw_false", "hint_right",
+                             "hint_false", "enroll_failed"), 0)
+        hint_ms: list[float] = []
         for seed in seeds:
             try:
                 spec = random_scene_spec(seed, tile_families=[fam], hands=0, boneyard=False,
                                          loose=0)
                 scene = render_scene(spec)
+                photo, n_sets = enrollment_photo(spec)
             except RenderSpecError:
                 continue
-            corners = [np.array(t["corners"], np.float64) for t in scene.truth["tiles"]
-                       if t["face_up"] and t["visible"] >= 0.95 and not t["cut"]]
-            if len(corners) < 2:
-                continue
-            profile = enroll_set(scene.image_bgr, corners, None, n_sets=1)
-            if profile.pip_lab is None:
-                continue
+            try:
+                if enroll_by == "detector":
+                    profile = enroll_photo(photo.image_bgr, None, n_sets)
+                else:
+                    corners = [np.array(t["corners"], np.float64) for t in photo.truth["tiles"]
+                               if t["face_up"] and t["visible"] >= 0.95 and not t["cut"]]
+                    profile = enroll_set(photo.image_bgr, corners, None, n_sets)
+                hints = profile.reading_hints()
+            except EnrollmentError:
+                hints = None
+                row["enroll_failed"] += 1
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 raw = score_rendered(reader.read(scene.image_bgr, set_max=spec.set_max),
                                      scene.truth, "raw")
-                norm = score_rendered(reader.read(normalise_to_profile(scene.image_bgr, profile),
-                                                  set_max=spec.set_max), scene.truth, "norm")
-            truth += raw.truth
-            raw_right += raw.tiles_right
-            norm_right += norm.tiles_right
-        out[fam] = (truth, raw_right, norm_right)
+                hinted = raw
+                if hints is not None:
+                    reading = reader.read(scene.image_bgr, set_max=spec.set_max, hints=hints)
+                    hinted = score_rendered(reading, scene.truth, "hints")
+                    hint_ms.append(reading.timings_ms["hints"])
+            row["scenes"] += 1
+            row["truth"] += raw.truth
+            row["raw_right"] += raw.tiles_right
+            row["raw_false"] += raw.false
+            row["hint_right"] += hinted.tiles_right
+            row["hint_false"] += hinted.false
+        out[fam] = {**row, "hints_ms_median": _pct(hint_ms, 50)}
     return out
+
+
+def print_reading_bench(seeds: Sequence[int], enroll_by: str) -> None:
+    """Print :func:`reading_bench` per family and in all."""
+    t = time.perf_counter()
+    rows = reading_bench(seeds, enroll_by=enroll_by)
+    how = "the reader's tile finder" if enroll_by == "detector" else "the renderer's corners"
+    print(f"reader with a set profile: rendered scenes seeds {seeds[0]}-{seeds[-1]} per tile "
+          f"family, profile enrolled from a separate photo of the same set (its tiles found by "
+          f"{how})")
+    total = dict.fromkeys(("truth", "raw_right", "raw_false", "hint_right", "hint_false"), 0)
+    for fam, r in rows.items():
+        for k in total:
+            total[k] += int(r[k])
+        failed = f", enrollment failed in {r['enroll_failed']}" if r["enroll_failed"] else ""
+        print(f"  {fam} ({r['scenes']} scenes{failed}): tiles read right {r['raw_right']}/"
+              f"{r['truth']} -> {r['hint_right']}/{r['truth']} with the profile; false tiles "
+              f"{r['raw_false']} -> {r['hint_false']}; hints stage median "
+              f"{r['hints_ms_median']:.0f} ms")
+    print(f"  all: tiles read right {total['raw_right']}/{total['truth']} -> "
+          f"{total['hint_right']}/{total['truth']}; false tiles {total['raw_false']} -> "
+          f"{total['hint_false']} ({time.perf_counter() - t:.0f} s)")
+
+
+def _seed_range(text: str) -> range:
+    try:
+        a, b = (int(v) for v in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds {text!r} must be FIRST-LAST, e.g. 300-319") from None
+    if not 0 <= a <= b:
+        raise argparse.ArgumentTypeError(f"seeds {text!r}: FIRST must be 0..LAST")
+    return range(a, b + 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -326,11 +398,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenes", type=int, default=24)
     parser.add_argument("--no-reading", action="store_true",
                         help="skip the slow reader-with-profile comparison")
+    parser.add_argument("--reading-only", action="store_true",
+                        help="only the reader-with-profile comparison")
+    parser.add_argument("--seeds", type=_seed_range, default=range(300, 320), metavar="A-B",
+                        help="scene seeds of the reader-with-profile comparison (default 300-319)")
+    parser.add_argument("--enroll-by", choices=("detector", "truth"), default="detector",
+                        help="how the comparison's profiles find the tiles of the enrollment "
+                             "photo: the reader's tile finder (as calibrate --enroll) or the "
+                             "renderer's truth corners")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
         import vision.render  # noqa: F401
     except ImportError as exc:
         raise CalibrationError(f"the renderer (vision.render) is needed for the bench: {exc}")
+    if args.reading_only:
+        print_reading_bench(args.seeds, args.enroll_by)
+        return 0
     t = time.perf_counter()
     r = run_bench(args.scenes)
     print(f"calibration bench, {platform.machine()} {platform.python_version()}, "
@@ -376,12 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    via the reader's tile finder: {n} tiles (truth {row['tiles']}), {mm_text}, "
               f"split {split} (truth {row['true_split']})")
     if not args.no_reading:
-        total = [0, 0, 0]
-        for fam, (n, raw, norm) in reading_bench().items():
-            total = [total[0] + n, total[1] + raw, total[2] + norm]
-            print(f"  reader with set profile, {fam} sets (seeds 300-305): tiles read right "
-                  f"{raw}/{n} raw -> {norm}/{n} on the profile-normalised frame")
-        print(f"  reader with set profile, all: {total[1]}/{total[0]} -> {total[2]}/{total[0]}")
+        print_reading_bench(args.seeds, args.enroll_by)
     print(f"  bench wall time {time.perf_counter() - t:.0f} s")
     return 0
 

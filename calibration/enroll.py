@@ -14,10 +14,16 @@ or given as pixel corners), :func:`enroll_set` measures:
   k-means.
 
 The result is a :class:`SetProfile`, stored as a versioned JSON file (:func:`save_profile`).
-It is a hint for reading: :meth:`SetProfile.expected_tile_px` is a tile-size prior for the
-detector at any table position, ``polarity``/``face_lab``/``pip_lab`` tell the half-crop
-normaliser which way round the set is, and :meth:`SetProfile.nearest_set` says whose set a tile
-belongs to.
+
+The reader uses it through :meth:`SetProfile.reading_hints` (``vision.read.Reader(hints=...)``,
+``domino-companion read --profile``, and the live companion when the calibration folder holds a
+profile): tiles are also looked for on the frame redrawn light-face / dark-pips from the enrolled
+colours (:func:`normalise_to_profile`), every found tile must have a face near an enrolled face
+colour (:func:`face_distance`), and where both pictures found a tile the more confident reading
+is kept. Measured at ``python -m calibration.bench --reading-only`` (docs/benchmarks.md): more
+tiles read right for every tile family (coloured sets most), and far fewer false tiles.
+:meth:`SetProfile.expected_tile_px` is a tile-size prior at any table position and
+:meth:`SetProfile.nearest_set` says whose set a tile belongs to.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import numpy as np
 
 from calibration.files import calibration_dir
 from calibration.plane import CalibrationError, TablePlane
-from calibration.store import load_versioned, save_versioned
+from calibration.store import load_versioned, previous_path, save_versioned
 
 PROFILE_KIND, PROFILE_VERSION = "set-profile", 1
 PROFILE_FILE = "set_profile.json"
@@ -83,6 +89,10 @@ class SetProfile:
                                   "a table calibration); enroll again after `calibrate`")
         s = plane.px_per_mm_at(point_mm)
         return (self.tile_mm[0] * s, self.tile_mm[1] * s)
+
+    def reading_hints(self) -> "ProfileHints":
+        """The reader's hints from this profile (see the module docstring)."""
+        return ProfileHints(self)
 
     def nearest_set(self, face_lab: Sequence[float]) -> int:
         """Index into :attr:`sets` of the set whose face colour is nearest to ``face_lab``."""
@@ -369,6 +379,92 @@ def load_profile(folder: str | os.PathLike[str] | None = None
     return SetProfile.from_dict(loaded.data), loaded.problems
 
 
+def load_profile_file(path: str | os.PathLike[str]) -> tuple[SetProfile | None, list[str]]:
+    """A set profile from a ``set_profile.json`` file or a folder holding one (falling back to
+    the previous version), and the problems met."""
+    p = Path(path)
+    if p.is_dir():
+        return load_profile(p)
+    loaded = load_versioned(p, PROFILE_KIND, PROFILE_VERSION, validate=_check_profile)
+    if loaded.data is None:
+        return None, loaded.problems
+    return SetProfile.from_dict(loaded.data), loaded.problems
+
+
+def _check_profile(data: dict[str, Any]) -> None:
+    """Raise (ValueError, KeyError, TypeError) for a payload that is not a set profile."""
+    SetProfile.from_dict(data)
+
+
+def hints_from(path: str | os.PathLike[str] | None = None, required: bool = False
+               ) -> tuple[ProfileHints | None, list[str]]:
+    """The reader's hints from a stored set profile, and the problems met: ``path`` is a
+    ``set_profile.json`` or the folder holding one (None: the calibration folder,
+    :func:`calibration.files.calibration_dir`). No profile there gives (None, []) unless
+    ``required`` (then :class:`EnrollmentError` saying how to make one); a damaged file is
+    reported and its previous version used when good."""
+    p = calibration_dir(None) if path is None else Path(path)
+    file = p / PROFILE_FILE if path is None or p.is_dir() else p
+    if not file.exists() and not previous_path(file).exists():
+        if required:
+            raise EnrollmentError(f"{file}: no set profile there; make one with `domino-companion "
+                                  "calibrate --enroll set.jpg` (a photo of the set face up)")
+        return None, []
+    profile, problems = load_profile_file(file)
+    if profile is None and required:
+        raise EnrollmentError(f"{file}: the set profile cannot be used: {'; '.join(problems)}")
+    return (None if profile is None else profile.reading_hints()), problems
+
+
+#: A tile found on the plain frame is kept when its face is within this Lab distance of an
+#: enrolled face colour; one found only on the profile-normalised frame must be within
+#: :data:`KEEP_VIEW_DISTANCE`. Chosen at the calibration bench (seeds 300-319, docs/benchmarks.md)
+#: among 45/60/80/100 and 45/60 for the fewest false tiles at the most tiles read right.
+KEEP_FACE_DISTANCE = 80.0
+KEEP_VIEW_DISTANCE = 45.0
+
+
+def face_distance(frame_bgr: np.ndarray, corners_px: Any, profile: SetProfile) -> float:
+    """Lab distance from the median colour of a found tile's middle half (its face, with a few
+    pips) to the nearest enrolled set face colour; ``inf`` for a tile too small to measure."""
+    q = np.asarray(corners_px, np.float64).reshape(4, 2)
+    centre = q.mean(axis=0)
+    inner = np.round((q - centre) * 0.5 + centre).astype(np.int32)
+    h, w = frame_bgr.shape[:2]
+    x0, y0 = np.maximum(inner.min(axis=0), 0)
+    x1, y1 = np.minimum(inner.max(axis=0) + 1, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return float("inf")
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, inner - [x0, y0], 1)
+    pix = frame_bgr[y0:y1, x0:x1][mask > 0]
+    if len(pix) == 0:
+        return float("inf")
+    lab = _bgr_to_lab(pix)
+    face = np.median(lab, axis=0)
+    return min(float(np.linalg.norm(face - np.asarray(s.lab))) for s in profile.sets)
+
+
+@dataclass(frozen=True)
+class ProfileHints:
+    """A set profile as the reader's hints (:class:`vision.read.ReadHints`): the frame redrawn
+    from the enrolled colours as a second picture to find tiles on (none when the profile has no
+    pip colour), and found tiles kept only when their face looks like the set's."""
+
+    profile: SetProfile
+    keep_distance: float = KEEP_FACE_DISTANCE
+    view_distance: float = KEEP_VIEW_DISTANCE
+
+    def extra_view(self, work_bgr: np.ndarray) -> np.ndarray | None:
+        if self.profile.pip_lab is None:
+            return None
+        return normalise_to_profile(work_bgr, self.profile)
+
+    def keep(self, frame_bgr: np.ndarray, corners: np.ndarray, from_view: bool) -> bool:
+        limit = self.view_distance if from_view else self.keep_distance
+        return face_distance(frame_bgr, corners, self.profile) < limit
+
+
 def normalise_to_profile(frame_bgr: np.ndarray, profile: SetProfile) -> np.ndarray:
     """The frame redrawn in the colours the reader knows best: pixels near an enrolled tile face
     colour become light grey, pixels near the pip colour (and between) darker in proportion, and
@@ -377,10 +473,9 @@ def normalise_to_profile(frame_bgr: np.ndarray, profile: SetProfile) -> np.ndarr
 
     With several sets, each set's face colour is tried and the most face-like answer kept.
 
-    Experimental, measured no better: at the calibration bench (docs/benchmarks.md) the reader
-    read 244/467 tiles right on raw frames and 200/467 on these (better only for coloured sets,
-    24 -> 31 of 93). Kept so the comparison can be re-run as the reader changes; do not feed it
-    to the reader by default."""
+    Read on its own instead of the frame it loses tiles of light sets (pips and table lose their
+    colour); the reader uses it only as a second picture to find tiles on
+    (:class:`ProfileHints`)."""
     if profile.pip_lab is None:
         raise EnrollmentError("this profile has no pip colour (no pips were seen when it was "
                               "enrolled); enroll again with tiles that show pips")

@@ -29,6 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="folder of the calibration made by `domino-companion calibrate` "
                              "(default: the data folder); without one, tiles are tracked in "
                              "image pixels")
+    parser.add_argument("--no-profile", action="store_true",
+                        help="read without the set profile of the calibration folder (made by "
+                             "`calibrate --enroll`), which is used when there is one")
     serve.configure(parser)
 
 
@@ -61,8 +64,18 @@ def run(args: argparse.Namespace) -> int:
     if tracker is None:
         print("domino-companion run: no table calibration: tiles are tracked in image pixels "
               "(run `domino-companion calibrate` so a bumped camera is followed)", file=sys.stderr)
+    hints = None
+    if not args.no_profile:
+        from calibration.enroll import hints_from
+
+        hints, problems = hints_from(args.calibration)
+        for problem in problems:
+            print(f"domino-companion run: set profile: {problem}", file=sys.stderr)
+        if hints is not None:
+            print("domino-companion run: reading with the enrolled set profile "
+                  "(--no-profile to read without it)", file=sys.stderr)
     capture = CaptureThread(opener).start()
-    loop = LiveLoop(session, Reader(), session_source=lambda: holder.session,
+    loop = LiveLoop(session, Reader(hints=hints), session_source=lambda: holder.session,
                     plane_tracker=tracker)
     frames = LiveFrames(loop)
     loop.start(capture)

@@ -15,6 +15,12 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   caller gives a :class:`vision.layers.Geometry` (``Reader(geometry=...)`` or ``read(...,
   geometry=...)``), image cues only otherwise.
 
+With :class:`ReadHints` (``Reader(hints=...)`` or ``read(..., hints=...)``; a set profile gives
+them: :meth:`calibration.enroll.SetProfile.reading_hints`) tiles are also looked for on a
+second picture the hints draw from the work copy (stage ``hints``), every found tile must look
+like the set (:meth:`ReadHints.keep`), and where tiles found on the two pictures overlap the
+reading with the higher confidence is kept.
+
 Tiles that run out of the frame are reported with ``cut=True`` and no value.
 """
 
@@ -23,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -129,20 +136,58 @@ def check_image(frame_bgr: object) -> np.ndarray:
     return frame_bgr
 
 
+class ReadHints(Protocol):
+    """What is known about the set being read, for finding its tiles."""
+
+    def extra_view(self, work_bgr: np.ndarray) -> np.ndarray | None:
+        """A second BGR picture of the same size as ``work_bgr`` to look for tiles on, or None."""
+
+    def keep(self, frame_bgr: np.ndarray, corners: np.ndarray, from_view: bool) -> bool:
+        """Whether a tile found at ``corners`` (pixels of ``frame_bgr``; on the extra view when
+        ``from_view``) looks like the set."""
+
+
+#: Tiles found on both pictures whose outlines overlap more than this (intersection over union)
+#: are one tile: the reading with the higher confidence is kept.
+HINT_OVERLAP = 0.3
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quadrilaterals."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def _strongest(tiles: list[TileReading]) -> list[TileReading]:
+    """The tiles, in their order, less those overlapping (:data:`HINT_OVERLAP`) a tile read
+    with a higher confidence."""
+    kept: list[int] = []
+    for i in sorted(range(len(tiles)), key=lambda i: -tiles[i].confidence):
+        q = np.asarray(tiles[i].corners)
+        if all(_overlap(q, np.asarray(tiles[k].corners)) <= HINT_OVERLAP for k in kept):
+            kept.append(i)
+    return [tiles[i] for i in sorted(kept)]
+
+
 class Reader:
     """The reading pipeline, with its pip reader made once (the ONNX session is reused)."""
 
     def __init__(self, pip_reader: PipReader | None = None,
-                 geometry: LayerGeometry | None = None) -> None:
+                 geometry: LayerGeometry | None = None, hints: ReadHints | None = None) -> None:
         self.pips = PipReader() if pip_reader is None else pip_reader
         #: the calibrated camera for the layer estimate's parallax cue (None: image cues only)
         self.geometry = geometry
+        #: what is known about the set (a set profile's hints), or None
+        self.hints = hints
 
     def read(self, frame_bgr: np.ndarray, set_max: int = MAX_PIPS,
              timings: dict[str, float] | None = None,
-             geometry: LayerGeometry | None = None) -> Reading:
+             geometry: LayerGeometry | None = None, hints: ReadHints | None = None
+             ) -> Reading:
         """Every face-up tile of a BGR frame, read (see the module docstring); ``geometry``
-        (else the reader's own) gives the layer estimate the calibrated camera."""
+        (else the reader's own) gives the layer estimate the calibrated camera, ``hints``
+        (else the reader's own) what is known about the set."""
         if not isinstance(set_max, int) or not 0 <= set_max <= MAX_PIPS:
             raise ImageError(f"set_max: expected the largest pip value of the set, 0..{MAX_PIPS}, "
                              f"got {set_max!r}")
@@ -183,6 +228,18 @@ class Reader:
         for cand in detection.tiles:
             corners = (cand.corners + 0.5) * (sx, sy) - 0.5
             found.append((cand, corners))
+        hints = hints if hints is not None else self.hints
+        if hints is not None:
+            view = hints.extra_view(work)
+            n_first = len(found)
+            if view is not None:
+                found += [(c, (c.corners + 0.5) * (sx, sy) - 0.5)
+                          for c in detect_tiles(view).tiles if not c.cut]
+            found = [(c, k) for i, (c, k) in enumerate(found)
+                     if c.cut or hints.keep(frame_bgr, k, i >= n_first)]
+            t_hints = time.perf_counter()
+            times["hints"] = (t_hints - t2) * 1000
+            t2 = t_hints
         whole = []
         parts = []
         for c, k in found:
@@ -216,6 +273,8 @@ class Reader:
                 tiles.append(TileReading(tile=None, halves=None, corners=tuple(map(tuple, corners)),
                                          center=tuple(corners.mean(axis=0)),
                                          angle=_angle(corners), cut=True))
+        if hints is not None:
+            tiles = _strongest(tiles)
         if n_cut:
             warnings.append(f"{n_cut} tile(s) run out of the picture and are not read (cut=true)")
         if not found and not detection.warnings:
@@ -265,6 +324,9 @@ def configure(parser) -> None:  # argparse.ArgumentParser
     parser.add_argument("--set", type=int, default=MAX_PIPS, metavar="N",
                         help=f"largest pip value of the set in play (6, 9, 12, 15; default "
                              f"{MAX_PIPS})")
+    parser.add_argument("--profile", nargs="?", const="", default=None, metavar="PATH",
+                        help="read with a set profile (`calibrate --enroll`): its set_profile.json "
+                             "or folder; without PATH the calibration folder's")
 
 
 def run(args) -> int:  # argparse.Namespace
@@ -272,7 +334,14 @@ def run(args) -> int:  # argparse.Namespace
     import json
     import sys
 
-    reading = Reader().read_file(args.photo, set_max=args.set)
+    hints = None
+    if args.profile is not None:
+        from calibration.enroll import hints_from
+
+        hints, problems = hints_from(args.profile or None, required=True)
+        for problem in problems:
+            print(f"warning: set profile: {problem}", file=sys.stderr)
+    reading = Reader(hints=hints).read_file(args.photo, set_max=args.set)
     if args.json:
         print(json.dumps(reading.to_json(), indent=1))
         return 0

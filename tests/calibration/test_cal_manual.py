@@ -41,10 +41,10 @@ def test_manual_plane_matches_the_true_table_and_drops_marker_problems() -> None
 
 
 @pytest.mark.parametrize("order, words", [
-    ((0, 2, 1, 3), "the line from the 1st (top-left) to the 2nd (top-right) corner crosses "
-                   "the line from the 3rd (bottom-right) to the 4th (bottom-left)"),
-    ((1, 0, 2, 3), "the line from the 2nd (top-right) to the 3rd (bottom-right) corner crosses "
-                   "the line from the 4th (bottom-left) to the 1st (top-left)"),
+    ((0, 2, 1, 3), ("the line from the 1st (top-left) to the 2nd (top-right) corner crosses "
+                    "the line from the 3rd (bottom-right) to the 4th (bottom-left)")),
+    ((1, 0, 2, 3), ("the line from the 2nd (top-right) to the 3rd (bottom-right) corner crosses "
+                    "the line from the 4th (bottom-left) to the 1st (top-left)")),
     ((3, 2, 1, 0), "anticlockwise"),
     ((0, 3, 2, 1), "anticlockwise"),
 ])

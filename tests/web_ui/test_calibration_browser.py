@@ -5,11 +5,16 @@ Debian's /usr/bin/chromium, as in ``test_browser.py``): markers not found, the c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from test_browser import ARGS, CHROMIUM, SHOT_DIR, Live, pair_in_page  # skips without them
+from test_browser import (  # skips without them
+    ARGS,
+    CHROMIUM,
+    SHOT_DIR,
+    Live,
+    pair_in_page,
+)
 from test_calibration_page import SEED, _corner_taps, _form, _jpeg, _scene
 
 from calibration.files import load_plane

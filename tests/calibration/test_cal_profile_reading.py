@@ -1,0 +1,195 @@
+"""A set profile helping the reader: :class:`calibration.enroll.ProfileHints` through
+``vision.read.Reader(hints=...)``, ``read --profile`` and the live command's loading.
+
+The wiring tests give the reader a fixed tile finder (``vision.read.detect_tiles`` replaced) and
+a pip reader whose confidence is the tile's brightness, so they test the hints and not the
+finder; the measured effect on rendered sets is ``python -m calibration.bench --reading-only``
+(the slow test below checks its direction on a few scenes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.read as read_mod
+from calibration.enroll import (
+    EnrollmentError,
+    ProfileHints,
+    SetProfile,
+    enroll_set,
+    face_distance,
+    hints_from,
+    save_profile,
+)
+from companion.cli import main
+from vision.detect import Detection, TileCandidate
+from vision.pips import TileValue
+from vision.read import Reader
+
+RED = (40, 40, 190)
+WHITE = (235, 235, 235)
+
+
+def _picture() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """A dark table with a red tile (black pips) and a white tile."""
+    img = np.full((300, 400, 3), (40, 60, 50), np.uint8)
+    quads = {"red": np.array([[40, 60], [40, 120], [160, 120], [160, 60]], np.float64),
+             "white": np.array([[220, 160], [220, 220], [340, 220], [340, 160]], np.float64)}
+    for name, q in quads.items():
+        cv2.fillConvexPoly(img, q.astype(np.int32), RED if name == "red" else WHITE)
+        x0, y0 = q.min(axis=0).astype(int)
+        cv2.line(img, (x0 + 60, y0 + 4), (x0 + 60, y0 + 56), (15, 15, 15), 2)
+        for dx, dy in ((25, 20), (35, 40), (90, 30)):
+            cv2.circle(img, (x0 + dx, y0 + dy), 5, (15, 15, 15), -1)
+    return img, quads
+
+
+def _red_profile(img: np.ndarray, quads: dict[str, np.ndarray]) -> SetProfile:
+    return enroll_set(img, [quads["red"]], None, n_sets=1)
+
+
+class _BrightnessPips:
+    """A pip reader stand-in: every half reads 1, confidence = the crops' mean brightness."""
+
+    note = ""
+
+    def read_tiles(self, crops: np.ndarray, set_max: int) -> list[TileValue]:
+        out = []
+        for k in range(0, len(crops), 2):
+            conf = float(np.clip(np.abs(crops[k:k + 2]).mean(), 0.0, 1.0))
+            out.append(TileValue((1, 1), conf, (conf, conf), ()))
+        return out
+
+
+def _fixed_finder(monkeypatch: pytest.MonkeyPatch, by_view: dict[str, list[np.ndarray]]) -> None:
+    """``detect_tiles`` answering the plain picture with ``by_view["plain"]`` and any other
+    picture (the hints' view, a grey redrawing) with ``by_view["view"]``."""
+    def detect(image: np.ndarray) -> Detection:
+        grey = bool(np.all(image[..., 0] == image[..., 1]))
+        quads = by_view["view" if grey else "plain"]
+        return Detection([TileCandidate(q.copy(), False, 1.0, "light") for q in quads], 60.0)
+
+    monkeypatch.setattr(read_mod, "detect_tiles", detect)
+
+
+def test_face_distance_tells_the_enrolled_set_from_other_tiles() -> None:
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    assert profile.sets[0].name == "red" and profile.polarity == "light"
+    assert face_distance(img, quads["red"], profile) < 10
+    assert face_distance(img, quads["white"], profile) > 80
+    assert face_distance(img, [[500, 500], [500, 501], [501, 501], [501, 500]], profile) == \
+        float("inf")
+    hints = profile.reading_hints()
+    assert hints.keep(img, quads["red"], from_view=True)
+    assert not hints.keep(img, quads["white"], from_view=False)
+    view = hints.extra_view(img)
+    assert view is not None and view.shape == img.shape
+    # the red face is drawn light, the (dark) table much darker
+    assert view[90, 70].mean() > 180 and view[10, 10].mean() < view[90, 70].mean() - 100
+
+
+def test_reader_with_hints_adds_view_tiles_drops_unlike_ones_and_keeps_the_surer_duplicate(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    shifted = quads["red"] + [3, 0]  # the same tile found again on the view, a little off
+    _fixed_finder(monkeypatch, {"plain": [quads["white"]], "view": [shifted, quads["red"]]})
+    reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
+    plain = reader.read(img)
+    assert [t.center for t in plain.tiles] == [tuple(quads["white"].mean(axis=0))]
+    assert "hints" not in plain.timings_ms
+    hinted = reader.read(img, hints=profile.reading_hints())
+    # the white tile is not the enrolled red set: dropped; the red one found on the view: kept
+    # once (of the two overlapping finds, the one read with the higher confidence)
+    assert len(hinted.tiles) == 1
+    kept = hinted.tiles[0]
+    assert np.allclose(kept.corners, quads["red"]) or np.allclose(kept.corners, shifted)
+    assert "hints" in hinted.timings_ms
+    # the hints given to the reader itself are used by default
+    assert len(Reader(pip_reader=_BrightnessPips(),  # type: ignore[arg-type]
+                      hints=profile.reading_hints()).read(img).tiles) == 1
+
+
+def test_overlapping_finds_keep_the_higher_confidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    half = quads["red"] + [60, 0]  # overlaps the red tile by half: the crop is half table
+    _fixed_finder(monkeypatch, {"plain": [half], "view": [quads["red"]]})
+
+    class Always(ProfileHints):
+        def keep(self, frame_bgr: np.ndarray, corners: np.ndarray, from_view: bool) -> bool:
+            return True
+
+    reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
+    got = reader.read(img, hints=Always(profile))
+    assert len(got.tiles) == 1
+    # both were read: the kept one is the one with the higher confidence of the two
+    both = _BrightnessPips().read_tiles(np.concatenate([
+        read_mod.half_crops(img, quads["red"]), read_mod.half_crops(img, half)]), 6)
+    assert both[0].confidence != both[1].confidence
+    best = quads["red"] if both[0].confidence >= both[1].confidence else half
+    assert np.allclose(got.tiles[0].corners, best, atol=0.6)
+
+
+def test_profile_without_pips_gives_no_view_but_still_filters() -> None:
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    flat = SetProfile.from_dict({**profile.to_dict(), "pip_lab": None, "polarity": "unknown"})
+    assert flat.reading_hints().extra_view(img) is None
+    assert not flat.reading_hints().keep(img, quads["white"], False)
+
+
+def test_hints_from_a_file_a_folder_or_nothing(tmp_path: Path) -> None:
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    assert hints_from(tmp_path) == (None, [])
+    with pytest.raises(EnrollmentError, match="calibrate --enroll"):
+        hints_from(tmp_path, required=True)
+    path = save_profile(profile, tmp_path)
+    for where in (tmp_path, path):
+        hints, problems = hints_from(where, required=True)
+        assert hints is not None and problems == [] and hints.profile == profile
+    path.write_text("{broken", encoding="utf-8")
+    with pytest.raises(EnrollmentError, match="cannot be used"):
+        hints_from(path, required=True)
+    save_profile(profile, tmp_path)  # a good current one again, the broken one as previous
+    save_profile(profile, tmp_path)
+    assert hints_from(tmp_path)[0] is not None
+
+
+def test_read_command_with_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    img, quads = _picture()
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), img)
+    save_profile(_red_profile(img, quads), tmp_path / "cal")
+    _fixed_finder(monkeypatch, {"plain": [quads["white"]], "view": [quads["red"]]})
+    assert main(["read", str(photo), "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["read", str(photo), "--json", "--profile", str(tmp_path / "cal")]) == 0
+    hinted = json.loads(capsys.readouterr().out)
+    centre = lambda r: [tuple(round(v) for v in t["center"]) for t in r["tiles"]]
+    assert centre(plain) == [(280, 190)] and centre(hinted) == [(100, 90)]
+    monkeypatch.setenv("DOMINO_COMPANION_HOME", str(tmp_path / "cal"))
+    assert main(["read", str(photo), "--json", "--profile"]) == 0  # the calibration folder's
+    assert centre(json.loads(capsys.readouterr().out)) == [(100, 90)]
+    assert main(["read", str(photo), "--profile", str(tmp_path / "none.json")]) == 2
+    assert "calibrate --enroll" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
+    """The bench's comparison on a few coloured-set scenes: more tiles right with the profile,
+    and no more false tiles than tiles gained."""
+    from calibration.bench import reading_bench
+
+    row = reading_bench(range(300, 304), ("coloured",), enroll_by="truth")["coloured"]
+    assert row["scenes"] >= 3 and row["enroll_failed"] == 0
+    gained = row["hint_right"] - row["raw_right"]
+    assert gained > 0
+    assert row["hint_false"] - row["raw_false"] <= gained
