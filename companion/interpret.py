@@ -37,8 +37,7 @@ a stack is a play on the top it covers, its set told by its face colour (see tha
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -47,46 +46,9 @@ from companion.games import Game
 from companion.moves import Move
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
-
-
-@dataclass
-class Proposal:
-    """A log entry to submit (``entry``), or a notice for a person (``entry`` None)."""
-
-    entry: dict[str, Any] | None
-    message: str
-    seen: Seen | None = None
-    alternatives: list[dict[str, Any]] = field(default_factory=list)
-
-
-class Interpreter(Protocol):
-    def proposals(self, change: TableChange, game: Game) -> list[Proposal]: ...
-
-
-def _camera_meta(seen: Seen) -> dict[str, Any]:
-    return {"source": "camera", "confidence": round(float(seen.confidence), 4),
-            "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
-
-
-def _play_proposal(move: Move, seen: Seen, confidence: float | None = None) -> Proposal:
-    """A camera play: the entry with the camera's confidence, its original reading and the
-    likeliest other values (for the dashboard's quick picker)."""
-    entry = move.to_json()
-    entry.update(_camera_meta(seen))
-    if confidence is not None:
-        entry["confidence"] = min(entry["confidence"], confidence)
-    alts = [{"tile": t, "p": p} for t, p in seen.alternatives]
-    entry["alternatives"] = alts
-    return Proposal(entry, str(move), seen, alts)
-
-
-def _accepts(game: Game, move: Move) -> bool:
-    trial = copy.deepcopy(game)
-    try:
-        trial.apply(move)
-    except DominoError:
-        return False
-    return True
+from companion.interpret_base import (Interpreter, Proposal, _accepts,  # noqa: F401
+                                      _camera_meta, _play_proposal)
+from companion.interpret_stacks import BuildUpInterpreter
 
 
 class LineInterpreter:
@@ -266,9 +228,6 @@ class TrickInterpreter:
                 out.append(Proposal(None, f"{old.tile} moved in the trick in play", moved))
         return out
 
-
-# the stacking games' interpreters build on the helpers above
-from companion.interpret_stacks import BuildUpInterpreter  # noqa: E402
 
 INTERPRETERS: dict[str, Interpreter] = {
     "allfives": LineInterpreter(),

@@ -4,21 +4,22 @@ Build Up (:class:`BuildUpInterpreter`): every player has a double-six set of the
 so one value lies on the table once per set and the value alone does not say whose tile it is.
 Before the change is computed, :meth:`BuildUpInterpreter.observe` measures the face colour of
 every tile in the picture (:func:`calibration.enroll.tile_colours`) and gives each tile its set
-colour: the nearest of the game's set colours, whose references the table itself teaches (the
-face colours of the stack tops whose value belongs to one set only: the rules know their
-colour), with typical colours (:data:`NOMINAL_BGR`) for a set not seen yet. When the colour is
-unclear (the two nearest sets about as near), a value the table holds in one set only takes
-that set.
+colour: the nearest of the game's set colours, whose references start at typical colours
+(:data:`NOMINAL_BGR`) and are fitted to the picture's own face colours (k-means), so the lamp
+and the camera's white balance do not confuse the sets. When the colour is unclear (the two
+nearest sets about as near), a value the table holds in one set only takes that set.
 
 A tile added over a stack (:attr:`companion.tracking.TableChange.under`) is a play by the player
 whose turn it is, ``on`` the stack top it covers; the covering rules, the turn and the set colour
 are the rules core's to check (an illegal play raises its alert). When the tile lies over more
-than one known tile, the one the rules accept is chosen. A tile whose colour was read as
+than one known tile, the one the rules accept is chosen; when none of the tiles under it is a
+stack top the rules know (the camera misread it), the tops sharing a half with what was read
+there are tried, likeliest first, and a person is asked (confidence at most 0.5). A tile whose colour was read as
 another player's set is proposed as read, so the rules say whose set it is. Several tiles at
 once are played in the order read, each asking a person (confidence at most 0.5). A tile added
 over nothing known is a notice (it went on the table, or the camera missed the stack under it);
-tiles the deal put on the table (the layouts) are no play; a tile taken away from the table is a
-notice. Deals, passes and the ends of rounds are entered on the tablet.
+tiles the deal put on the table (the layouts) are no play; a stack top taken away from the
+table is a notice. Deals, passes and the ends of rounds are entered on the tablet.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 
 from companion.errors import DominoError
 from companion.games import Game
-from companion.interpret import Proposal, _accepts, _play_proposal
+from companion.interpret_base import Proposal, _accepts, _play_proposal
 from companion.moves import Move
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
@@ -79,24 +80,28 @@ def face_colour(frame_bgr: np.ndarray, seen: Seen) -> tuple[float, float, float]
     return (float(face[0]), float(face[1]), float(face[2]))
 
 
-def set_references(seen: list[Seen], game: Game) -> dict[str, np.ndarray]:
-    """Each of the game's set colours as a Lab reference: the median face colour of the seen
-    tiles whose value the table holds in that set only (a stack top the rules know), else
-    :data:`NOMINAL_BGR` (a colour word not listed there: mid grey)."""
+def set_references(seen: list[Seen], game: Game, rounds: int = 3) -> dict[str, np.ndarray]:
+    """Each of the game's set colours as a Lab reference, fitted to this picture: starting from
+    :data:`NOMINAL_BGR` (a colour word not listed there: mid grey), each reference moves to the
+    median face colour of the tiles nearest to it (a few rounds of k-means), so a lamp's tint
+    or the camera's white balance does not confuse the sets; a reference with fewer than two
+    tiles near it stays where it is. Values are not used: a misread value cannot teach a wrong
+    colour."""
     colours: dict[str, str] = getattr(game, "colour", {})
     sets = list(dict.fromkeys(colours.values()))
-    by_value: dict[Tile, set[str]] = {}
-    for t in game.table_tiles():
-        by_value.setdefault(t.plain(), set()).add(t.colour or "")
-    samples: dict[str, list[np.ndarray]] = {c: [] for c in sets}
-    for s in seen:
-        owners = by_value.get(s.tile.plain(), set())
-        if s.face_lab is not None and len(owners) == 1:
-            (c,) = owners
-            if c in samples:
-                samples[c].append(np.asarray(s.face_lab))
-    return {c: (np.median(np.stack(samples[c]), axis=0) if samples[c]
-                else _lab(NOMINAL_BGR.get(c, (128, 128, 128)))) for c in sets}
+    refs = {c: _lab(NOMINAL_BGR.get(c, (128, 128, 128))) for c in sets}
+    labs = [np.asarray(s.face_lab, np.float64) for s in seen if s.face_lab is not None]
+    if len(sets) < 2 or not labs:
+        return refs
+    for _ in range(rounds):
+        near: dict[str, list[np.ndarray]] = {c: [] for c in sets}
+        for lab in labs:
+            near[min(sets, key=lambda c: _dist(lab, refs[c]))].append(lab)
+        moved = {c: np.median(np.stack(v), axis=0) for c, v in near.items() if len(v) >= 2}
+        if all(np.allclose(moved[c], refs[c]) for c in moved):
+            break
+        refs.update(moved)
+    return refs
 
 
 def classify(lab: Any, refs: dict[str, np.ndarray]) -> tuple[str, float, bool]:
@@ -160,7 +165,7 @@ class BuildUpInterpreter:
                                     s))
                 continue
             tile = s.tile if s.tile.colour else s.tile.with_colour(trial.colour[player])
-            tops = _tops_under(change.under.get(s, []), trial)
+            tops, guessed = _tops_under(change.under.get(s, []), trial)
             if not tops:
                 out.append(Proposal(None, f"{tile} was laid, but not on a stack top the camera "
                                           "knows: if it was played, enter the play on the tablet",
@@ -172,17 +177,20 @@ class BuildUpInterpreter:
             if accepted is not None:
                 trial.apply(accepted)
             out.append(_play_proposal(chosen, dataclasses.replace(s, tile=tile),
-                                      0.5 if len(new) > 1 else None))
+                                      0.5 if len(new) > 1 or guessed else None))
+        tops_now = set(game.tops())
         for s in change.removed:
-            if s.tile in on_table:
+            if s.tile in tops_now:
                 out.append(Proposal(None, f"{s.tile} was taken off the table: Build Up stacks "
                                           "stay until the game ends; put it back", s))
         return out
 
 
-def _tops_under(below: list[Seen], game: Game) -> list[Tile]:
+def _tops_under(below: list[Seen], game: Game) -> tuple[list[Tile], bool]:
     """The stack tops the rules know among the tiles an added tile lies on, most overlapped
-    first; a tile read without its set (or in the wrong one) stands for every top of its value."""
+    first; a tile read without its set (or in the wrong one) stands for every top of its value.
+    When none of them is a top (the camera misread the tile under), every top that shares a
+    half with what was read there, likeliest first; the flag says so (a person should check)."""
     tops = game.tops() if hasattr(game, "tops") else []
     out: list[Tile] = []
     for b in below:
@@ -191,7 +199,23 @@ def _tops_under(below: list[Seen], game: Game) -> list[Tile]:
         for t in exact + same_value:
             if t not in out:
                 out.append(t)
-    return out
+    if out or not below:
+        return out, False
+
+    def likeness(t: Tile) -> tuple[int, int]:
+        best = (0, 0)
+        for b in below:
+            rest = list(b.tile.halves)
+            common = 0
+            for v in t.halves:
+                if v in rest:
+                    rest.remove(v)
+                    common += 1
+            best = max(best, (common, int(t.colour == b.tile.colour)))
+        return best
+
+    ranked = sorted((t for t in tops if likeness(t)[0] > 0), key=likeness, reverse=True)
+    return ranked, True
 
 
 __all__ = ["BuildUpInterpreter", "NOMINAL_BGR", "classify", "face_colour", "set_references"]

@@ -1,0 +1,54 @@
+"""What every interpreter shares: the :class:`Proposal` it returns, the :class:`Interpreter`
+protocol, and the helpers that build a camera play's entry and try a move on a copy of the game.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from companion.errors import DominoError
+from companion.games import Game
+from companion.moves import Move
+from companion.tracking import Seen, TableChange
+
+
+@dataclass
+class Proposal:
+    """A log entry to submit (``entry``), or a notice for a person (``entry`` None)."""
+
+    entry: dict[str, Any] | None
+    message: str
+    seen: Seen | None = None
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Interpreter(Protocol):
+    def proposals(self, change: TableChange, game: Game) -> list[Proposal]: ...
+
+
+def _camera_meta(seen: Seen) -> dict[str, Any]:
+    return {"source": "camera", "confidence": round(float(seen.confidence), 4),
+            "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
+
+
+def _play_proposal(move: Move, seen: Seen, confidence: float | None = None) -> Proposal:
+    """A camera play: the entry with the camera's confidence, its original reading and the
+    likeliest other values (for the dashboard's quick picker)."""
+    entry = move.to_json()
+    entry.update(_camera_meta(seen))
+    if confidence is not None:
+        entry["confidence"] = min(entry["confidence"], confidence)
+    alts = [{"tile": t, "p": p} for t, p in seen.alternatives]
+    entry["alternatives"] = alts
+    return Proposal(entry, str(move), seen, alts)
+
+
+def _accepts(game: Game, move: Move) -> bool:
+    trial = copy.deepcopy(game)
+    try:
+        trial.apply(move)
+    except DominoError:
+        return False
+    return True
