@@ -281,19 +281,25 @@ def cluster_purity(profile: Any, groups: list[int]) -> float:
 READING_FAMILIES = ("coloured", "pipcolour", "black", "ivory", "white")
 
 
-def enrollment_photo(spec: Any) -> Any:
-    """The enrollment photo of the set in scene ``spec``: its tile style(s) (every set colour of
-    the scene), laid out face up in a grid on the same table, seen by another camera (tilt up to
-    15 degrees), rendered clean (another seed: other light and placement)."""
-    from vision.render import random_scene_spec, render_scene
+def enrollment_photo(spec: Any) -> tuple[Any, int, TablePlane | None]:
+    """The enrollment photo of the set in scene ``spec``, the number of set colours in it and
+    its table plane (from the markers; None when they are not all found): the scene's tile
+    style(s) laid out face up in a grid on the same table with markers, seen by another camera
+    (tilt up to 15 degrees), rendered clean (another seed: other light and placement)."""
+    from vision.render import random_scene_spec
 
     styles = list(dict.fromkeys(spec.tile_styles))
     grid = random_scene_spec(spec.seed + 7000, layout="grid", hands=0, boneyard=False, loose=0,
-                             degrade=False, tilt_range=(0.0, 15.0))
+                             degrade=False, tilt_range=(0.0, 15.0), markers=True)
     grid = dataclasses.replace(
         grid, tile_styles=tuple(styles[i % len(styles)] for i in range(len(grid.placements))),
         table_family=spec.table_family, table_variant=spec.table_variant)
-    return render_scene(grid), len(styles)
+    case = renderer_case(grid.seed, grid)
+    try:
+        plane: TablePlane | None = plane_from_markers(case.image_bgr, case.layout)
+    except CalibrationError:
+        plane = None
+    return case, len(styles), plane
 
 
 def reading_bench(seeds: Sequence[int] = range(300, 320),
@@ -302,9 +308,10 @@ def reading_bench(seeds: Sequence[int] = range(300, 320),
     """Does the set profile help the reader? Per tile family, on rendered scenes (default
     degradations, no hands): the same :class:`vision.read.Reader` reads each scene without and
     with the hints of a profile enrolled from a separate photo of the same set
-    (:func:`enrollment_photo`; ``enroll_by="detector"``: the tiles the reader's tile finder
-    finds in it, as ``calibrate --enroll`` does; ``"truth"``: the renderer's corners of its
-    fully visible tiles). Counts: scenes, tiles that should be read, read right and false tiles
+    (:func:`enrollment_photo`, with its table plane as ``calibrate --enroll`` uses the saved
+    calibration; ``enroll_by="detector"``: the tiles the reader's tile finder finds in it, as
+    ``calibrate --enroll`` does; ``"truth"``: the renderer's corners of its fully visible
+    tiles). Counts: scenes, tiles that should be read, read right and false tiles
     (found where no face-up tile is) without and with, scenes whose enrollment failed (read
     without hints in both columns), and the median time of the hints stage."""
     import warnings
@@ -328,16 +335,15 @@ def reading_bench(seeds: Sequence[int] = range(300, 320),
                 spec = random_scene_spec(seed, tile_families=[fam], hands=0, boneyard=False,
                                          loose=0)
                 scene = render_scene(spec)
-                photo, n_sets = enrollment_photo(spec)
+                photo, n_sets, plane = enrollment_photo(spec)
             except RenderSpecError:
                 continue
             try:
                 if enroll_by == "detector":
-                    profile = enroll_photo(photo.image_bgr, None, n_sets)
+                    profile = enroll_photo(photo.image_bgr, plane, n_sets)
                 else:
-                    corners = [np.array(t["corners"], np.float64) for t in photo.truth["tiles"]
-                               if t["face_up"] and t["visible"] >= 0.95 and not t["cut"]]
-                    profile = enroll_set(photo.image_bgr, corners, None, n_sets)
+                    corners, _ = case_tiles(photo, None)
+                    profile = enroll_set(photo.image_bgr, corners, plane, n_sets)
                 hints = profile.reading_hints()
             except EnrollmentError:
                 hints = None

@@ -50,6 +50,9 @@ THICKNESS_PER_WIDTH = 0.31
 MIN_PIP_CONTRAST = 18.0
 #: Canonical size (pixels) a tile's top face is warped to for colour measurement.
 CANON = (96, 48)
+#: Tile widths (short side, mm) an enrollment accepts: domino tiles are about 20 to 35 mm wide;
+#: outside this the tiles found are something else (pips taken for tiles, a board's squares).
+TILE_WIDTH_MM = (12.0, 45.0)
 
 
 class EnrollmentError(CalibrationError):
@@ -264,6 +267,12 @@ def enroll_set(frame_bgr: np.ndarray, tiles_corners_px: Sequence[Any],
                 tile_mm = size_at(thick)
                 if tile_thickness_mm is None:
                     thick = THICKNESS_PER_WIDTH * tile_mm[1]
+        if not TILE_WIDTH_MM[0] <= tile_mm[1] <= TILE_WIDTH_MM[1]:
+            raise EnrollmentError(
+                f"the {len(quads)} tiles found are {tile_mm[0]:.0f} x {tile_mm[1]:.0f} mm on the "
+                f"table: not domino tiles (they are {TILE_WIDTH_MM[0]:g} to {TILE_WIDTH_MM[1]:g} mm "
+                "wide), perhaps pips or a pattern; lay the set out face up, not touching, on a "
+                "plain part of the table, check the table calibration, and take the picture again")
 
     faces, pips = [], []
     for q in quads:

@@ -193,3 +193,24 @@ def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
     gained = row["hint_right"] - row["raw_right"]
     assert gained > 0
     assert row["hint_false"] - row["raw_false"] <= gained
+
+
+def test_enrollment_refuses_tiles_of_an_impossible_size() -> None:
+    """With a table plane, "tiles" 8 mm wide (pips taken for tiles) are refused, 60 mm ones too;
+    real ones (here 120 x 60 px at 0.4 mm per px: 48 x 24 mm) are learnt."""
+    from calibration.plane import plane_from_corners
+
+    img, quads = _picture()
+    h, w = img.shape[:2]
+    plane = plane_from_corners([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]],
+                               (0.4 * (w - 1), 0.4 * (h - 1)), (w, h))
+    profile = enroll_set(img, [quads["red"]], plane)
+    assert profile.tile_mm is not None and profile.tile_mm[1] == pytest.approx(24, abs=1.5)
+    pips = [np.array([[x, y], [x, y + 10], [x + 20, y + 10], [x + 20, y]], np.float64)
+            for x, y in ((60, 75), (90, 170))]
+    with pytest.raises(EnrollmentError, match=r"4 mm on the table: not domino tiles"):
+        enroll_set(img, pips, plane)
+    coarse = plane_from_corners([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]],
+                                (1.2 * (w - 1), 1.2 * (h - 1)), (w, h))
+    with pytest.raises(EnrollmentError, match="not domino tiles"):
+        enroll_set(img, [quads["red"]], coarse)

@@ -81,6 +81,13 @@ def test_tapping_the_four_corners_calibrates_when_markers_are_missing(tmp_path: 
                     return (box["x"] + p[0] * box["width"] / natural[0],
                             box["y"] + p[1] * box["height"] / natural[1])
 
+                page.mouse.click(*screen(taps[2]))
+                page.wait_for_selector("#tap-area[data-taps='1']")
+                page.click("#tap-refresh")  # a new picture: the taps start again
+                page.wait_for_selector("#tap-area[data-taps='0']")
+                page.wait_for_function(
+                    "document.getElementById('tap-frame').complete && "
+                    "document.getElementById('tap-frame').naturalWidth > 0")
                 page.touchscreen.tap(*screen(taps[0]))  # touch
                 page.mouse.click(*screen([natural[0] * 0.5, natural[1] * 0.5]))  # a wrong tap
                 page.wait_for_selector("#tap-area[data-taps='2']")

@@ -149,6 +149,12 @@
   });
   undo.addEventListener("click", () => { taps.pop(); draw(); });
   clear.addEventListener("click", () => { taps.length = 0; draw(); });
+  document.getElementById("tap-refresh").addEventListener("click", () => {
+    // a fresh camera frame (the table or camera may have moved): the taps start again
+    taps.length = 0;
+    img.src = "/calibration/frame.jpg?t=" + Date.now();
+    draw();
+  });
   img.addEventListener("load", draw);
   if (img.complete) draw();
 
