@@ -15,7 +15,10 @@ that may not go), or one hand of Forty-Two or Moon (bids, trump and the discard 
 tablet, tricks gathered face down; the bidder once lays the lead before naming trump), or a
 whole Build Up game between two players (a red and a blue set; deals and passes typed on the
 tablet, every play a tile laid on a stack, its set told by its colour; a player once lays a tile
-on a top it may not cover and takes it back).
+on a top it may not cover and takes it back), or a whole Stackernoes game between two players
+(the run, stacks, caps and roots read as grid cells and levels; draws and passes typed on the
+tablet; a player once lays a tile at the end of the run that it does not match and takes it
+back).
 
 Without ``--headless`` the dashboard is served on localhost (a browser opens where there is one)
 and follows the recording live; a person may answer the alerts there, and an alert nobody
@@ -42,7 +45,8 @@ import numpy as np
 
 from companion.errors import DominoError
 
-DEMO_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon", "buildup")
+DEMO_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon", "buildup",
+              "stackernoes")
 
 
 def recording_path(game: str) -> Path:

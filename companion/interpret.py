@@ -31,7 +31,9 @@ of the trick in play taken away or moved, is a notice. Bids, trump and Moon's wi
 entered on the tablet.
 
 Build Up (``buildup``, :class:`companion.interpret_stacks.BuildUpInterpreter`): a tile laid on
-a stack is a play on the top it covers, its set told by its face colour (see that module).
+a stack is a play on the top it covers, its set told by its face colour; Stackernoes
+(``stackernoes``, :class:`companion.interpret_stacks.StackernoesInterpreter`): a tile to its two
+grid cells and its level (see that module).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
 from companion.interpret_base import (Interpreter, Proposal, _accepts,  # noqa: F401
                                       _camera_meta, _play_proposal)
-from companion.interpret_stacks import BuildUpInterpreter
+from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 
 
 class LineInterpreter:
@@ -237,6 +239,7 @@ INTERPRETERS: dict[str, Interpreter] = {
     "fortytwo": TrickInterpreter(),
     "moon": TrickInterpreter(),
     "buildup": BuildUpInterpreter(),
+    "stackernoes": StackernoesInterpreter(),
 }
 
 

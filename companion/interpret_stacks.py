@@ -1,4 +1,4 @@
-"""Interpreters of the stacking games: from a table change to Build Up plays.
+"""Interpreters of the stacking games: from a table change to Build Up and Stackernoes plays.
 
 Build Up (:class:`BuildUpInterpreter`): every player has a double-six set of their own colour,
 so one value lies on the table once per set and the value alone does not say whose tile it is.
@@ -20,6 +20,22 @@ once are played in the order read, each asking a person (confidence at most 0.5)
 over nothing known is a notice (it went on the table, or the camera missed the stack under it);
 tiles the deal put on the table (the layouts) are no play; a stack top taken away from the
 table is a notice. Deals, passes and the ends of rounds are entered on the tablet.
+
+Stackernoes (:class:`StackernoesInterpreter`): the rules core models the table as a grid of
+half-tile cells with levels, and a play names its two cells and its level. The first tile
+sets the grid (its low half on cell (0, 0), its high half on (1, 0): the run's axis; a double led
+has its cell (0, 0) on the left in the picture, or at the top when it lies upright). For a
+later tile, a similarity from cells to the picture is fitted on the known tiles in view (each
+half's centre against its cell, nearer tiles weighing more, so the perspective of a tilted camera
+matters only locally); the new tile's halves are mapped back onto the grid, and of the
+placements the rules allow for that tile (runs, caps, spans, roots, branches, stacked branches,
+bridges: whatever the rules core generates) within :data:`SNAP_CELLS` cells of it, the nearest
+is the play, ties broken by the level the table was watched being built to (a tile over known
+tiles is one above them; :data:`LEVEL_WEIGHT`). No legal placement near it: the cells the picture says are proposed, so the
+rules say why not. Extra turns for roots are the rules' (the next tile is the same player's).
+Who leads the first tile is not seen (without the deal any player may): the player whose turn
+it is, to be corrected by a person when another led. Draws, passes and the end of the game are
+entered on the tablet.
 """
 
 from __future__ import annotations
@@ -218,4 +234,152 @@ def _tops_under(below: list[Seen], game: Game) -> tuple[list[Tile], bool]:
     return ranked, True
 
 
-__all__ = ["BuildUpInterpreter", "NOMINAL_BGR", "classify", "face_colour", "set_references"]
+#: A legal placement is taken for the tile seen when its two cells lie within this many cells
+#: (summed over both halves) of where the picture puts the tile's halves.
+SNAP_CELLS = 1.2
+#: Cost of one level between a legal placement and the level the table was watched being built to
+#: (in cells of distance).
+LEVEL_WEIGHT = 0.25
+
+
+def _similarity(src: np.ndarray, dst: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted least-squares similarity ``dst ~ M @ src + t`` (rotation, one scale, shift):
+    exact for two points, and defined for points on one line (a straight run)."""
+    rows, rhs, ws = [], [], []
+    for (x, y), (u, v), wt in zip(src, dst, w):
+        rows += [[x, -y, 1, 0], [y, x, 0, 1]]
+        rhs += [u, v]
+        ws += [wt, wt]
+    A, bvec, W = np.asarray(rows), np.asarray(rhs), np.sqrt(np.asarray(ws))
+    (a, b, tx, ty), *_ = np.linalg.lstsq(A * W[:, None], bvec * W, rcond=None)
+    return np.array([[a, -b], [b, a]]), np.array([tx, ty])
+
+
+def _cells_of_tile(game: Game, index: int) -> list[tuple[tuple[int, int], int]]:
+    """The cells a placed tile covers, with the number on each."""
+    return [(c, n) for c, stack in game.cells.items() for i, n in stack if i == index]
+
+
+def grid_estimate(seen: Seen, game: Game, table: list[Seen]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the picture puts ``seen``'s low and high half on the game's grid (fractional
+    cells): a similarity from cells to picture fitted on the known tiles seen in ``table``
+    (each half centre against its cell; nearer tiles weigh more); None with no known tile."""
+    src: list[Any] = []
+    dst: list[Any] = []
+    doubles: list[tuple[list[Any], np.ndarray]] = []
+    placed = list(getattr(game, "placed", []))
+    for t in table:
+        if t.tile == seen.tile or t.tile not in placed:
+            continue
+        cells = _cells_of_tile(game, placed.index(t.tile))
+        if len(cells) != 2:
+            continue
+        hc = t.half_centres()
+        (ca, na), (cb, nb) = cells
+        if na == nb:  # a double: its halves do not say which cell is which
+            doubles.append(([ca, cb], hc))
+            continue
+        first = ca if t.halves[0] == na else cb
+        second = cb if first == ca else ca
+        src += [first, second]
+        dst += [hc[0], hc[1]]
+    for cells, hc in doubles:
+        if src:  # the tiles around fix the grid: a double adds its middle
+            src.append(tuple(np.mean(np.asarray(cells, np.float64), axis=0)))
+            dst.append(hc.mean(axis=0))
+        else:  # doubles alone (a double led): the grid runs left to right in the picture
+            by_cell = sorted(cells)
+            by_px = sorted(hc.tolist())
+            src += by_cell
+            dst += [np.asarray(p) for p in by_px]
+    if len(src) < 2:
+        return None
+    src_a, dst_a = np.asarray(src, np.float64), np.asarray(dst, np.float64)
+    d = np.linalg.norm(dst_a - seen.center, axis=1)
+    scale = 3.0 * 2 * max(1e-6, seen.width)  # about three tile lengths
+    M, t = _similarity(src_a, dst_a, np.exp(-(d / scale) ** 2) + 1e-3)
+    if abs(np.linalg.det(M)) < 1e-9:
+        return None
+    inv = np.linalg.inv(M)
+    hc = seen.half_centres()
+    low, high = (hc[0], hc[1]) if seen.halves[0] == seen.tile.low else (hc[1], hc[0])
+    return inv @ (low - t), inv @ (high - t)
+
+
+class StackernoesInterpreter:
+    """Stackernoes: tiles to grid cells and levels (see the module docstring)."""
+
+    def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        out: list[Proposal] = []
+        on_table = set(game.table_tiles())
+        new = [s for s in change.added if s.tile not in on_table]
+        trial = copy.deepcopy(game)
+        table = [t for t in change.table if not t.hidden and t.tile in on_table]
+        for s in sorted(new, key=lambda s: s.layer):
+            player = trial.current_player
+            if player is None:
+                out.append(Proposal(None, f"{s.tile} appeared on the table, but no one is to play "
+                                          "now (the game is over): enter the end of the game", s))
+                continue
+            chosen, sure = self._placement(s, trial, table)
+            if chosen is None:
+                out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
+                                          "which cells: enter the play on the tablet", s))
+                continue
+            if _accepts(trial, chosen):
+                trial.apply(chosen)
+            out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5))
+            table.append(s)
+        for s in change.removed:
+            if s.tile in on_table:
+                out.append(Proposal(None, f"{s.tile} was taken off the table: Stackernoes tiles "
+                                          "stay where they are laid; put it back", s))
+        return out
+
+    @staticmethod
+    def _placement(s: Seen, game: Game, table: list[Seen]) -> tuple[Move | None, bool]:
+        """The play of ``s``: the legal placement nearest to where the picture puts it (with
+        the level the table was watched being built to), else the cells the picture says
+        (the rules then say why not); and whether it is sure."""
+        player = game.current_player
+        legal = [m for m in game.placements(player, [s.tile])] if player else []
+        if not getattr(game, "placed", []):
+            first = Move.play(player, s.tile, at=[[0, 0], [1, 0]], level=0)
+            return first, True
+        est = grid_estimate(s, game, table)
+        if est is None:
+            return (legal[0], False) if len(legal) == 1 else (None, False)
+        low, high = est
+
+        mid, way = (low + high) / 2, (high - low) / max(1e-6, float(np.linalg.norm(high - low)))
+
+        def where(m: Move) -> float:
+            # the middle and the direction (a stacked tile looks larger, so its halves' cells
+            # spread: the middle stays put)
+            a, b = (np.asarray(c, np.float64) for c in m.extra["at"])
+            d = float(np.linalg.norm((a + b) / 2 - mid))
+            turn = float(np.linalg.norm((b - a) - way))
+            if s.tile.is_double:
+                turn = min(turn, float(np.linalg.norm((a - b) - way)))
+            return d + 0.5 * turn
+
+        def cost(m: Move) -> float:
+            # the watched level breaks ties (a tile hidden for a while by a tall neighbour may
+            # have been missed, so the level seen is a hint, the cells decide)
+            return where(m) + LEVEL_WEIGHT * abs(int(m.extra.get("level", 0)) - s.layer)
+
+        ranked = sorted((m for m in legal if where(m) <= SNAP_CELLS), key=cost)
+        if ranked:
+            clear = len(ranked) == 1 or cost(ranked[1]) > cost(ranked[0]) + 0.5
+            return ranked[0], clear
+        # no legal placement there: what the picture says, for the rules to say why not (two
+        # neighbouring cells around the middle, along the nearer grid axis)
+        axis = np.array([1.0, 0.0]) if abs(way[0]) >= abs(way[1]) else np.array([0.0, 1.0])
+        axis = axis * np.sign(float(np.dot(axis, way)) or 1.0)
+        a_cell = np.round(mid - axis / 2)
+        at = [[int(v) for v in a_cell], [int(v) for v in a_cell + axis]]
+        return Move.play(player, s.tile, at=at, level=int(s.layer)), True
+
+
+__all__ = ["BuildUpInterpreter", "NOMINAL_BGR", "SNAP_CELLS", "StackernoesInterpreter",
+           "classify", "face_colour", "grid_estimate", "set_references"]

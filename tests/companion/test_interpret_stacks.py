@@ -176,3 +176,78 @@ def test_notices_before_the_deal_and_for_a_tile_beside_the_stacks(tmp_path: Path
     gone = diff(before, _observed(s2, table[1:]))
     (p,) = interp.proposals(gone, s2.game)
     assert p.entry is None and "taken off the table" in p.message
+
+
+# --- Stackernoes ----------------------------------------------------------------------------------
+
+CELL = 24.0
+
+
+def _on_cells(a: int, b: int, ca: tuple[int, int], cb: tuple[int, int], lift: float = 0.0) -> Seen:
+    """A tile with the half showing ``a`` over cell ``ca`` and ``b`` over ``cb`` (a cell is
+    CELL px; ``lift`` px shifts it up the picture, as a stacked tile looks)."""
+    pa = np.array([200 + CELL * ca[0], 120 + CELL * ca[1] - lift])
+    pb = np.array([200 + CELL * cb[0], 120 + CELL * cb[1] - lift])
+    along = (pb - pa) / np.linalg.norm(pb - pa)
+    across = np.array([-along[1], along[0]]) * CELL / 2
+    o0, o1 = pa - along * CELL / 2, pb + along * CELL / 2
+    corners = (tuple(o0 - across), tuple(o0 + across), tuple(o1 + across), tuple(o1 - across))
+    return Seen(Tile.of(a, b), (a, b), corners, 0.99)
+
+
+def _snap_session(tmp_path: Path) -> Session:
+    return Session.start(LogStore(tmp_path / "s.db"), "stackernoes", ["Ann", "Bob"])
+
+
+def _play(s: Session, before: list[Seen], after: list[Seen]) -> tuple[dict, list[Seen]]:
+    change = diff(before, after)
+    (p,) = interpreter_for("stackernoes").proposals(change, s.game)
+    assert p.entry is not None, p.message
+    return p.entry, change.table
+
+
+def test_stackernoes_run_stack_and_illegal_end(tmp_path: Path) -> None:
+    s = _snap_session(tmp_path)
+    # a double led: its cell (0, 0) is the left one in the picture
+    lead = _on_cells(2, 2, (0, 0), (1, 0))
+    entry, table = _play(s, [], [lead])
+    assert (entry["play"], entry["at"], entry["level"]) == ("2-2", [[0, 0], [1, 0]], 0)
+    assert s.submit(entry).status == "accepted"
+    # Bob extends the run to the left: the 2 touches the double, the low half first
+    t25 = _on_cells(5, 2, (-2, 0), (-1, 0))
+    entry, table = _play(s, table, table + [t25])
+    assert (entry["player"], entry["play"], entry["at"], entry["level"]) == (
+        "Bob", "2-5", [[-1, 0], [-2, 0]], 0)
+    assert s.submit(entry).status == "accepted"
+    # Ann extends it further; Bob stacks 2-9 on the 2-5 (its 2 over the 2), one level up, seen a
+    # little up the picture as stacked tiles look
+    t57 = _on_cells(7, 5, (-4, 0), (-3, 0))
+    entry, table = _play(s, table, table + [t57])
+    assert (entry["player"], entry["at"]) == ("Ann", [[-3, 0], [-4, 0]])
+    assert s.submit(entry).status == "accepted"
+    t29 = _on_cells(9, 2, (-2, 0), (-1, 0), lift=3.0)
+    after = [x for x in table if x.tile != Tile.of(2, 5)] + [t29]
+    entry, table = _play(s, table, after)
+    assert (entry["player"], entry["play"], entry["at"], entry["level"]) == (
+        "Bob", "2-9", [[-1, 0], [-2, 0]], 1)
+    assert s.submit(entry).status == "accepted"
+    assert {(c["x"], c["level"]) for c in s.game.view()["cells"]} >= {(-1, 1), (-2, 1)}
+    # Ann lays 6-8 at the right end of the run, which shows 2: the rules say why not
+    t68 = _on_cells(6, 8, (2, 0), (3, 0))
+    entry, _ = _play(s, table, table + [t68])
+    assert entry["at"] == [[2, 0], [3, 0]] and entry["level"] == 0
+    result = s.submit(entry)
+    assert result.status == "illegal" and "must show 2" in str(result.to_json())
+
+
+def test_stackernoes_grid_needs_known_tiles(tmp_path: Path) -> None:
+    from companion.interpret_stacks import grid_estimate
+
+    s = _snap_session(tmp_path)
+    lone = _on_cells(3, 4, (0, 0), (1, 0))
+    assert grid_estimate(lone, s.game, []) is None
+    entry, table = _play(s, [], [lone])
+    assert entry["at"] == [[0, 0], [1, 0]]  # a non-double led: its low half on (0, 0)
+    s.submit(entry)
+    low, high = grid_estimate(_on_cells(4, 6, (2, 0), (3, 0)), s.game, table)
+    assert np.allclose(low, [2, 0], atol=0.05) and np.allclose(high, [3, 0], atol=0.05)

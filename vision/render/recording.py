@@ -32,6 +32,13 @@ the ends of rounds are tablet steps. The illegal placement: before play ``illega
 player lays a tile from their hand on a stack top it may not cover (the alert says why) and
 takes it back. The glare lies on play ``glare_play``.
 
+Stackernoes (``stackernoes``): the plays name their half-tile cells and level, so each tile
+lies exactly there (a cell is half a tile; the first tile's low half on cell (0, 0)), one layer
+up per level. The deal stays private; draws (one tile, unnamed), passes and the end of the game
+are tablet steps. The illegal placement: before play ``illegal_play`` the player lays a tile from
+their hand at an open end of the run that it does not match, and takes it back. The glare lies
+on play ``glare_play``.
+
 Castle Rock (``castlerock``): the row lies left to right as the camera sees it; each draw is a
 camera step with the tile at the right end (three tiles at once when a new array starts on an
 empty row), each removal a camera step with the removed tiles gone and the row closed up. The
@@ -67,7 +74,7 @@ from vision.render.tiles import geometry_for_set
 FORMAT = 1
 #: Games a recording can be made of.
 RECORDING_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon",
-                   "buildup")
+                   "buildup", "stackernoes")
 LINE_GAMES = ("allfives", "chickenfoot", "super")
 TRICK_GAMES = ("fortytwo", "moon")
 #: Frames per camera step: the hand on the tile, then the table at rest.
@@ -474,6 +481,87 @@ def _buildup_steps(names: list[str], sim: Any, geom: Any, seed: int, illegal_pla
     return steps, all_pts, truth_log, replay
 
 
+def _stackernoes_steps(names: list[str], sim: Any, geom: Any, seed: int, illegal_play: int,
+                       glare_play: int
+                       ) -> tuple[list[Step], list[np.ndarray], list[dict[str, Any]], Any]:
+    """The steps of a Stackernoes game (see the module docstring)."""
+    from companion.games import find_game
+    from companion.games.grid import step as cell_step
+    from companion.moves import Move
+
+    rng = np.random.default_rng(seed)
+    cell = geom.length_mm / 2 + 0.3
+    replay = find_game("stackernoes")(names, sim.header.options)
+    known = find_game("stackernoes")(names, sim.header.options)  # with the hands
+    steps: list[Step] = [Step("camera", (), None, note="the empty table before the game")]
+    all_pts: list[np.ndarray] = []
+    truth_log: list[dict[str, Any]] = []
+    placed: list[Placement] = []
+
+    def put(t: Tile, at: list[list[int]], level: int) -> Placement:
+        (ax, ay), (bx, by) = at
+        c = ((ax + bx) / 2 * cell + float(rng.normal(0, 0.4)),
+             (ay + by) / 2 * cell + float(rng.normal(0, 0.4)))
+        ang = float(np.degrees(np.arctan2(by - ay, bx - ax))) + float(rng.normal(0, 1.0))
+        return Placement(t, (t.low, t.high), c, ang % 360.0, layer=level)
+
+    def show(tiles: tuple[Placement, ...], by: int | None, note: str,
+             truth: dict[str, Any] | None = None, glare: Tile | None = None) -> None:
+        for pl in tiles:
+            all_pts.append(pl.footprint(geom))
+        steps.append(Step("camera", tiles, by, glare, truth=truth, note=note))
+
+    def log(entry: dict[str, Any], note: str) -> None:
+        steps.append(Step("tablet", entry=entry, truth=entry, note=note))
+        replay.apply(Move.from_json(entry))
+        truth_log.append(entry)
+
+    n_play = 0
+    for m in sim.moves:
+        if m.kind == "deal":
+            known.apply(m)
+            continue
+        if replay.drawn is not None and replay.current_player != m.player:
+            # the drawn tile fitted nowhere: the players' turn ended (tapped as a pass)
+            log({"player": replay.current_player, "pass": True},
+                f"{replay.current_player} keeps the drawn tile: the turn ends (tapped)")
+        hand = list((known.hands or {}).get(m.player or "", []))
+        known.apply(m)
+        if m.kind == "play":
+            n_play += 1
+            seat = names.index(m.player)
+            if n_play == illegal_play:
+                end = next((e for e in replay.ends if not e[3] and e[4]), None)
+                number = None if end is None else replay.cells[end[0]][0][1]
+                wrong = next((t for t in sorted(hand, key=lambda t: -t.pips)
+                              if t != m.tile and number not in t.halves), None)
+                if end is None or wrong is None:
+                    raise RenderSpecError(f"seed {seed}: no tile to lay illegally before play "
+                                          f"{illegal_play}; use another seed")
+                c1, c2 = cell_step(end[0], end[1]), cell_step(end[0], end[1], 2)
+                bad = put(wrong, [list(c1), list(c2)], 0)
+                show(tuple(placed) + (bad,), seat,
+                     f"{m.player} lays {wrong} at the end of the run, which it does not match")
+                show(tuple(placed), seat, f"{m.player} takes {wrong} back")
+            pl = put(m.tile, m.extra["at"], int(m.extra.get("level", 0)))
+            placed.append(pl)
+            glare = m.tile if n_play == glare_play else None
+            entry = m.to_json()
+            show(tuple(placed), seat, f"{m}" + (" (under a glare spot)" if glare else ""),
+                 entry, glare)
+            replay.apply(Move.from_json(entry))
+            truth_log.append(entry)
+        elif m.kind == "draw":
+            log({"player": m.player, "draw": 1},
+                f"{m.player} draws a tile (tapped on the tablet; the tile stays private)")
+        elif m.kind == "pass":
+            if replay.current_player == m.player:
+                log(m.to_json(), f"{m.player} passes (tapped on the tablet)")
+        elif m.kind == "end_round":
+            log({"end_round": {}}, "the game is over (tapped on the tablet)")
+    return steps, all_pts, truth_log, replay
+
+
 def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, look_seed: int = 21,
                    illegal_round: int = 1, illegal_play: int = 4, glare_round: int = 1,
                    glare_play: int = 7, max_rounds: int | None = None) -> Recording:
@@ -498,6 +586,9 @@ def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, loo
     elif game == "buildup":
         steps, all_pts, truth_log, replay = _buildup_steps(names, sim, geom, seed, illegal_play,
                                                            glare_play)
+    elif game == "stackernoes":
+        steps, all_pts, truth_log, replay = _stackernoes_steps(names, sim, geom, seed,
+                                                               illegal_play, glare_play)
     else:
         steps, all_pts, truth_log, replay = _line_steps(
             game, names, sim, geom, seed, illegal_round, illegal_play, glare_round, glare_play,
@@ -510,9 +601,13 @@ def make_recording(game: str = "allfives", players: int = 3, seed: int = 12, loo
     pts = np.concatenate(all_pts)
     target = (float(pts[:, 0].mean()), float(pts[:, 1].mean()))
     # Castle Rock's row runs left to right in the picture (the interpreter reads it so)
-    rotation = ROW_ROTATION_DEG if game == "castlerock" else base.camera.rotation_deg
+    # Stackernoes' run too (a double led has its first cell on the left: the interpreter's grid)
+    rotation = (ROW_ROTATION_DEG if game in ("castlerock", "stackernoes")
+                else base.camera.rotation_deg)
+    # stacks stand up from the table: leave them room at the picture's edges
+    fill = 0.8 if game == "stackernoes" else 0.92
     cam = fit_camera(pts, base.camera.tilt_deg, rotation, base.camera.hfov_deg,
-                     target, (0.0, 0.0, 0.0, 0.0, 0.0), base.width, base.height, 0.92)
+                     target, (0.0, 0.0, 0.0, 0.0, 0.0), base.width, base.height, fill)
     base = dataclasses.replace(base, placements=(), tile_styles=(), camera=cam, hands=())
     result = replay.result()
     truth = {"scores": result["scores"], "winner": result["winner"], "round": result["round"],
@@ -625,7 +720,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     players = a.players if a.players is not None else {"castlerock": 1, "fortytwo": 4,
-                                                       "buildup": 2}.get(a.game, 3)
+                                                       "buildup": 2, "stackernoes": 2
+                                                       }.get(a.game, 3)
     rec = make_recording(a.game, players, a.seed, a.look_seed, a.illegal_round, a.illegal_play,
                          a.glare_round, a.glare_play, a.rounds)
     save_recording(rec, a.out)
