@@ -16,6 +16,11 @@ otherwise it refuses with :class:`AmendError` naming the first line that breaks,
 changes. Each history entry carries its ``source`` (camera, hand, correction) and, once amended,
 ``amended``, ``original`` (the entry as first logged) and ``amendments`` (who changed what).
 
+Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
+raises one returns, and are settled there when a person answers them; a session opened on the
+store (after a restart) has them open again, with the same ids. An answer that logs an entry
+writes the entry and the alert's closing in one transaction.
+
 Observers (the dashboard's Server-Sent Events) call :meth:`Session.wait_for_change` with the
 last version they saw and get the new :meth:`Session.state` when anything changes.
 """
@@ -24,7 +29,6 @@ from __future__ import annotations
 
 import csv
 import io
-import itertools
 import json
 import threading
 import time
@@ -95,8 +99,8 @@ class Session:
         self.game_id = game_id
         self.header: Header = store.header(game_id)
         self._lock = threading.Condition()
-        self._alert_ids = itertools.count(1)
-        self.alerts: list[Alert] = []
+        #: the alerts open, oldest first: those left open when the process stopped come back
+        self.alerts: list[Alert] = [_restored(e) for e in store.open_alerts(game_id)]
         self.version = 0
         self._rebuild()
 
@@ -184,11 +188,20 @@ class Session:
 
     def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
                alternatives: list[dict[str, Any]] | None = None) -> Alert:
-        alert = Alert(next(self._alert_ids), kind, message, entry, list(legal or []),
-                      list(alternatives or []))
+        body = {"kind": kind, "message": message, "entry": entry, "legal": list(legal or []),
+                "alternatives": list(alternatives or [])}
+        alert_id, t = self.store.raise_alert(self.game_id, body)
+        alert = Alert(alert_id, kind, message, entry, body["legal"], body["alternatives"], created=t)
         self.alerts.append(alert)
         self._changed()
         return alert
+
+    def _close(self, alert: Alert, how: str, result: SubmitResult | None = None) -> None:
+        """Store that ``alert`` was settled (``result``: what the answer gave: an entry logged,
+        or another alert raised in its place)."""
+        seq = result.seq if result is not None else None
+        replaced = result.alert.id if result is not None and result.alert is not None else None
+        self.store.close_alert(self.game_id, alert.id, how, seq=seq, replaced_by=replaced)
 
     def _take_alert(self, alert_id: int) -> Alert:
         for a in self.alerts:
@@ -206,9 +219,13 @@ class Session:
                 self.alerts.append(alert)
                 raise MoveFormatError(f"alert {alert_id} is an illegal placement; correct or dismiss it")
             move = Move.from_json(alert.entry)
-            result = self._apply(move)
-            if result.status != "accepted":
-                return result
+            try:
+                with self.store.transaction():  # the entry and the alert's closing, together
+                    result = self._apply(move)
+                    self._close(alert, "confirmed", result)
+            except BaseException:
+                self._restore_alert(alert)
+                raise
             self._changed()
             return result
 
@@ -221,12 +238,25 @@ class Session:
             fixed["reading"] = {k: v for k, v in alert.entry.items() if k != "reading"}
             try:
                 move = Move.from_json(fixed)
-            except DominoError:
-                self.alerts.append(alert)
+                with self.store.transaction():  # the entry and the alert's closing, together
+                    result = self._apply(move)
+                    self._close(alert, "corrected", result)
+            except BaseException:
+                self._restore_alert(alert)
                 raise
-            result = self._apply(move)
             self._changed()
             return result
+
+    def _restore_alert(self, alert: Alert) -> None:
+        """Put back an alert whose answer failed (nothing of the answer was stored), drop any
+        alert the failed answer raised in memory (its row was rolled back) and fold the log
+        again from the store (the entry it may have folded in was rolled back too)."""
+        self._rebuild()
+        stored = {e.seq for e in self.store.open_alerts(self.game_id)}
+        self.alerts = [a for a in self.alerts if a.id in stored]
+        if alert.id in stored and all(a.id != alert.id for a in self.alerts):
+            self.alerts.append(alert)
+            self.alerts.sort(key=lambda a: a.id)
 
     def notice(self, message: str) -> Alert:
         """Tell a person about a table change that is no game entry (a tile knocked, the table
@@ -243,16 +273,25 @@ class Session:
                 tile = a.entry.get("play") if a.entry else None
                 if a.kind in ("illegal", "confirm") and tile is not None and \
                         a.entry.get("source") == "camera" and Tile.parse(tile) not in present:
-                    self.alerts.remove(a)
                     gone.append(a)
             if gone:
+                with self.store.transaction():
+                    for a in gone:
+                        self._close(a, "taken_back")
+                for a in gone:
+                    self.alerts.remove(a)
                 self._changed()
             return gone
 
     def dismiss(self, alert_id: int) -> None:
         """Drop an alert without changing the log (the tile was taken back, a phantom...)."""
         with self._lock:
-            self._take_alert(alert_id)
+            alert = self._take_alert(alert_id)
+            try:
+                self._close(alert, "dismissed")
+            except BaseException:
+                self._restore_alert(alert)
+                raise
             self._changed()
 
     def undo(self) -> dict[str, Any] | None:
@@ -373,6 +412,13 @@ class Session:
             w.writerow([i] + [rs.get(p, 0) for p in players] + [totals[p] for p in players])
         w.writerow(["now"] + ["" for _ in players] + [self.game.scores[p] for p in players])
         return buf.getvalue()
+
+
+def _restored(row: Any) -> Alert:
+    """An open alert as stored (:meth:`LogStore.open_alerts`)."""
+    b = row.body
+    return Alert(row.seq, b["kind"], b["message"], b.get("entry") or {}, list(b.get("legal") or []),
+                 list(b.get("alternatives") or []), created=row.t)
 
 
 def session_json(session: Session) -> str:

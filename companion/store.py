@@ -7,13 +7,23 @@ that replaces an earlier one in place (the original row stays on disk), so the f
 (what the camera read, what a person corrected, what was undone or edited later) stays on disk
 while :meth:`LogStore.effective_moves` gives the log the rules fold. Every append is its own committed transaction (WAL journal, ``synchronous=FULL``), so a
 process killed mid-game loses nothing that was acknowledged.
+
+The questions waiting for a person (an illegal placement to confirm, correct or dismiss, an
+uncertain reading waiting for a tap, a notice) live in ``alerts``, append-only too: a row
+``raised`` when the session raises one (its row number is the alert's id), a row ``closed``
+when a person (or the camera: the tile was taken back) settles it. The alerts open are those
+raised and not closed; a settled alert that logged an entry writes the entry and the closing
+row in one transaction (:meth:`LogStore.transaction`), so after a kill the question is either
+still open or answered, never both nor neither. Older companions ignore the table.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -41,7 +51,18 @@ CREATE TABLE IF NOT EXISTS entries (
     body TEXT NOT NULL           -- the JSON line
 );
 CREATE INDEX IF NOT EXISTS entries_game ON entries(game_id, seq);
+CREATE TABLE IF NOT EXISTS alerts (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    t REAL NOT NULL,
+    kind TEXT NOT NULL,          -- 'raised' (the seq is the alert's id) or 'closed'
+    body TEXT NOT NULL           -- raised: the alert; closed: {"alert": ID, "how": ..., ...}
+);
+CREATE INDEX IF NOT EXISTS alerts_game ON alerts(game_id, seq);
 """
+
+#: How an alert can be closed (the ``how`` of its closing row).
+CLOSED_HOW = ("confirmed", "corrected", "dismissed", "taken_back")
 
 
 class StoreError(DominoError):
@@ -79,9 +100,40 @@ class LogStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open the game database {self.path}: {exc}; move the file "
                              "away or pass another --db path") from None
+        self._tx_lock = threading.RLock()
+        self._tx_depth = 0
 
     def close(self) -> None:
         self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything appended inside the block is committed together or not at all (a kill
+        or an error inside it leaves none of it on disk). Blocks may nest (the outermost one
+        commits); other threads' appends wait for it."""
+        with self._tx_lock:
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield
+                finally:
+                    self._tx_depth -= 1
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            self._tx_depth = 1
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+            finally:
+                self._tx_depth = 0
+
+    def _write(self, sql: str, args: tuple) -> int:
+        with self._tx_lock:
+            return int(self._db.execute(sql, args).lastrowid)
 
     # games ----------------------------------------------------------------------------------
     def new_game(self, header: Header) -> int:
@@ -108,14 +160,12 @@ class LogStore:
         """Append one move; returns its sequence number once it is safely on disk."""
         body = move.to_json()
         body.setdefault("t", round(time.time(), 3))
-        cur = self._db.execute("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'move', ?)",
-                               (game_id, body["t"], json.dumps(body)))
-        return int(cur.lastrowid)
+        return self._write("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'move', ?)",
+                           (game_id, body["t"], json.dumps(body)))
 
     def append_undo(self, game_id: int, seq: int) -> int:
-        cur = self._db.execute("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'undo', ?)",
-                               (game_id, time.time(), json.dumps({"undo": seq})))
-        return int(cur.lastrowid)
+        return self._write("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'undo', ?)",
+                           (game_id, time.time(), json.dumps({"undo": seq})))
 
     def append_amend(self, game_id: int, seq: int, move: Move) -> int:
         """Append an amendment: ``move`` replaces the entry ``seq`` (which must be in force)
@@ -129,9 +179,8 @@ class LogStore:
         body = {"amend": seq, "entry": entry}
         self._db.execute("UPDATE meta SET value=? WHERE key='schema' AND CAST(value AS INTEGER) < ?",
                          (str(SCHEMA_VERSION), SCHEMA_VERSION))
-        cur = self._db.execute("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'amend', ?)",
-                               (game_id, entry["t"], json.dumps(body)))
-        return int(cur.lastrowid)
+        return self._write("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'amend', ?)",
+                           (game_id, entry["t"], json.dumps(body)))
 
     def amendments(self, game_id: int) -> dict[int, list[dict[str, Any]]]:
         """Per amended entry (by its sequence number), every amendment in order:
@@ -170,9 +219,58 @@ class LogStore:
                 target = int(e.body["amend"])
                 if target in live:
                     live[target] = Move.from_json(e.body["entry"])
-            else:
+            elif e.kind == "move":
                 live[e.seq] = Move.from_json(e.body)
+            else:
+                raise StoreError(f"entry {e.seq} of game {game_id} in {self.path} is of an "
+                                 f"unknown kind {e.kind!r} (move, undo or amend): written by a "
+                                 "newer companion?")
         return sorted(live.items())
 
     def effective_moves(self, game_id: int) -> list[Move]:
         return [m for _, m in self.effective(game_id)]
+
+    # alerts ---------------------------------------------------------------------------------
+    def raise_alert(self, game_id: int, alert: dict[str, Any]) -> tuple[int, float]:
+        """Store a raised alert (JSON-ready: kind, message, entry, ...); returns its id and
+        time once it is on disk."""
+        t = round(time.time(), 3)
+        return self._write("INSERT INTO alerts (game_id, t, kind, body) VALUES (?, ?, 'raised', ?)",
+                           (game_id, t, json.dumps(alert))), t
+
+    def close_alert(self, game_id: int, alert_id: int, how: str, seq: int | None = None,
+                    replaced_by: int | None = None) -> int:
+        """Store that the open alert ``alert_id`` was settled: ``how`` is one of
+        :data:`CLOSED_HOW`; ``seq`` the log entry it became, ``replaced_by`` the alert raised in
+        its place (a confirmation or correction the rules refused). Returns the row's number."""
+        if how not in CLOSED_HOW:
+            raise StoreError(f"an alert is closed as one of {', '.join(CLOSED_HOW)}, not {how!r}")
+        with self._tx_lock:
+            open_ids = [a.seq for a in self.open_alerts(game_id)]
+            if alert_id not in open_ids:
+                raise StoreError(f"alert {alert_id} of game {game_id} is not open; open alerts: "
+                                 f"{', '.join(map(str, open_ids)) or 'none'}")
+            body: dict[str, Any] = {"alert": alert_id, "how": how}
+            if seq is not None:
+                body["seq"] = seq
+            if replaced_by is not None:
+                body["replaced_by"] = replaced_by
+            return self._write(
+                "INSERT INTO alerts (game_id, t, kind, body) VALUES (?, ?, 'closed', ?)",
+                (game_id, round(time.time(), 3), json.dumps(body)))
+
+    def alert_rows(self, game_id: int) -> Iterator[StoredEntry]:
+        """Every alert row of a game in order (``raised`` and ``closed``)."""
+        for seq, t, kind, body in self._db.execute(
+                "SELECT seq, t, kind, body FROM alerts WHERE game_id=? ORDER BY seq", (game_id,)):
+            yield StoredEntry(seq, t, kind, json.loads(body))
+
+    def open_alerts(self, game_id: int) -> list[StoredEntry]:
+        """The alerts raised and not closed, oldest first (``seq`` is the alert's id)."""
+        raised: dict[int, StoredEntry] = {}
+        for e in self.alert_rows(game_id):
+            if e.kind == "raised":
+                raised[e.seq] = e
+            elif e.kind == "closed":
+                raised.pop(int(e.body["alert"]), None)
+        return list(raised.values())

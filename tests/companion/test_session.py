@@ -200,3 +200,106 @@ def test_amend_to_another_legal_move_equals_replaying_the_edited_log(
         assert s.game.snapshot() == fresh.snapshot()
         assert s.state()["view"] == fresh.view()
     assert "amended" in outcomes, "no amendment was taken"
+
+
+# --- open alerts are stored and come back after a restart -----------------------------------
+
+def _with_open_alerts(tmp_path: Path) -> tuple[LogStore, Session, dict[str, int]]:
+    """Ann's 5-5 and Bob's 0-5 logged; then an illegal placement, an uncertain reading and a
+    notice, all left open."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS[:2]:
+        assert s.submit(e).status == "accepted"
+    ids = {}
+    r = s.submit({"player": "Ann", "play": "6-6", "on": "5-5", "confidence": 0.97}, source="camera")
+    assert r.status == "illegal"
+    ids["illegal"] = r.alert.id
+    r = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6,
+                  "alternatives": [{"tile": "3-6", "p": 0.3}]}, source="camera")
+    assert r.status == "confirm"
+    ids["confirm"] = r.alert.id
+    ids["notice"] = s.notice("a tile was knocked off the table").id
+    return store, s, ids
+
+
+def test_open_alerts_come_back_after_a_restart(tmp_path: Path) -> None:
+    store, s, ids = _with_open_alerts(tmp_path)
+    before = [a.to_json() for a in s.alerts]
+    assert len(set(ids.values())) == 3
+    store.close()
+    store = LogStore(tmp_path / "games.sqlite")
+    again = Session.resume(store)
+    assert again is not None
+    assert [a.to_json() for a in again.alerts] == before  # same ids, messages, entries, choices
+    assert again.state()["alerts"] == before
+    assert again.alerts[1].alternatives == [{"tile": "3-6", "p": 0.3}]
+    # the restored questions are answered as if nothing had happened
+    assert again.confirm(ids["confirm"]).status == "accepted"
+    assert again.history[-1]["text"] == "Ann plays 3-5 on 5-5"
+    again.dismiss(ids["illegal"])
+    new_alert = again.notice("another notice")
+    assert new_alert.id not in ids.values()  # ids are never reused
+    store.close()
+    store = LogStore(tmp_path / "games.sqlite")
+    third = Session.resume(store)
+    assert [a.id for a in third.alerts] == [ids["notice"], new_alert.id]
+    assert len(third.history) == 3
+    # the store kept everything, in order: raised, raised, raised, closed, closed, raised
+    rows = list(store.alert_rows(third.game_id))
+    assert [r.kind for r in rows] == ["raised"] * 3 + ["closed", "closed", "raised"]
+    assert rows[3].body == {"alert": ids["confirm"], "how": "confirmed", "seq": third.seqs[-1]}
+    assert rows[4].body == {"alert": ids["illegal"], "how": "dismissed"}
+    store.close()
+
+
+def test_a_correction_of_a_restored_alert_keeps_the_reading(tmp_path: Path) -> None:
+    store, s, ids = _with_open_alerts(tmp_path)
+    store.close()
+    store = LogStore(tmp_path / "games.sqlite")
+    again = Session.resume(store)
+    r = again.correct(ids["confirm"], {"player": "Ann", "play": "5-6", "on": "5-5"})
+    assert r.status == "accepted"
+    entry = again.history[-1]["entry"]
+    assert entry["source"] == "correction" and entry["reading"]["play"] == "3-5"
+    # a correction the rules refuse closes the alert in favour of the new one
+    r = again.correct(ids["illegal"], {"player": "Bob", "play": "4-4", "on": "5-5"})
+    assert r.status == "illegal"
+    rows = list(store.alert_rows(again.game_id))
+    assert rows[-1].body == {"alert": ids["illegal"], "how": "corrected",
+                             "replaced_by": r.alert.id}
+    assert [a.id for a in again.alerts] == [ids["notice"], r.alert.id]
+    store.close()
+
+
+def test_an_answer_is_stored_with_its_entry_or_not_at_all(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry a confirmation logs and the alert's closing are one transaction: if the
+    closing cannot be written, the entry is not in the log either and the question stays."""
+    store, s, ids = _with_open_alerts(tmp_path)
+    entries = len(list(store.entries(s.game_id)))
+
+    def broken(*args, **kwargs):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "close_alert", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        s.confirm(ids["confirm"])
+    monkeypatch.undo()
+    assert len(list(store.entries(s.game_id))) == entries
+    assert len(s.history) == 2 and s.game.current_player == "Ann"  # nor in the state
+    assert [a.id for a in s.alerts] == sorted(ids.values())
+    assert [a.seq for a in store.open_alerts(s.game_id)] == sorted(ids.values())
+    store.close()
+
+
+def test_the_camera_taking_a_tile_back_closes_its_stored_alert(tmp_path: Path) -> None:
+    from companion.tiles import Tile
+
+    store, s, ids = _with_open_alerts(tmp_path)
+    gone = s.resolve_taken_back({Tile.parse("5-5"), Tile.parse("0-5"), Tile.parse("3-5")})
+    assert [a.id for a in gone] == [ids["illegal"]]
+    assert [a.seq for a in store.open_alerts(s.game_id)] == [ids["confirm"], ids["notice"]]
+    with pytest.raises(Exception, match="not open"):
+        store.close_alert(s.game_id, ids["illegal"], "dismissed")
+    store.close()
