@@ -188,6 +188,22 @@ class CaptureThread:
         except queue.Empty:
             return None
 
+    def get_latest(self, timeout: float | None = None) -> Frame | None:
+        """The newest queued frame (waiting up to ``timeout`` for one), skipping older queued
+        ones: they went stale while the consumer was busy (a reading). Skipped frames are
+        counted as dropped."""
+        frame = self.get(timeout)
+        if frame is None:
+            return None
+        while True:
+            try:
+                newer = self._queue.get_nowait()
+            except queue.Empty:
+                return frame
+            with self._lock:
+                self.dropped += 1
+            frame = newer
+
     @property
     def ended(self) -> bool:
         with self._lock:

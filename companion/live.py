@@ -6,6 +6,22 @@ One :class:`LiveLoop` joins the stages, in one direction:
           -> table change against the last accepted reading -> the game's interpreter
           -> Session.submit (rules check, alert or log) / Session.notice
 
+Agreement. A single frame can be misread (sensor noise flips a pip, a tile is missed or a
+phantom found, a tile is still settling): nothing read from one frame alone reaches the session.
+A still table is accepted when ``agree`` (2) consecutive readings agree (the same tiles at about
+the same places), or, when they keep disagreeing, as the tiles seen in most of
+:data:`MAJORITY_OF` (3) readings. Readings are compared only where the picture changed since the
+last accepted reading (:class:`vision.still.ChangedRegion`): a tile whose pixels did not change
+keeps the reading it was accepted with, so a reader flickering on unchanged tiles does not hold
+up the new one, while every tile that changed still needs the agreeing readings.
+
+Speed. After the first reading only a crop around the changed region is read (every tile whose
+centre is in it is whole in the crop), which is a fraction of a whole frame's reading time for
+any reader whose time grows with the picture; the whole frame is read when most of it changed
+(a bumped camera, the light). Frames that queued up while a reading ran are skipped as stale
+(:meth:`~companion.capture.CaptureThread.get_latest`), and a picture that no longer matches the
+accepted one is read again even when the gate saw no hand (its frames were skipped).
+
 :meth:`LiveLoop.process` handles one frame and is what tests and the headless demo call, frame by
 frame, deterministically. :meth:`LiveLoop.start` runs it over a :class:`~companion.capture.CaptureThread`
 in a background thread for the live mode. :meth:`LiveLoop.status` and
@@ -28,6 +44,7 @@ from companion.interpret import Interpreter, interpreter_for
 from companion.session import Session
 from companion.tiles import Tile
 from companion.tracking import Seen, diff
+from vision.still import ChangedRegion, small_grey
 
 
 #: The annotated video for the dashboard is drawn at most this often (seconds).
@@ -37,6 +54,31 @@ TILE_TOP_MM = 8.0
 #: When consecutive readings of a still table do not agree, the tiles seen in a majority of the
 #: last this many readings are taken (so a flickering reading costs at most this many reads).
 MAJORITY_OF = 3
+#: A pixel of the :func:`~vision.still.small_grey` picture changed since the last accepted
+#: reading when it differs by more than this many grey levels (the gate's motion threshold is
+#: 18: this is more sensitive, so a doubtful change is confirmed again rather than trusted).
+REGION_DELTA = 12
+#: The changed region is grown by this many tile widths, so a tile of which only a part changed
+#: (a pip under a moving glare, an edge) has its centre inside it.
+REGION_GROW = 0.6
+#: Only the changed region's bounding box, grown by this many tile widths on every side, is
+#: read (a tile is about two widths long: a tile whose centre is in the region is whole in it).
+CROP_MARGIN = 2.5
+#: A crop larger than this share of the frame is not worth it: the whole frame is read.
+CROP_MAX_AREA = 0.5
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One stage of the live loop for one frame: ``t`` (``time.monotonic()``), the camera's
+    frame number (None when the caller gave none), the stage (``frame``: taken from the queue,
+    ``gate``, ``read``, ``agreed``, ``relabelled``, ``published``: the session has the change)
+    and what it found."""
+
+    t: float
+    frame: int | None
+    stage: str
+    detail: dict[str, Any]
 
 
 @dataclass
@@ -76,9 +118,15 @@ class LiveLoop:
         self.set_max = set_max if set_max is not None else session.game.set_max
         self.on_event = on_event
         self.baseline: list[Seen] = []
-        self._candidate: list[Seen] | None = None
-        self._candidate_count = 0
-        self._reads: list[list[Seen]] = []  # readings of the current still table
+        self._reads: list[_Read] = []  # readings of the current still table
+        #: the picture (:func:`vision.still.small_grey`) whose reading was last accepted: only
+        #: tiles where a new frame differs from it must be confirmed again (None: all of them)
+        self._reference: np.ndarray | None = None
+        #: the median tile width in image pixels of the latest reading with tiles (0: unknown)
+        self._tile_px = 0.0
+        #: read whole frames only (no crops around what changed): for readers that do not say
+        #: they read any part of a picture (see :func:`reads_crops`)
+        self.read_whole = not reads_crops(reader)
         self._done_for_this_still = False
         self.stats = LoopStats()
         self.last_verdict: dict[str, Any] = {"state": "waiting", "message": "waiting for the camera"}
@@ -93,10 +141,21 @@ class LiveLoop:
         self._last_annotated = 0.0
         #: corrections pinned to where the corrected tile lies: read tile -> (centre, width, real)
         self._pins: dict[Tile, tuple[np.ndarray, float, Tile]] = {}
+        #: when a list, every stage of every frame is noted in it as a :class:`TraceEvent`
+        #: (``python -m companion.livebench`` uses it to say where each step's time went)
+        self.trace: list[TraceEvent] | None = None
+        self._frame_index: int | None = None
+
+    def _note(self, stage: str, **detail: Any) -> None:
+        if self.trace is not None:
+            self.trace.append(TraceEvent(time.monotonic(), self._frame_index, stage, detail))
 
     # one frame ---------------------------------------------------------------------------------
-    def process(self, frame_bgr: np.ndarray) -> list[dict[str, Any]]:
-        """Handle one frame; returns what happened (submissions and notices) as JSON dicts."""
+    def process(self, frame_bgr: np.ndarray, index: int | None = None) -> list[dict[str, Any]]:
+        """Handle one frame (``index``: the camera's frame number, for the trace); returns what
+        happened (submissions and notices) as JSON dicts."""
+        self._frame_index = index
+        self._note("frame")
         self._follow_session()
         self.stats.frames += 1
         self.stats.frame_times.append(time.monotonic())
@@ -108,40 +167,135 @@ class LiveLoop:
             plane = upd.plane
         verdict = self.gate.update(frame_bgr)
         self.last_verdict = verdict.to_json()
+        self._note("gate", state=verdict.state)
         happened: list[dict[str, Any]] = []
         if not verdict.read_now:
             self._done_for_this_still = False
-            self._candidate, self._candidate_count = None, 0
             self._reads = []
-        elif not self._done_for_this_still:
-            t0 = time.perf_counter()
-            reading = self.reader.read(frame_bgr, self.set_max)
-            self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
-            self.stats.readings += 1
-            self.last_reading = reading
-            seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
-            # games that tell tiles apart by more than their value (Build Up: the set colour)
-            # let their interpreter look at the picture first (issue 6)
-            observe = getattr(self.interpreter, "observe", None)
-            if observe is not None:
-                seen = observe(seen, frame_bgr, self.session.game)
-            if plane is not None:  # track in table millimetres (top faces: a tile's thickness up)
-                seen = [dataclasses.replace(s, corners=tuple(map(tuple, plane.to_table(
-                    s.corners, z_mm=TILE_TOP_MM)))) for s in seen]
-            if self._candidate is not None and _same_table(self._candidate, seen):
-                self._candidate_count += 1
-            else:
-                self._candidate, self._candidate_count = seen, 1
-            self._reads.append(seen)
-            if self._candidate_count >= self.agree:
-                happened = self._accept(seen)
-                self._done_for_this_still = True
-            elif len(self._reads) >= MAJORITY_OF:
-                # readings that keep flickering: take each tile seen in most of the last ones
-                happened = self._accept(_majority(self._reads[-MAJORITY_OF:]))
-                self._done_for_this_still = True
+        else:
+            small = small_grey(frame_bgr)
+            size = (frame_bgr.shape[1], frame_bgr.shape[0])
+            if self._done_for_this_still and self._reference is not None and \
+                    ChangedRegion(self._reference, small, size, REGION_DELTA).mask.any():
+                # the table changed although the gate saw no hand come and go (its frames were
+                # dropped while a reading ran): read again
+                self._note("rearmed")
+                self._done_for_this_still = False
+                self._reads = []
+            if not self._done_for_this_still:
+                happened = self._read_still(frame_bgr, small, plane)
         self._last_frame = frame_bgr
         return happened
+
+    def _read_still(self, frame_bgr: np.ndarray, small: np.ndarray,
+                    plane: Any) -> list[dict[str, Any]]:
+        """Read one frame of a still table (only around what changed since the last accepted
+        reading, see :meth:`_crop`), and accept the table once the readings agree."""
+        size = (frame_bgr.shape[1], frame_bgr.shape[0])
+        region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA,
+                               grow_px=REGION_GROW * self._tile_px)
+        box = self._crop(region)
+        seen: list[Seen] = []
+        if box is None or box[2] > box[0]:
+            x0, y0, x1, y1 = box if box is not None else (0, 0, size[0], size[1])
+            t0 = time.perf_counter()
+            reading = self.reader.read(frame_bgr[y0:y1, x0:x1] if box is not None else frame_bgr,
+                                       self.set_max)
+            self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
+            self._note("read", ms=round(self.stats.read_ms[-1], 1), tiles=len(reading.tiles),
+                       crop=None if box is None else [x1 - x0, y1 - y0])
+            self.stats.readings += 1
+            if box is not None:
+                reading = _shifted(reading, x0, y0)
+                # the annotated video: the new tiles of the crop over the earlier reading's others
+                self.last_reading = _merged(self.last_reading, reading, box)
+            else:
+                self.last_reading = reading
+            width = _tile_width_px(reading)
+            if width > 0:
+                self._tile_px = width
+            seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
+        # games that tell tiles apart by more than their value (Build Up: the set colour)
+        # let their interpreter look at the picture first (issue 6)
+        observe = getattr(self.interpreter, "observe", None)
+        if observe is not None:
+            seen = observe(seen, frame_bgr, self.session.game)
+        if plane is not None:  # track in table millimetres (top faces: a tile's thickness up)
+            seen = [dataclasses.replace(s, corners=tuple(map(tuple, plane.to_table(
+                s.corners, z_mm=TILE_TOP_MM)))) for s in seen]
+        self._reads.append(_Read(seen, region, plane, small))
+        self._note("region", changed=round(region.fraction, 4))
+        decided = self._agreement()
+        if decided is None:
+            return []
+        how, table = decided
+        self._note("agreed", how=how, reads=len(self._reads))
+        self._reference = small
+        self._done_for_this_still = True
+        return self._accept(table)
+
+    def _crop(self, region: ChangedRegion) -> tuple[int, int, int, int] | None:
+        """The part of the frame to read, ``(x0, y0, x1, y1)``: the changed region's bounding box
+        with a margin of :data:`CROP_MARGIN` tile widths, so every tile whose centre lies in the
+        region is whole in it; ``(0, 0, 0, 0)`` (read nothing) when nothing changed; None (read
+        the whole frame) when everything may have changed or the box would cover more than
+        :data:`CROP_MAX_AREA` of the frame. Before any tile was read (an empty table) the
+        tile's width is taken as the changed box's short side (at least a tile changed)."""
+        if self.read_whole or region.everything:
+            return None
+        ys, xs = np.nonzero(region.mask)
+        if len(xs) == 0:
+            return (0, 0, 0, 0)
+        w, h = region.frame_size
+        tile = self._tile_px
+        if tile <= 0:
+            tile = min(xs.max() - xs.min() + 1, ys.max() - ys.min() + 1) / region.scale
+        m = CROP_MARGIN * tile
+        x0 = max(0, int(np.floor(xs.min() / region.scale - m)))
+        y0 = max(0, int(np.floor(ys.min() / region.scale - m)))
+        x1 = min(w, int(np.ceil((xs.max() + 1) / region.scale + m)))
+        y1 = min(h, int(np.ceil((ys.max() + 1) / region.scale + m)))
+        if (x1 - x0) * (y1 - y0) > CROP_MAX_AREA * w * h:
+            return None
+        return (x0, y0, x1, y1)
+
+    def _agreement(self) -> tuple[str, list[Seen]] | None:
+        """The table to accept from this still table's readings so far, and how it was agreed
+        (``agree``: the last ``agree`` readings agree; ``majority``: after
+        :data:`MAJORITY_OF` readings that do not, each tile seen in most of them), or None to
+        read another frame.
+
+        Readings are compared only where the table changed since the last accepted reading
+        (the union of the readings' :class:`~vision.still.ChangedRegion`): a tile whose pixels
+        did not change keeps its accepted reading (it was confirmed then), so a reader that
+        flickers on an unchanged tile (a phantom, a tile missed now and then) does not hold up
+        the new one. Every tile in the changed region still needs ``agree`` agreeing readings
+        (or the majority), so a single-frame misread of what changed is never accepted."""
+        reads = self._reads
+        for how, n in (("agree", self.agree), ("majority", MAJORITY_OF)):
+            if len(reads) < n:
+                continue
+            last = reads[-n:]
+            region = last[0].region
+            for r in last[1:]:
+                region = region.union(r.region)
+            tables = [self._inside(r.seen, region, r.plane) for r in last]
+            if how == "agree":
+                if all(_same_table(a, b) for a, b in zip(tables, tables[1:])):
+                    return how, self._compose(tables[-1], region, last[-1].plane)
+            else:
+                return how, self._compose(_majority(tables), region, last[-1].plane)
+        return None
+
+    def _inside(self, seen: list[Seen], region: Any, plane: Any) -> list[Seen]:
+        return [s for s in seen if region.contains(_image_centre(s, plane))]
+
+    def _compose(self, inside: list[Seen], region: Any, plane: Any) -> list[Seen]:
+        """The agreed tiles of the changed region plus the accepted tiles outside it (the tiles
+        the tracking remembers as hidden under others are left to it)."""
+        kept = [b for b in self.baseline if not getattr(b, "hidden", False)
+                and not region.contains(_image_centre(b, plane))]
+        return inside + kept
 
     def _follow_session(self) -> None:
         if self.session_source is None:
@@ -153,7 +307,7 @@ class LiveLoop:
                 self.interpreter = interpreter_for(current.game.name)
             self.set_max = current.game.set_max
             self.baseline = []
-            self._candidate, self._candidate_count = None, 0
+            self._reference = None
             self._reads = []
 
     def relabels(self) -> dict[Tile, Tile]:
@@ -202,11 +356,13 @@ class LiveLoop:
     def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
         seen = self._relabel(seen)
         self.baseline = self._relabel(self.baseline)
+        self._note("relabelled")
         change = diff(self.baseline, seen)
         self.baseline = change.table  # the new reading with the layers watched being built
         self.stats.accepted += 1
         happened: list[dict[str, Any]] = []
         if change.empty:
+            self._note("unchanged")
             return happened
         present = {s.tile for s in seen}
         self.session.resolve_taken_back(present)
@@ -217,6 +373,9 @@ class LiveLoop:
             else:
                 result = self.session.submit(prop.entry, source="camera")
                 happened.append({"entry": prop.entry, "result": result.to_json()})
+        self._note("published", happened=len(happened),
+                   what=[h.get("notice") or f"{h['entry'].get('play')}:{h['result']['status']}"
+                         for h in happened])
         if self.on_event is not None:
             for h in happened:
                 self.on_event("camera", h)
@@ -242,12 +401,12 @@ class LiveLoop:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            frame = self.capture.get(timeout=0.5)
+            frame = self.capture.get_latest(timeout=0.5)  # frames queued during a reading are stale
             if frame is None:
                 if self.capture.ended:
                     return
                 continue
-            self.process(frame.frame_bgr)
+            self.process(frame.frame_bgr, frame.index)
             now = time.monotonic()
             if now - self._last_annotated >= ANNOTATE_EVERY_S:
                 self._last_annotated = now
@@ -293,6 +452,73 @@ class LiveLoop:
         """The last frame with every tile's value and confidence drawn on it, as JPEG."""
         with self._lock:
             return self._jpeg
+
+
+def reads_crops(reader: Any) -> bool:
+    """Whether ``reader`` reads a part of a frame as well as the whole, giving the tiles in the
+    part's own pixels: :class:`vision.read.Reader` does (it finds tiles in any picture); any
+    other reader (a test double that reports the scripted truth in frame pixels) only when it
+    says so with ``reads_crops = True``."""
+    flag = getattr(reader, "reads_crops", None)
+    if flag is not None:
+        return bool(flag)
+    from vision.read import Reader
+
+    return isinstance(reader, Reader)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One reading of a still table: its tiles (image pixels, or table mm with ``plane``), where
+    the frame differs from the last accepted one, and the frame's :func:`small_grey` picture."""
+
+    seen: list[Seen]
+    region: ChangedRegion
+    plane: Any
+    small: np.ndarray
+
+
+def _image_centre(s: Seen, plane: Any) -> np.ndarray:
+    """A tile's centre in image pixels (its corners are table mm when ``plane`` is given)."""
+    if plane is None:
+        return s.center
+    return plane.to_image(s.center.reshape(1, 2), z_mm=TILE_TOP_MM)[0]
+
+
+def _shifted(reading: Any, dx: int, dy: int) -> Any:
+    """A reading of a crop whose top left corner is at ``(dx, dy)``, in the whole frame's
+    pixels (corners and centres moved; everything else as read)."""
+    def move(t: Any) -> Any:
+        changes: dict[str, Any] = {"corners": tuple((x + dx, y + dy) for x, y in t.corners)}
+        if getattr(t, "center", None) is not None:
+            changes["center"] = (t.center[0] + dx, t.center[1] + dy)
+        return dataclasses.replace(t, **changes)
+
+    return dataclasses.replace(reading, tiles=tuple(move(t) for t in reading.tiles))
+
+
+def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int]) -> Any:
+    """``crop_reading`` (whole-frame pixels) plus the tiles of ``earlier`` whose centre lies
+    outside ``box``: what the annotated video shows after a crop was read."""
+    if earlier is None:
+        return crop_reading
+    x0, y0, x1, y1 = box
+    keep = []
+    for t in earlier.tiles:
+        cx, cy = np.asarray(t.corners, dtype=np.float64).mean(axis=0)
+        if not (x0 <= cx < x1 and y0 <= cy < y1):
+            keep.append(t)
+    return dataclasses.replace(crop_reading, tiles=tuple(crop_reading.tiles) + tuple(keep))
+
+
+def _tile_width_px(reading: Any) -> float:
+    """The median short side of the read tiles in image pixels (0 when none was read)."""
+    widths = []
+    for t in reading.tiles:
+        c = np.asarray(t.corners, dtype=np.float64)
+        if c.shape == (4, 2):
+            widths.append(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
+    return float(np.median(widths)) if widths else 0.0
 
 
 def _oriented(tile: Tile, read_halves: tuple[int, int]) -> tuple[int, int]:

@@ -124,3 +124,66 @@ class StillGate:
         if state == "stable":
             self._base = small
         return GateVerdict(state, state == "stable", motion, intrusion, MESSAGES[state])
+
+
+def small_grey(frame_bgr: np.ndarray) -> np.ndarray:
+    """The frame as the gate compares it: shrunk to :data:`SMALL_W` px wide, grey, blurred."""
+    return StillGate._small(frame_bgr)[0]
+
+
+class ChangedRegion:
+    """Where a still frame differs from a reference picture of the same table (the frame whose
+    reading was last accepted), for telling which tiles a new reading must confirm.
+
+    Both pictures are :func:`small_grey` ones. A pixel changed when it differs by more than
+    ``pixel_delta`` grey levels; single changed specks (sensor noise) are opened away, and the
+    rest is grown by ``grow_px`` full-size pixels so that a point of a tile that changed only
+    in part (a pip, an edge) is inside. ``reference=None`` (nothing accepted yet) means the whole
+    frame changed.
+    """
+
+    def __init__(self, reference: np.ndarray | None, current: np.ndarray,
+                 frame_size: tuple[int, int], pixel_delta: int = 18, grow_px: float = 0.0) -> None:
+        w, h = int(frame_size[0]), int(frame_size[1])
+        if w <= 0 or h <= 0:
+            raise ValueError(f"frame_size must be (width, height) in pixels, got {frame_size!r}")
+        self.frame_size = (w, h)
+        self.scale = current.shape[1] / float(w)  # small pixels per frame pixel
+        if reference is None or reference.shape != current.shape:
+            self.mask = np.ones(current.shape, bool)
+            return
+        changed = (cv2.absdiff(current, reference) > pixel_delta).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        r = int(np.ceil(grow_px * self.scale))
+        if r > 0 and changed.any():
+            changed = cv2.dilate(changed, cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        self.mask = changed > 0
+
+    @property
+    def fraction(self) -> float:
+        """The share of the frame that changed (0: nothing, 1: everything)."""
+        return float(self.mask.mean())
+
+    @property
+    def everything(self) -> bool:
+        return bool(self.mask.all())
+
+    def contains(self, point_px: np.ndarray | tuple[float, float]) -> bool:
+        """Whether a point (full-size frame pixels) lies in the changed region; points outside
+        the frame count as changed (nothing is known about them)."""
+        x, y = (float(v) for v in np.asarray(point_px, dtype=np.float64).reshape(2))
+        i, j = int(np.floor(y * self.scale)), int(np.floor(x * self.scale))
+        if not (0 <= i < self.mask.shape[0] and 0 <= j < self.mask.shape[1]):
+            return True
+        return bool(self.mask[i, j])
+
+    def union(self, other: "ChangedRegion") -> "ChangedRegion":
+        """Changed in either (both of the same frame size)."""
+        if other.mask.shape != self.mask.shape:
+            raise ValueError(f"cannot join changed regions of {self.mask.shape} and "
+                             f"{other.mask.shape} small pixels: frames of another size")
+        out = object.__new__(ChangedRegion)
+        out.frame_size, out.scale = self.frame_size, self.scale
+        out.mask = self.mask | other.mask
+        return out

@@ -42,3 +42,43 @@ class _T:
 @dataclass
 class _R:
     tiles: tuple
+
+
+def picture(table_bgr, tiles) -> "np.ndarray":
+    """``table_bgr`` with each tile drawn where it lies (a filled outline whose shade depends on
+    its value), so the live loop's pictures change where the scripted readings do."""
+    import cv2
+    import numpy as np
+
+    img = table_bgr.copy()
+    for s in tiles:
+        a, b = s.halves
+        shade = 150 + 9 * (a + b)
+        cv2.fillPoly(img, [np.round(np.asarray(s.corners)).astype(np.int32)], (shade, shade, shade))
+    return img
+
+
+def crop_offset(frame) -> tuple[int, int]:
+    """Where ``frame`` lies in the picture it was sliced from (the live loop reads a crop as a
+    numpy view of the frame): ``(x0, y0)``, or ``(0, 0)`` for a whole picture."""
+    base = frame.base
+    if base is None:
+        return (0, 0)
+    off = frame.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return (off % base.strides[0]) // base.strides[1], off // base.strides[0]
+
+
+def in_view(tiles, frame) -> tuple:
+    """The scripted tiles a reader given ``frame`` (a whole picture or a crop of one) sees:
+    those whole in it, in its own pixels; those partly in it come back cut."""
+    x0, y0 = crop_offset(frame)
+    h, w = frame.shape[:2]
+    out = []
+    for s in tiles:
+        corners = tuple((x - x0, y - y0) for x, y in s.corners)
+        inside = [0 <= x < w and 0 <= y < h for x, y in corners]
+        if not any(inside):
+            continue
+        out.append(_T(s.tile, s.halves, corners, s.confidence, tuple(s.alternatives),
+                      cut=not all(inside)))
+    return tuple(out)

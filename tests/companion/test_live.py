@@ -19,7 +19,7 @@ from companion.tracking import Seen, contacts_of, diff
 from vision.sources import CameraError
 from vision.still import StillGate
 from vision.virtual_camera import Faults, VirtualCamera
-from live_helpers import W, L, _R, _T, tile_at
+from live_helpers import W, L, _R, _T, in_view, picture, tile_at
 
 
 
@@ -81,8 +81,10 @@ def test_interpreter_flags_removals(tmp_path: Path) -> None:
 
 
 def test_unknown_game_for_camera() -> None:
-    with pytest.raises(ValueError, match="cannot follow buildup yet"):
-        interpreter_for("buildup")
+    # every game of the companion is followed now: an unknown name gets the clear refusal
+    with pytest.raises(ValueError, match="cannot follow mexicantrain yet; games it follows: "
+                                         "allfives"):
+        interpreter_for("mexicantrain")
 
 
 # --- still gate -----------------------------------------------------------------------------
@@ -118,6 +120,27 @@ def test_gate_rebases_after_a_lasting_change() -> None:
         gate.update(f)
     states = [gate.update(moved).state for _ in range(12)]
     assert "stable" in states
+
+
+def test_changed_region_finds_a_new_tile_and_ignores_sensor_noise() -> None:
+    from vision.still import ChangedRegion, small_grey
+
+    table = _table()
+    rng = np.random.default_rng(3)
+    noisy = np.clip(table + rng.normal(0, 3, table.shape), 0, 255).astype(np.uint8)
+    with_tile = picture(noisy, [tile_at(2, 3, 300, 200)])
+    size = (640, 360)
+    assert not ChangedRegion(small_grey(table), small_grey(noisy), size, 12).mask.any()
+    region = ChangedRegion(small_grey(table), small_grey(with_tile), size, 12, grow_px=10)
+    assert region.contains((300, 200)) and region.contains((300 + L / 2 + 5, 200))
+    assert not region.contains((100, 100)) and 0 < region.fraction < 0.05
+    other = ChangedRegion(small_grey(table), small_grey(picture(table, [tile_at(1, 1, 100, 100)])),
+                          size, 12)
+    both = region.union(other)
+    assert both.contains((100, 100)) and both.contains((300, 200))
+    assert ChangedRegion(None, small_grey(table), size).everything
+    with pytest.raises(ValueError, match="frame_size"):
+        ChangedRegion(None, small_grey(table), (0, 360))
 
 
 # --- virtual camera and capture thread ------------------------------------------------------
@@ -199,6 +222,18 @@ def test_capture_sees_frozen_and_stalled_cameras() -> None:
     assert "no pictures" in cap.status().message
 
 
+def test_capture_get_latest_skips_stale_frames() -> None:
+    table = _table()
+    cam = VirtualCamera([table] * 3, realtime=False)
+    cap = CaptureThread(lambda: cam, queue_size=3)
+    for _ in range(3):
+        cap._deliver(cam.read())
+    frame = cap.get_latest(timeout=0.1)
+    assert frame is not None and frame.index == 2  # the newest; the two older were stale
+    assert cap.status().dropped == 2
+    assert cap.get_latest(timeout=0.01) is None
+
+
 # --- the live loop with a scripted reader ---------------------------------------------------
 
 
@@ -206,12 +241,13 @@ def test_capture_sees_frozen_and_stalled_cameras() -> None:
 class ScriptedReader:
     """Reads the tiles the test says are on the table for the current frame."""
 
+    reads_crops = True  # in_view gives the tiles in the crop's own pixels
+
     def __init__(self) -> None:
         self.table: list[Seen] = []
 
     def read(self, frame_bgr, set_max):
-        return _R(tuple(_T(s.tile, s.halves, s.corners, s.confidence, s.alternatives)
-                        for s in self.table))
+        return _R(in_view(self.table, frame_bgr))
 
 
 def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
@@ -230,7 +266,7 @@ def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
     def show(tiles, frames=6):
         reader.table = list(tiles)
         out = []
-        for f in [hand] * 3 + [table] * frames:
+        for f in [hand] * 3 + [picture(table, tiles)] * frames:
             out += loop.process(f)
         return out
 
@@ -294,6 +330,8 @@ def test_flickering_readings_are_settled_by_majority(tmp_path: Path) -> None:
     phantom = tile_at(1, 1, 300, 300)
 
     class Flicker:
+        reads_crops = True
+
         def __init__(self) -> None:
             self.k = 0
             self.script = [[spinner], [spinner, phantom], [spinner], [spinner, right],
@@ -302,15 +340,128 @@ def test_flickering_readings_are_settled_by_majority(tmp_path: Path) -> None:
         def read(self, frame_bgr, set_max):
             tiles = self.script[min(self.k, len(self.script) - 1)]
             self.k += 1
-            return _R(tuple(_T(t.tile, t.halves, t.corners, t.confidence) for t in tiles))
+            return _R(in_view(tiles, frame_bgr))
 
     loop = LiveLoop(s, Flicker(), gate=StillGate(still_frames=2), agree=2)
     table = _table()
     from vision.virtual_camera import add_hand
     hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
-    for f in [table] * 6:  # reads: [5-5], [5-5 1-1], [5-5] -> majority [5-5]
+    for f in [picture(table, [spinner])] * 6:  # reads: [5-5], [5-5 1-1], [5-5] -> [5-5]
         loop.process(f)
     assert [h["text"] for h in s.history] == ["Ann plays 5-5"]
-    for f in [hand] * 3 + [table] * 6:  # reads: [5-5 0-5], [5-5], [5-5 0-5] -> both
+    # reads: [5-5 0-5], [5-5], [5-5 0-5] -> both
+    for f in [hand] * 3 + [picture(table, [spinner, right])] * 6:
         loop.process(f)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+
+
+# --- agreement where the table changed, crops, re-arming -----------------------------------
+
+class ScriptReader:
+    """Reads, call after call, the tables of a script (the last one repeats); records the size
+    of every picture it was given."""
+
+    reads_crops = True
+
+    def __init__(self, script) -> None:
+        self.script, self.k, self.shapes = script, 0, []
+
+    def read(self, frame_bgr, set_max):
+        tiles = self.script[min(self.k, len(self.script) - 1)]
+        self.k += 1
+        self.shapes.append(frame_bgr.shape[:2])
+        return _R(in_view(tiles, frame_bgr))
+
+
+def _two_plays(tmp_path: Path, second_reads, agree: int = 2, read_whole: bool = False):
+    """Ann's 5-5 (read right twice), then Bob's 0-5 read as ``second_reads`` says, frame after
+    frame; returns the session, the loop and the reader."""
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    s = _session(tmp_path)
+    reader = ScriptReader([[spinner], [spinner]] + [list(r) for r in second_reads])
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=agree)
+    loop.trace = []
+    loop.read_whole = read_whole
+    from vision.virtual_camera import add_hand
+    table = _table()
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    for f in [picture(table, [spinner])] * 5 + [hand] * 3 + [picture(table, [spinner, right])] * 8:
+        loop.process(f)
+    return s, loop, reader
+
+
+def _agreed(loop: LiveLoop) -> list[str]:
+    return [e.detail["how"] for e in loop.trace if e.stage == "agreed"]
+
+
+def test_a_single_frame_misread_of_the_new_tile_is_never_accepted(tmp_path: Path) -> None:
+    """What agreement protects against: one frame in which the reader gets the new tile wrong
+    (a pip misread: 0-5 read as 0-6; or the tile missed) never reaches the log or an alert:
+    the tile counts only once two consecutive readings agree on it (or most of three do)."""
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    misread = tile_at(6, 0, 100 + W / 2 + L / 2 + 1, 100)
+    for reads in ([[spinner, misread], [spinner, right], [spinner, right]],
+                  [[spinner], [spinner, right], [spinner, right]],
+                  [[spinner, right], [spinner, misread], [spinner, right]]):
+        s, loop, _ = _two_plays(tmp_path / str(len(list(tmp_path.iterdir()))), reads)
+        assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+        assert s.state()["alerts"] == []
+    # the same misread in two frames in a row is what agreement cannot tell from the truth:
+    # it counts (here the rules refuse 0-6 against the 5-5 and a person is asked)
+    s, loop, _ = _two_plays(tmp_path / "twice", [[spinner, misread], [spinner, misread]])
+    assert [(a["kind"], a["entry"]["play"]) for a in s.state()["alerts"]] == [("illegal", "0-6")]
+
+
+def test_flicker_on_unchanged_tiles_does_not_hold_up_the_new_one(tmp_path: Path) -> None:
+    """A reader that keeps flickering on tiles that did not change (a phantom, the spinner
+    missed now and then) used to need a majority of three readings of the whole table; only
+    the changed region is compared now, so two readings settle the new tile, and the unchanged
+    tiles keep their accepted reading."""
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    phantom = tile_at(1, 1, 400, 250)
+    # whole frames, so the reader sees the far phantom (a crop would not even contain it)
+    s, loop, reader = _two_plays(tmp_path, [[spinner, right, phantom], [spinner, right]],
+                                 read_whole=True)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+    assert _agreed(loop) == ["agree", "agree"] and reader.k == 4  # two readings each
+    assert {str(t.tile) for t in loop.baseline} == {"5-5", "0-5"}
+    assert s.state()["alerts"] == []
+
+
+def test_only_the_changed_region_is_read_after_the_first_reading(tmp_path: Path) -> None:
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    s, loop, reader = _two_plays(tmp_path, [[spinner, right], [spinner, right]])
+    assert [h["text"] for h in s.history][-1] == "Bob plays 0-5 on 5-5"
+    assert reader.shapes[0] == (360, 640)  # nothing accepted yet: the whole frame
+    crops = reader.shapes[2:]
+    assert crops and all(h * w < 0.5 * 360 * 640 for h, w in crops)
+    # the whole frame every time when asked to
+    s, loop, reader = _two_plays(tmp_path / "whole", [[spinner, right]], read_whole=True)
+    assert [h["text"] for h in s.history][-1] == "Bob plays 0-5 on 5-5"
+    assert set(reader.shapes) == {(360, 640)}
+
+
+def test_a_change_the_gate_did_not_see_is_read(tmp_path: Path) -> None:
+    """The hand's frames were dropped while a reading ran: the gate saw a still table
+    throughout, but the picture no longer matches the accepted one, so it is read again."""
+    s = _session(tmp_path)
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    reader = ScriptedReader()
+    # a gate that misses the change, as when the frames with the hand were dropped
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2, motion_threshold=0.05), agree=2)
+    table = _table()
+    reader.table = [spinner]
+    for f in [picture(table, [spinner])] * 5:
+        loop.process(f)
+    reader.table = [spinner, right]
+    states = []
+    for f in [picture(table, [spinner, right])] * 4:
+        loop.process(f)
+        states.append(loop.last_verdict["state"])
+    assert "motion" not in states and "hand" not in states  # the gate saw nothing happen
     assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
