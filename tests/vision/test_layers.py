@@ -278,3 +278,17 @@ def test_reader_layers_on_a_rendered_stack_follow_the_estimator() -> None:
     rg = reader.read(scene.image_bgr, scene.truth["set_max"], geometry=geom)
     want_g = estimate_layers(scene.image_bgr, list(rg.tiles), geom)
     assert [t.layer for t in rg.tiles] == [e.layer for e in want_g]
+
+
+def test_layerlive_measures_the_readers_layers_and_refuses_training_seeds() -> None:
+    from vision.render import layerlive
+    from vision.render.errors import RenderSpecError
+
+    out = layerlive.evaluate(1, layerlive.DEFAULT_SEED, 0)
+    cold = out["cold"]
+    assert cold["must_report"] > 0 and 0 <= cold["found"] <= cold["must_report"]
+    assert 0 <= cold["image_right"] <= cold["found"]
+    assert 0.0 <= cold["image_accuracy_on_found"] <= 1.0
+    assert "watched" not in out
+    with pytest.raises(RenderSpecError, match="training seed"):
+        layerlive.evaluate(1, 5, 0)
