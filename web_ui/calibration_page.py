@@ -1,7 +1,9 @@
 """The "Table setup" page: the stored calibration, the camera frame, and calibrating from it.
 
 The same steps as ``domino-companion calibrate --image`` (:mod:`calibration.calibrate`), run on
-the newest frame of the dashboard's frame source (``app.extensions["frames"]``):
+the newest frame of the dashboard's frame source (``app.extensions["frames"]``), or on a photo
+uploaded to the page (taken by the table camera from where it stands; it is used instead of the
+camera frame until it is forgotten or the server restarts):
 
 =====================================  ========================================================
 ``GET  /calibration``                  the page: stored calibration, camera frame, the form
@@ -19,7 +21,12 @@ the newest frame of the dashboard's frame source (``app.extensions["frames"]``):
                                        ``image_size`` big); the plane as ``calibrate --corners``
                                        makes it (:func:`calibration.calibrate.manual_plane`),
                                        saved like the marker calibration
-``GET  /calibration/frame.jpg``        the newest camera frame (404 without a camera)
+``POST /api/calibration/photo``        the photo to calibrate from: the PNG or JPEG file as the
+                                       body (at most :data:`PHOTO_MAX_BYTES`); answers its
+                                       ``width`` and ``height``
+``POST /api/calibration/photo/forget`` back to the camera frame
+``GET  /calibration/frame.jpg``        the picture calibrated from: the uploaded photo, else the
+                                       newest camera frame (404 without either)
 ``GET  /calibration/preview.png``      the last run's preview: markers outlined with ids, the
                                        play area outline, the top-down view, the problems
 ``GET  /calibration/topdown.png``      the last run's rectified top-down view of the play area
@@ -66,13 +73,24 @@ bp = Blueprint("calibration_page", __name__)
 #: What the page says when the dashboard has no frame source.
 NO_CAMERA_HELP = ("There is no camera in this mode, so there is no picture to calibrate from. "
                   "Start the companion with the camera, e.g. `domino-companion run --camera 0`, "
-                  "and open this page again; or calibrate from a photo in a terminal with "
+                  "and open this page again; or upload a photo taken by the table camera from "
+                  "where it stands (below), or calibrate from one in a terminal with "
                   "`domino-companion calibrate --image table.jpg --table-mm 600x450`.")
+#: Largest photo upload, in bytes.
+PHOTO_MAX_BYTES = 20 * 1024 * 1024
 
 #: Limits on the form values, in mm (the printed markers go from 15 to 124 mm).
 MARKER_MM_RANGE = (10.0, 200.0)
 TABLE_MM_RANGE = (30.0, 5000.0)
 TOPDOWN_PX_PER_MM = 1.0
+
+
+@dataclass(frozen=True)
+class Photo:
+    """A photo uploaded to calibrate from: the decoded picture and its JPEG for the page."""
+
+    bgr: np.ndarray
+    jpeg: bytes
 
 
 @dataclass
@@ -224,6 +242,43 @@ def latest_frame_bgr() -> np.ndarray | None:
     return frame_bgr
 
 
+def calibration_picture() -> tuple[np.ndarray | None, str]:
+    """The picture to calibrate from and where it came from (the uploaded photo, else the
+    newest camera frame), or None and what to do."""
+    photo: Photo | None = current_app.extensions.get("calibration_photo")
+    if photo is not None:
+        return photo.bgr, "uploaded photo"
+    if current_app.extensions.get("frames") is None:
+        return None, NO_CAMERA_HELP
+    frame_bgr = latest_frame_bgr()
+    if frame_bgr is None:
+        return None, ("the camera has sent no usable frame yet: check that it is connected and "
+                      "pointing at the table, then try again")
+    return frame_bgr, "dashboard camera frame"
+
+
+def decode_photo(data: bytes) -> np.ndarray:
+    """An uploaded PNG or JPEG decoded to BGR, or CalibrationRequestError saying what is wrong."""
+    from vision.read import MAX_PIXELS, header_size
+
+    if not data:
+        raise CalibrationRequestError("no photo in the request: send the PNG or JPEG file as "
+                                      "the body")
+    size = header_size(data[:65536])
+    if size is None:
+        raise CalibrationRequestError("the upload is not a PNG or JPEG photo")
+    if size[0] * size[1] > MAX_PIXELS:
+        raise CalibrationRequestError(f"the photo is {size[0]}x{size[1]} px, more than "
+                                      f"{MAX_PIXELS / 1e6:.0f} megapixels: scale it down")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CalibrationRequestError("the photo cannot be decoded (a damaged PNG or JPEG?)")
+    if min(image.shape[:2]) < 64:
+        raise CalibrationRequestError(f"the photo is {image.shape[1]}x{image.shape[0]} px: too "
+                                      "small to calibrate from; use the camera's full size")
+    return image
+
+
 def _png(image_bgr: np.ndarray) -> bytes:
     ok, buf = cv2.imencode(".png", image_bgr)
     if not ok:
@@ -231,7 +286,8 @@ def _png(image_bgr: np.ndarray) -> bytes:
     return buf.tobytes()
 
 
-def calibrate_frame(frame_bgr: np.ndarray, layout: MarkerLayout, folder: Path) -> CalibrationRun:
+def calibrate_frame(frame_bgr: np.ndarray, layout: MarkerLayout, folder: Path,
+                    source: str = "dashboard camera frame") -> CalibrationRun:
     """``domino-companion calibrate --image`` on one frame: check the set-up (with the stored
     lens when there is one), write ``preview.png``, save ``table.json`` when a plane was found."""
     camera: CameraModel | None = None
@@ -259,15 +315,15 @@ def calibrate_frame(frame_bgr: np.ndarray, layout: MarkerLayout, folder: Path) -
         margin = layout.marker_mm
         topdown_png = _png(rectify(frame_bgr, plane, TOPDOWN_PX_PER_MM, margin_mm=margin))
         made_at = datetime.now(UTC).isoformat(timespec="seconds")
-        path = save_plane(plane, folder, extra={"source": "dashboard camera frame",
-                                                "made_at": made_at})
+        path = save_plane(plane, folder, extra={"source": source, "made_at": made_at})
         result.update(saved=True, path=str(path), table={**plane_summary(plane),
                                                           "made_at": made_at})
     return CalibrationRun(preview_png, topdown_png, result)
 
 
 def calibrate_corners(frame_bgr: np.ndarray, corners_px: np.ndarray,
-                      table_mm: tuple[float, float], folder: Path) -> CalibrationRun:
+                      table_mm: tuple[float, float], folder: Path,
+                      source: str = "dashboard camera frame") -> CalibrationRun:
     """``domino-companion calibrate --corners`` on one frame: the plane from the tapped corners
     (:func:`calibration.calibrate.manual_plane`, with the stored lens when there is one), the
     preview (the tapped corners marked) and top-down images, ``table.json`` saved. Raises
@@ -294,7 +350,7 @@ def calibrate_corners(frame_bgr: np.ndarray, corners_px: np.ndarray,
     write_atomic(folder / PREVIEW_FILE, preview_png, keep_previous=False)
     topdown_png = _png(rectify(frame_bgr, plane, TOPDOWN_PX_PER_MM))
     made_at = datetime.now(UTC).isoformat(timespec="seconds")
-    path = save_plane(plane, folder, extra={"source": "dashboard camera frame, corners by hand",
+    path = save_plane(plane, folder, extra={"source": f"{source}, corners by hand",
                                             "made_at": made_at})
     result: dict[str, Any] = {
         "saved": True, "path": str(path), "problems": problems,
@@ -314,66 +370,87 @@ def page() -> ResponseReturnValue:
     """The Table setup page."""
     frames = current_app.extensions.get("frames")
     last: CalibrationRun | None = current_app.extensions.get("calibration_run")
+    has_photo = current_app.extensions.get("calibration_photo") is not None
+    has_frame = frames is not None and frames.latest() is not None
     return render_template("calibration.html", csrf=csrf_token(), controller=is_controller(),
-                           has_camera=frames is not None,
-                           has_frame=frames is not None and frames.latest() is not None,
+                           has_camera=frames is not None, has_frame=has_frame,
+                           has_photo=has_photo, has_picture=has_photo or has_frame,
                            no_camera_help=NO_CAMERA_HELP, last=last.result if last else None,
                            **stored_calibration())
 
 
 @bp.get("/api/calibration")
 def state() -> ResponseReturnValue:
-    """The stored calibration, whether there is a camera, the last result."""
+    """The stored calibration, whether there is a camera or an uploaded photo, the last
+    result."""
     frames = current_app.extensions.get("frames")
     last: CalibrationRun | None = current_app.extensions.get("calibration_run")
     return jsonify(**stored_calibration(), camera=frames is not None,
+                   photo=current_app.extensions.get("calibration_photo") is not None,
                    no_camera_help=None if frames is not None else NO_CAMERA_HELP,
                    last=last.result if last else None)
 
 
 @bp.post("/api/calibration")
 def calibrate() -> ResponseReturnValue:
-    """Calibrate from the newest camera frame (see the module docstring)."""
+    """Calibrate from the markers in the uploaded photo or the newest camera frame (see the
+    module docstring)."""
     try:
         layout = parse_form(request.get_json(silent=True))
     except CalibrationRequestError as exc:
         return jsonify(error=str(exc)), 400
-    if current_app.extensions.get("frames") is None:
-        return jsonify(error=NO_CAMERA_HELP), 409
-    frame_bgr = latest_frame_bgr()
+    frame_bgr, source = calibration_picture()
     if frame_bgr is None:
-        return jsonify(error="the camera has sent no usable frame yet: check that it is "
-                             "connected and pointing at the table, then try again"), 409
+        return jsonify(error=source), 409
     with _lock():
-        run = calibrate_frame(frame_bgr, layout, calibration_folder())
+        run = calibrate_frame(frame_bgr, layout, calibration_folder(), source)
         current_app.extensions["calibration_run"] = run
     return jsonify(run.result)
 
 
 @bp.post("/api/calibration/corners")
 def calibrate_by_corners() -> ResponseReturnValue:
-    """The manual four-corner fallback on the newest camera frame (see the module docstring).
-    Corners tapped on a picture of another size than the frame (the page shows the JPEG of the
-    annotated video) are scaled to the frame."""
+    """The manual four-corner fallback on the uploaded photo or the newest camera frame (see the
+    module docstring). Corners tapped on a picture of another size than the frame (the page
+    shows the JPEG of the annotated video) are scaled to the frame."""
     try:
         corners, (tap_w, tap_h), table_mm = parse_corners_form(request.get_json(silent=True))
     except CalibrationRequestError as exc:
         return jsonify(error=str(exc)), 400
-    if current_app.extensions.get("frames") is None:
-        return jsonify(error=NO_CAMERA_HELP), 409
-    frame_bgr = latest_frame_bgr()
+    frame_bgr, source = calibration_picture()
     if frame_bgr is None:
-        return jsonify(error="the camera has sent no usable frame yet: check that it is "
-                             "connected and pointing at the table, then try again"), 409
+        return jsonify(error=source), 409
     h, w = frame_bgr.shape[:2]
     corners_px = corners * [w / tap_w, h / tap_h]
     with _lock():
         try:
-            run = calibrate_corners(frame_bgr, corners_px, table_mm, calibration_folder())
+            run = calibrate_corners(frame_bgr, corners_px, table_mm, calibration_folder(), source)
         except CalibrationError as exc:
             return jsonify(error=str(exc)), 400
         current_app.extensions["calibration_run"] = run
     return jsonify(run.result)
+
+
+@bp.post("/api/calibration/photo")
+def upload_photo() -> ResponseReturnValue:
+    """Keep an uploaded photo (the body: a PNG or JPEG file) to calibrate from."""
+    request.max_content_length = PHOTO_MAX_BYTES
+    try:
+        image = decode_photo(request.get_data(cache=False))
+    except CalibrationRequestError as exc:
+        return jsonify(error=str(exc)), 400
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    if not ok:
+        raise RuntimeError("OpenCV could not encode a JPEG image")
+    current_app.extensions["calibration_photo"] = Photo(image, jpeg.tobytes())
+    return jsonify(photo=True, width=int(image.shape[1]), height=int(image.shape[0]))
+
+
+@bp.post("/api/calibration/photo/forget")
+def forget_photo() -> ResponseReturnValue:
+    """Calibrate from the camera frame again."""
+    current_app.extensions.pop("calibration_photo", None)
+    return jsonify(photo=False)
 
 
 def _image(data: bytes | None, what: str, mimetype: str,
@@ -385,6 +462,9 @@ def _image(data: bytes | None, what: str, mimetype: str,
 
 @bp.get("/calibration/frame.jpg")
 def frame_jpg() -> ResponseReturnValue:
+    photo: Photo | None = current_app.extensions.get("calibration_photo")
+    if photo is not None:
+        return _image(photo.jpeg, "photo", "image/jpeg")
     frames = current_app.extensions.get("frames")
     latest = frames.latest() if frames is not None else None
     fix = ("start the companion with a camera (`domino-companion run --camera 0`)"

@@ -130,3 +130,48 @@ def test_tapping_the_four_corners_calibrates_when_markers_are_missing(tmp_path: 
     px_per_screen_px = natural[0] / box["width"]
     assert np.abs(plane.table_corners_px() - np.array(taps)).max() < 3.0 * px_per_screen_px
     assert errors == []
+
+
+def test_a_photo_uploaded_without_a_camera_is_calibrated_from(tmp_path: Path) -> None:
+    """No camera: upload a photo from the page (file chooser), calibrate from its markers."""
+    import cv2
+    from playwright.sync_api import sync_playwright
+
+    spec, frame = _scene(SEED)
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), frame)
+    live = Live(tmp_path / "srv")
+    errors: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+            try:
+                context = browser.new_context(viewport={"width": 1024, "height": 768})
+                context.set_default_timeout(8000)
+                page = context.new_page()
+                page.on("console", lambda m: errors.append(f"console: {m.text}")
+                        if m.type == "error" else None)
+                page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+                page.goto(live.url + "/")
+                page.wait_for_selector("#live.ok")
+                pair_in_page(page, live)
+                page.goto(live.url + "/calibration")
+                page.wait_for_selector("#no-camera")
+                assert page.locator("#cal-form").count() == 0
+                page.set_input_files("#photo-file", str(photo))
+                page.click("#photo-submit")
+                page.wait_for_selector("#cal-form")  # the page reloads with the photo
+                assert "Uploaded photo" in page.inner_text("#camera-card h2")
+                page.wait_for_function("document.getElementById('frame').naturalWidth > 0")
+                for name, value in _form(spec).items():
+                    page.fill(f"#cal-form input[name={name}]", str(value))
+                page.click("#cal-submit")
+                page.wait_for_selector("#cal-result.cal-ok")
+                context.close()
+            finally:
+                browser.close()
+    finally:
+        live.close()
+    plane, _ = load_plane(Path(live.app.config["DATA_DIR"]))
+    assert plane is not None and plane.method == "markers"
+    assert errors == []

@@ -6,6 +6,7 @@ served through ``StillFrames`` the way the live camera loop serves its frames.""
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -325,3 +326,96 @@ def test_corners_without_token_pairing_or_camera_are_refused(tmp_path: Path) -> 
         pair(c, no_camera)
         resp = post(c, "/api/calibration/corners", body)
         assert resp.status_code == 409 and "--camera" in resp.get_json()["error"]
+
+
+# ---- an uploaded photo instead of the camera frame ----------------------------------------
+
+
+def _png_bytes(image_bgr: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".png", image_bgr)
+    assert ok
+    return buf.tobytes()
+
+
+def _upload(c: Any, data: bytes, csrf: bool = True) -> Any:
+    from webui_helpers import csrf_of
+
+    headers = {"X-CSRF-Token": csrf_of(c)} if csrf else {}
+    return c.post("/api/calibration/photo", data=data, headers=headers,
+                  content_type="image/png")
+
+
+def test_calibrates_from_an_uploaded_photo_without_a_camera(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    app = make_app(tmp_path)  # no camera
+    with app.test_client() as c:
+        pair(c, app)
+        assert 'id="photo-form"' in c.get("/calibration").get_data(as_text=True)
+        resp = _upload(c, _png_bytes(frame))
+        assert resp.status_code == 200, resp.get_json()
+        assert resp.get_json() == {"photo": True, "width": frame.shape[1],
+                                   "height": frame.shape[0]}
+        html = c.get("/calibration").get_data(as_text=True)
+        assert "Uploaded photo" in html and 'id="cal-form"' in html and 'id="tap-area"' in html
+        shown = c.get("/calibration/frame.jpg")
+        assert shown.status_code == 200 and shown.mimetype == "image/jpeg"
+        assert c.get("/api/calibration").get_json()["photo"] is True
+        got = post(c, "/api/calibration", _form(spec)).get_json()
+        assert got["saved"] is True and got["markers_missing"] == []
+        assert json.loads((_cal_dir(app) / TABLE_FILE).read_text())["extra"]["source"] \
+            == "uploaded photo"
+        corners = post(c, "/api/calibration/corners", _corners_body(frame, spec, 1.0))
+        assert corners.status_code == 200 and corners.get_json()["table"]["method"] == "manual"
+        assert post(c, "/api/calibration/photo/forget").get_json() == {"photo": False}
+        assert c.get("/calibration/frame.jpg").status_code == 404
+        assert post(c, "/api/calibration", _form(spec)).status_code == 409
+
+
+def test_an_uploaded_photo_is_used_instead_of_the_camera_frame(tmp_path: Path) -> None:
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, np.full_like(frame, 90))  # the camera sees no markers
+    with app.test_client() as c:
+        pair(c, app)
+        assert post(c, "/api/calibration", _form(spec)).get_json()["saved"] is False
+        assert _upload(c, _png_bytes(frame)).status_code == 200
+        assert 'id="photo-forget"' in c.get("/calibration").get_data(as_text=True)
+        assert post(c, "/api/calibration", _form(spec)).get_json()["saved"] is True
+        post(c, "/api/calibration/photo/forget")
+        assert post(c, "/api/calibration", _form(spec)).get_json()["saved"] is False
+
+
+@pytest.mark.parametrize("data, status, words", [
+    (b"", 400, "no photo"),
+    (b"hello, this is not a picture" * 4, 400, "not a PNG or JPEG"),
+    (b"\x89PNG\r\n\x1a\n" + b"\x00" * 200, 400, "not a PNG or JPEG"),
+    ("truncated", 400, "cannot be decoded"),
+    ("tiny", 400, "too small"),
+    ("huge", 413, ""),
+])
+def test_bad_uploads_are_refused_and_keep_nothing(tmp_path: Path, data: Any, status: int,
+                                                  words: str) -> None:
+    _, frame = _scene(SEED)
+    if data == "truncated":
+        data = _png_bytes(frame)[:5000]
+    elif data == "tiny":
+        data = _png_bytes(frame[:32, :32])
+    elif data == "huge":
+        data = _png_bytes(frame)[:64] + bytes(21 * 1024 * 1024)
+    app = make_app(tmp_path)
+    with app.test_client() as c:
+        pair(c, app)
+        resp = _upload(c, data)
+        assert resp.status_code == status
+        assert words in (resp.get_json() or {}).get("error", "")
+    assert "calibration_photo" not in app.extensions
+
+
+def test_uploads_need_pairing_and_the_token(tmp_path: Path) -> None:
+    _, frame = _scene(SEED)
+    app = make_app(tmp_path)
+    with app.test_client() as c:
+        c.get("/calibration")
+        assert _upload(c, _png_bytes(frame), csrf=False).status_code == 403
+        assert _upload(c, _png_bytes(frame)).status_code == 403  # spectator
+        assert post(c, "/api/calibration/photo/forget").status_code == 403
+    assert "calibration_photo" not in app.extensions

@@ -1,12 +1,50 @@
 // Table setup page: calibrate from the markers (POST /api/calibration) or, as the fallback,
-// from the four play-area corners tapped on the camera frame (POST /api/calibration/corners);
-// show what each found.
+// from the four play-area corners tapped on the picture (POST /api/calibration/corners); the
+// picture is the camera frame or an uploaded photo (POST /api/calibration/photo); show what
+// each found.
 "use strict";
 (function () {
-  const form = document.getElementById("cal-form");
-  if (!form) return;
   const token = document.querySelector('meta[name="csrf-token"]').content;
   const controller = document.body.dataset.controller === "yes";
+
+  // ---- the picture: an uploaded photo instead of the camera frame ----------------------
+  const photoForm = document.getElementById("photo-form");
+  const photoResult = document.getElementById("photo-result");
+  async function photoPost(path, body, type) {
+    photoResult.className = "";
+    photoResult.textContent = "Sending…";
+    let resp, data;
+    try {
+      resp = await fetch(path, {method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": type, "X-CSRF-Token": token}, body: body});
+      data = await resp.json();
+    } catch (err) {
+      photoResult.className = "cal-bad";
+      photoResult.textContent = "The server did not answer: " + err;
+      return;
+    }
+    if (!resp.ok) {
+      photoResult.className = "cal-bad";
+      photoResult.textContent = data.error || ("refused (" + resp.status + ")");
+      return;
+    }
+    window.location.reload();  // the page shows the new picture and the calibration forms
+  }
+  if (photoForm) {
+    photoForm.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const file = document.getElementById("photo-file").files[0];
+      if (file) photoPost("/api/calibration/photo", file, file.type || "application/octet-stream");
+    });
+    const forget = document.getElementById("photo-forget");
+    if (forget) {
+      forget.addEventListener("click", () =>
+        photoPost("/api/calibration/photo/forget", "{}", "application/json"));
+    }
+  }
+
+  const form = document.getElementById("cal-form");
+  if (!form) return;
   const showImage = (id, url) => {
     const img = document.getElementById(id);
     img.src = url + "?t=" + Date.now();
