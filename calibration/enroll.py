@@ -21,7 +21,8 @@ profile): tiles are also looked for on the frame redrawn light-face / dark-pips 
 colours (:func:`normalise_to_profile`), every found tile must have a face near an enrolled face
 colour (:func:`face_distance`), and where both pictures found a tile the more confident reading
 is kept. Measured at ``python -m calibration.bench --reading-only`` (docs/benchmarks.md): more
-tiles read right for every tile family (coloured sets most), and far fewer false tiles.
+tiles read right for every tile family (coloured sets most) and fewer false tiles overall (most
+of them table patterns the tile finder took for tiles; on light sets one or two more).
 :meth:`SetProfile.expected_tile_px` is a tile-size prior at any table position and
 :meth:`SetProfile.nearest_set` says whose set a tile belongs to.
 """
@@ -427,8 +428,9 @@ def hints_from(path: str | os.PathLike[str] | None = None, required: bool = Fals
 
 #: A tile found on the plain frame is kept when its face is within this Lab distance of an
 #: enrolled face colour; one found only on the profile-normalised frame must be within
-#: :data:`KEEP_VIEW_DISTANCE`. Chosen at the calibration bench (seeds 300-319, docs/benchmarks.md)
-#: among 45/60/80/100 and 45/60 for the fewest false tiles at the most tiles read right.
+#: :data:`KEEP_VIEW_DISTANCE`. Chosen on rendered seeds 300-319 of the reading bench (profiles
+#: from truth corners) among 45/60/80/100 (plain) and 20/30/45/60 (view) for the most tiles read
+#: right, then the fewest false tiles; checked on seeds 400-419 (docs/benchmarks.md).
 KEEP_FACE_DISTANCE = 80.0
 KEEP_VIEW_DISTANCE = 45.0
 
