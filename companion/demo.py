@@ -57,8 +57,8 @@ def recording_path(game: str) -> Path:
 
 
 def _same_play(a: dict[str, Any] | None, b: dict[str, Any] | None) -> bool:
-    keys = ("player", "play", "on", "pass", "end_round", "draw", "remove", "bid", "trump",
-            "discard")
+    keys = ("player", "play", "on", "at", "level", "pass", "end_round", "draw", "remove", "bid",
+            "trump", "discard")
     if a is None or b is None:
         return a is b
     from companion.moves import Move

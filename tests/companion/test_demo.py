@@ -180,3 +180,12 @@ def test_headless_stackernoes_demo_ends_with_the_true_scores() -> None:
     assert result["scores"] == result["truth"]["scores"]
     assert result["winner"] == result["truth"]["winner"]
     assert rc == 0 and result["matches_truth"]
+
+
+def test_same_play_compares_stackernoes_cells_and_level() -> None:
+    from companion.demo import _same_play
+
+    truth = {"player": "Ann", "play": "4-5", "at": [[-3, 0], [-2, 0]], "level": 2}
+    assert _same_play(dict(truth, source="camera", confidence=0.9), truth)
+    assert not _same_play(dict(truth, at=[[-2, 0], [-1, 0]]), truth)
+    assert not _same_play(dict(truth, level=1), truth)
