@@ -227,6 +227,7 @@ def enroll_bench(seeds: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> list[dict[str, An
         true_mm = case.truth["style"]["tile_mm"][:2]
         purity = cluster_purity(prof, groups)
         # the same photo through the reader's tile finder instead of the truth corners
+        detector: tuple[int, tuple[float, float] | None, list[int] | str]
         try:
             via = enroll_photo(case.image_bgr, plane, n_sets=len(cols) if cols else 1)
             detector = (via.n_tiles, via.tile_mm, [s.tiles for s in via.sets])

@@ -270,8 +270,8 @@ def run(args: argparse.Namespace) -> int:
     lens_dir = Path(args.lens) if args.lens else out_dir
     if (lens_dir / LENS_FILE).exists():
         camera, problems_lens = load_lens(lens_dir)
-        for p in problems_lens:
-            print(f"lens calibration: {p}", file=sys.stderr)
+        for text in problems_lens:
+            print(f"lens calibration: {text}", file=sys.stderr)
         if camera is not None:
             print(f"lens calibration: {lens_dir / LENS_FILE}")
 

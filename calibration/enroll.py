@@ -383,7 +383,7 @@ def load_profile(folder: str | os.PathLike[str] | None = None
                  ) -> tuple[SetProfile | None, list[str]]:
     """The stored set profile (falling back to the previous file) and the problems met."""
     loaded = load_versioned(calibration_dir(folder) / PROFILE_FILE, PROFILE_KIND, PROFILE_VERSION,
-                            validate=lambda d: SetProfile.from_dict(d) and None)
+                            validate=_check_profile)
     if loaded.data is None:
         return None, loaded.problems
     return SetProfile.from_dict(loaded.data), loaded.problems
