@@ -14,7 +14,9 @@ whose turn it is, ``on`` the stack top it covers; the covering rules, the turn a
 are the rules core's to check (an illegal play raises its alert). When the tile lies over more
 than one known tile, the one the rules accept is chosen; when none of the tiles under it is a
 stack top the rules know (the camera misread it), the tops sharing a half with what was read
-there are tried, likeliest first, and a person is asked (confidence at most 0.5). A tile whose colour was read as
+there are tried, likeliest first, and a person is asked (confidence at most 0.5); when nothing
+known lies under it (the camera lost sight of that stack) and the covering rules let the tile
+go on one top only, that top is the guess a person is asked about. A tile whose colour was read as
 another player's set is proposed as read, so the rules say whose set it is. Several tiles at
 once are played in the order read, each asking a person (confidence at most 0.5). A tile added
 over nothing known is a notice (it went on the table, or the camera missed the stack under it);
@@ -182,6 +184,12 @@ class BuildUpInterpreter:
                 continue
             tile = s.tile if s.tile.colour else s.tile.with_colour(trial.colour[player])
             tops, guessed = _tops_under(change.under.get(s, []), trial)
+            if not tops:
+                # nothing known under it (the camera lost sight of that stack's top): when the
+                # covering rules let the tile go on one top only, that is the guess to ask about
+                fits = [t for t in trial.tops() if _accepts(trial, Move.play(player, tile, t))]
+                if len(fits) == 1:
+                    tops, guessed = fits, True
             if not tops:
                 out.append(Proposal(None, f"{tile} was laid, but not on a stack top the camera "
                                           "knows: if it was played, enter the play on the tablet",

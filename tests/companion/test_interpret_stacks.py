@@ -251,3 +251,16 @@ def test_stackernoes_grid_needs_known_tiles(tmp_path: Path) -> None:
     s.submit(entry)
     low, high = grid_estimate(_on_cells(4, 6, (2, 0), (3, 0)), s.game, table)
     assert np.allclose(low, [2, 0], atol=0.05) and np.allclose(high, [3, 0], atol=0.05)
+
+
+def test_a_tile_over_a_lost_stack_guesses_the_one_top_it_may_cover(tmp_path: Path) -> None:
+    s = _session(tmp_path)
+    table = _layout_seen()
+    before = diff([], _observed(s, table)).table
+    # the camera lost sight of Ann's 4-5 stack; her 3-6 (9) is then seen there over nothing
+    # known: 4-5 is the only top of total 9, so that is the guess, and a person is asked
+    lost = [x for x in before if x.tile != Tile.parse("red:4-5")]
+    laid = table[:1] + table[2:] + [(_at("3-6", 1, 0, 1.0, 1.0), RED)]
+    (p,) = BuildUpInterpreter().proposals(diff(lost, _observed(s, laid)), s.game)
+    assert (p.entry["play"], p.entry["on"]) == ("red:3-6", "red:4-5")
+    assert p.entry["confidence"] <= 0.5
