@@ -1,6 +1,10 @@
 """Find every face-up domino tile in an uncalibrated photo, also in touching chains.
 
-The method, stage by stage (every function is pure: arrays in, values out):
+:func:`detect_tiles` first asks the learned tile finder (:mod:`vision.tile_finder`, a small
+segmentation network trained only on rendered scenes) for the tiles it sees, each sized by
+itself; the classical stages below (:func:`classical_detect`) then add tiles only where the
+network found none (:data:`MODE`). The classical method, stage by stage (every function is
+pure: arrays in, values out):
 
 1. **Face masks.** Tile faces are flat and either much brighter and more neutral than what is
    around them (ivory or white sets: the per-pixel minimum of B, G, R) or much darker (black
@@ -841,8 +845,9 @@ def _far_divider(patch: np.ndarray, lo_a: float, hi_a: float, lo_b: float, wid: 
     return lo_a, hi_a
 
 
-def detect_tiles(frame_bgr: np.ndarray) -> Detection:
-    """Every face-up tile in a BGR frame (uint8, (H, W, 3)); see the module docstring."""
+def classical_detect(frame_bgr: np.ndarray) -> Detection:
+    """Every face-up tile in a BGR frame (uint8, (H, W, 3)) by the classical stages 1-4 of the
+    module docstring (face maps, a per-frame tile width, grid covers, divider verification)."""
     img_h, img_w = frame_bgr.shape[:2]
     min_area = (MIN_TILE_WIDTH_PX ** 2) * 2
     max_area = MAX_BLOB_FRACTION * img_w * img_h
@@ -943,3 +948,119 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     w_used = float(np.median(found))
     refined = _refined(kept, ink_maps, w_used, img_w, img_h)
     return Detection(refined, w_used, warnings)
+
+
+# ------------------------------------------------------------------------------------------
+# 5. the learned tile finder in front of the classical stages
+
+#: How the learned finder and the classical stages are combined (see :func:`detect_tiles`).
+#: "net": the network's tiles only; "both": the network's tiles, then classical tiles where no
+#: network tile lies; "classical": the classical stages alone (for comparison).
+MODE = "pool"
+#: A classical tile is added only when it overlaps every network tile by less than this
+#: fraction of its own area.
+NET_OVERLAP = 0.2
+#: Added to a network tile's evidence when pooled with classical tiles (MODE "pool").
+NET_BONUS = 0.0
+#: In MODE "pool", a network tile that no classical tile overlaps needs this kernel score.
+NET_MIN_SCORE = 0.88
+#: In MODE "pool", a classical tile needs this mean network face probability inside it.
+FACE_SUPPORT = 0.5
+#: In MODE "pool", network tiles must show a divider (not only pips).
+STRICT_NET = False
+#: Network tiles must show a divider or pips (as classical tiles must) when True.
+VERIFY_NET = True
+#: Network tiles' outlines are moved onto their top faces (:func:`refine_quad`) when True.
+REFINE_NET = False
+
+
+def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray) -> tuple[tuple[float, float, int], str]:
+    """Divider contrast, rim fill and pips of a quad (:func:`_divider_score` on the quad warped
+    upright), for the better of the two ink maps, and that map's name."""
+    along = float(np.linalg.norm((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2))
+    across = float(np.linalg.norm(corners[1] - corners[0]))
+    length, width = max(4, int(round(along))), max(2, int(round(across)))
+    dst = np.array([[0, 0], [0, width], [length, width], [length, 0]], np.float32)
+    hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    best: tuple[tuple[float, float, int], str] | None = None
+    for name, fmap in ink_maps.items():
+        patch = cv2.warpPerspective(fmap, hom, (length, width), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        got = (_divider_score(patch, 0.0, 0.0, float(length), float(width), float(width)), name)
+        if best is None or _evidence(*got[0]) > _evidence(*best[0]):
+            best = got
+    assert best is not None
+    return best
+
+
+def _overlap_fraction(a: np.ndarray, b: np.ndarray) -> float:
+    """Area of quad ``a`` inside quad ``b``, as a fraction of ``a``'s area."""
+    pa, pb = cv2.convexHull(a.astype(np.float32)), cv2.convexHull(b.astype(np.float32))
+    area = cv2.contourArea(pa)
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    return float(inter / area)
+
+
+def detect_tiles(frame_bgr: np.ndarray) -> Detection:
+    """Every face-up tile in a BGR frame (uint8, (H, W, 3)).
+
+    The learned tile finder (:mod:`vision.tile_finder`) gives the tiles it sees, each with its
+    own size; with :data:`MODE` ``"both"`` the classical stages (:func:`classical_detect`) then
+    add the tiles that lie where the network found none. ``tile_width_px`` is the median short
+    side of the tiles found. A missing or broken model file raises
+    :class:`vision.tile_finder.TileFinderError` naming the file and how to rebuild it.
+    """
+    from vision.tile_finder import face_support, shared_finder
+
+    if MODE == "classical":
+        return classical_detect(frame_bgr)
+    img_h, img_w = frame_bgr.shape[:2]
+    found, net_maps, net_scale = shared_finder().find_with_maps(frame_bgr)
+    maps = face_maps(frame_bgr)
+    ink_maps = {"light": maps["light"], "dark": maps["dark"]}
+    tiles: list[TileCandidate] = []
+    scores: list[float] = []
+    for f in found:
+        (divider, fill, pips), polarity = _quad_score(ink_maps, f.corners)
+        cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
+        if VERIFY_NET and not cand.is_tile:
+            continue
+        tiles.append(cand)
+        scores.append(f.score)
+    if REFINE_NET:
+        widths = [float(np.linalg.norm(t.corners[1] - t.corners[0])) for t in tiles]
+        tiles = [_refined([t], ink_maps, w, img_w, img_h)[0] for t, w in zip(tiles, widths)]
+    warnings: list[str] = []
+    if MODE == "pool":
+        classical = classical_detect(frame_bgr)
+        def confirmed(t: TileCandidate) -> bool:
+            return any(_overlap_fraction(t.corners, c.corners) >= NET_OVERLAP
+                       or _overlap_fraction(c.corners, t.corners) >= NET_OVERLAP
+                       for c in classical.tiles)
+        pool = [(_evidence(t.divider, t.fill, t.pips) + NET_BONUS, t) for t, sc in zip(tiles, scores)
+                if (not STRICT_NET or t.divider >= MIN_DIVIDER_SCORE)
+                and (sc >= NET_MIN_SCORE or confirmed(t))]
+        pool += [(_evidence(t.divider, t.fill, t.pips), t) for t in classical.tiles
+                 if face_support(net_maps[1], net_scale, t.corners) >= FACE_SUPPORT]
+        pool.sort(key=lambda p: -p[0])
+        tiles = []
+        for _, t in pool:
+            if all(_overlap_fraction(t.corners, k.corners) < NET_OVERLAP
+                   and _overlap_fraction(k.corners, t.corners) < NET_OVERLAP for k in tiles):
+                tiles.append(t)
+        if not tiles:
+            warnings = classical.warnings
+    if MODE == "both":
+        classical = classical_detect(frame_bgr)
+        for t in classical.tiles:
+            if all(_overlap_fraction(t.corners, n.corners) < NET_OVERLAP for n in tiles):
+                tiles.append(t)
+        if not tiles:
+            warnings = classical.warnings
+    widths = [float(np.linalg.norm(t.corners[1] - t.corners[0])) for t in tiles if not t.cut]
+    width = float(np.median(widths)) if widths else None
+    if not tiles and not warnings:
+        warnings = ["no face-up tile found in the picture"]
+    return Detection(tiles, width, warnings)

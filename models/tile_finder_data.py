@@ -1,0 +1,226 @@
+"""Training crops for the tile finder (``tile_finder.onnx``), drawn only by the project's renderer.
+
+Each sample is a ``CROP`` x ``CROP`` BGR crop of a rendered picture, at the scale the finder
+works at (see :mod:`vision.tile_finder`), and three target planes at half that resolution:
+
+- ``kernel``: the visible top face of every face-up tile shrunk about its centre to
+  ``vision.tile_finder.KERNEL_SHRINK`` of its length and width (touching tiles give separate
+  blobs);
+- ``face``: the whole visible top face of every face-up tile;
+- ``weight``: where the loss counts (0 over face-up tiles that are mostly hidden, whose truth is
+  ambiguous, and over padding).
+
+Face-down tiles, hands, markers and table decorations are background. Which tile shows at a
+pixel is worked out from the ground truth: top faces painted lower layers first and far to near
+within a layer, face-down tiles included, then the hands over everything.
+
+Scenes come from :func:`vision.render.random_scene_spec` (training seeds < 1,000,000 and training
+looks only, or held-out seeds and looks for validation), a part of them pinned to stacking
+games (tiles on tiles), and close-ups of single tiles from :func:`vision.render.closeup.render_closeup`
+(as the real single-tile phone photos are). Every sample is drawn from its own generator
+``np.random.default_rng((run_seed, split, index))``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import multiprocessing
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.render import HELD_OUT_SEED_MIN, random_scene_spec, render_scene
+from vision.render.closeup import render_closeup
+from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE
+
+#: Side of a training crop, input pixels (the targets are half of it).
+CROP = 192
+#: Seeds of close-ups start here (training close-ups: this + index; held-out: + 1,000,000).
+CLOSEUP_SEED0 = 500_000
+#: Targets are drawn this many times finer than the crop and averaged down.
+SUPER = 4
+#: A face-up tile at least this visible is a tile to find; less visible ones are not scored.
+MIN_VISIBLE = 0.6
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Crops ``(N, CROP, CROP, 3)`` uint8 and targets ``(N, 3, CROP/2, CROP/2)`` uint8
+    (kernel, face, weight; 0..255)."""
+
+    images: np.ndarray
+    targets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+
+def _depth_order(tiles: list[dict], camera: dict) -> list[int]:
+    """Tile indices in drawing order: lower layers first, far to near within a layer."""
+    cx, cy = camera["center_mm"][0], camera["center_mm"][1]
+    def key(i: int) -> tuple[int, float]:
+        x, y = tiles[i]["table_mm"]["center"]
+        return tiles[i]["layer"], -math.hypot(x - cx, y - cy)
+    return sorted(range(len(tiles)), key=key)
+
+
+def _shrunk(corners: np.ndarray, factor: float) -> np.ndarray:
+    c = corners.mean(axis=0)
+    return c + (corners - c) * factor
+
+
+def rasterise(tiles: list[dict], order: list[int], hands: list[np.ndarray], to_crop, size: tuple[int, int]
+              ) -> np.ndarray:
+    """Kernel, face and weight planes (uint8 0..255, the fraction of each pixel covered;
+    ``size`` = (w, h)) of ``tiles`` under the map ``to_crop`` (points (N, 2) in picture pixels
+    -> crop pixels)."""
+    w, h = size[0] * SUPER, size[1] * SUPER
+    shift = 4
+    ids = np.full((h, w), -1, np.int32)
+
+    def poly(pts: np.ndarray) -> np.ndarray:
+        # OpenCV fills every pixel whose centre is on or inside the outline, a pixel too many
+        # across; drawn SUPER times finer and averaged down, that is 1/SUPER px.
+        fine = (to_crop(pts) + 0.5) * SUPER - 0.5
+        return np.round(fine * (1 << shift)).astype(np.int32).reshape(-1, 1, 2)
+
+    for i in order:
+        cv2.fillPoly(ids, [poly(np.asarray(tiles[i]["corners"], np.float64))], int(i),
+                     lineType=cv2.LINE_8, shift=shift)
+    for hand in hands:
+        if len(hand) >= 3:
+            cv2.fillPoly(ids, [poly(np.asarray(hand, np.float64))], -2, shift=shift)
+    kernel = np.zeros((h, w), np.uint8)
+    face = np.zeros((h, w), np.uint8)
+    weight = np.full((h, w), 255, np.uint8)
+    for i, t in enumerate(tiles):
+        if not t.get("face_up"):
+            continue
+        own = ids == i
+        if float(t.get("visible", 0.0)) < MIN_VISIBLE and not t.get("cut"):
+            weight[own] = 0
+            continue
+        face[own] = 255
+        k = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(k, [poly(_shrunk(np.asarray(t["corners"], np.float64), KERNEL_SHRINK))], 255,
+                     shift=shift)
+        kernel[(k > 0) & own] = 255
+    return np.stack([cv2.resize(p, size, interpolation=cv2.INTER_AREA)
+                     for p in (kernel, face, weight)])
+
+
+def _half(planes: np.ndarray) -> np.ndarray:
+    """Planes at half resolution (area average: soft targets at the edges)."""
+    return np.stack([cv2.resize(p, (p.shape[1] // 2, p.shape[0] // 2), interpolation=cv2.INTER_AREA)
+                     for p in planes])
+
+
+def scene_samples(image_bgr: np.ndarray, truth: dict, rng: np.random.Generator, crops: int
+                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``crops`` samples of one rendered scene: the picture scaled as the finder scales it
+    (with a random factor of 0.7..1.45 on top), cut at a tile (most crops) or anywhere."""
+    tiles = truth["tiles"]
+    order = _depth_order(tiles, truth["camera"])
+    hands = [np.asarray(p, np.float64) for p in truth.get("hands", [])]
+    h0, w0 = image_bgr.shape[:2]
+    wanted = [t for t in tiles if t.get("face_up") and t.get("visible", 0) >= MIN_VISIBLE]
+    out = []
+    for _ in range(crops):
+        s = WORK_SIDE / max(h0, w0) * math.exp(rng.uniform(math.log(0.7), math.log(1.45)))
+        sw, sh = max(1, round(w0 * s)), max(1, round(h0 * s))
+        img = cv2.resize(image_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+        if wanted and rng.random() < 0.8:
+            c = np.asarray(wanted[int(rng.integers(len(wanted)))]["center"]) * s
+            c = c + rng.uniform(-0.4, 0.4, 2) * CROP
+        else:
+            c = np.array([rng.uniform(0, sw), rng.uniform(0, sh)])
+        x0 = int(round(min(max(c[0] - CROP / 2, 0), max(sw - CROP, 0))))
+        y0 = int(round(min(max(c[1] - CROP / 2, 0), max(sh - CROP, 0))))
+        crop = np.zeros((CROP, CROP, 3), np.uint8)
+        part = img[y0:y0 + CROP, x0:x0 + CROP]
+        crop[:part.shape[0], :part.shape[1]] = part
+        sx, sy = sw / w0, sh / h0
+
+        def to_crop(pts: np.ndarray, sx=sx, sy=sy, x0=x0, y0=y0) -> np.ndarray:
+            return (pts + 0.5) * (sx, sy) - 0.5 - (x0, y0)
+
+        planes = rasterise(tiles, order, hands, to_crop, (CROP, CROP))
+        if part.shape[0] < CROP or part.shape[1] < CROP:  # padding: reflect, not scored
+            crop = cv2.copyMakeBorder(part, 0, CROP - part.shape[0], 0, CROP - part.shape[1],
+                                      cv2.BORDER_REFLECT_101)
+            planes[2, part.shape[0]:, :] = 0
+            planes[2, :, part.shape[1]:] = 0
+        out.append((crop, _half(planes)))
+    return out
+
+
+def closeup_sample(seed: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One close-up of a single tile at the side the finder gives small photos
+    (:data:`vision.tile_finder.CLOSE_UP_SIDE`), drawn smaller now and then and padded."""
+    side = CLOSE_UP_SIDE if rng.random() < 0.6 else int(rng.integers(CLOSE_UP_SIDE // 2, CLOSE_UP_SIDE))
+    shot = render_closeup(seed, size=side)
+    corners = shot.corners
+    tile = {"corners": corners.tolist(), "face_up": True, "visible": 1.0, "cut": False}
+    planes = rasterise([tile], [0], [], lambda p: p, (side, side))
+    img = shot.image_bgr
+    if side < CROP:
+        pad = CROP - side
+        ox, oy = int(rng.integers(0, pad + 1)), int(rng.integers(0, pad + 1))
+        img = cv2.copyMakeBorder(img, oy, pad - oy, ox, pad - ox, cv2.BORDER_REFLECT_101)
+        full = np.zeros((3, CROP, CROP), np.uint8)
+        full[:, oy:oy + side, ox:ox + side] = planes
+        planes = full
+    elif side > CROP:
+        raise ValueError(f"close-up side {side} is larger than the crop {CROP}")
+    return img, _half(planes)
+
+
+def scene_constraints(index: int) -> dict:
+    """Pins for training scene ``index``: every fifth a stacking game (tiles on tiles), every
+    seventh a double-fifteen set, the rest left to the renderer."""
+    if index % 5 == 4:
+        return {"game": ("stackernoes", "buildup")[(index // 5) % 2]}
+    if index % 7 == 3:
+        return {"set_max": 15}
+    return {}
+
+
+def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    kind, index, run_seed, held_out, crops = job
+    rng = np.random.default_rng((run_seed, int(held_out), index, 0 if kind == "scene" else 1))
+    try:
+        if kind == "closeup":
+            seed = CLOSEUP_SEED0 + index + (HELD_OUT_SEED_MIN if held_out else 0)
+            return [closeup_sample(seed, rng)], ""
+        if held_out:
+            spec = random_scene_spec(HELD_OUT_SEED_MIN + 500_000 + index, held_out=True)
+        else:
+            spec = random_scene_spec(index, **scene_constraints(index))
+        scene = render_scene(spec)
+    except ValueError as exc:  # a renderer failure is counted, never ends a run
+        return [], f"{kind} {index}: {type(exc).__name__}: {exc}"
+    return scene_samples(scene.image_bgr, scene.truth, rng, crops), ""
+
+
+def make_samples(scenes: int, closeups: int, crops: int, held_out: bool, run_seed: int,
+                 workers: int, label: str, skipped: list[str]) -> Samples:
+    """Samples of ``scenes`` scenes (``crops`` each) and ``closeups`` close-ups of one split."""
+    jobs = ([("scene", i, run_seed, held_out, crops) for i in range(scenes)]
+            + [("closeup", i, run_seed, held_out, 1) for i in range(closeups)])
+    images, targets = [], []
+    start = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        for k, (got, error) in enumerate(pool.imap(_job, jobs, chunksize=4)):
+            if error:
+                skipped.append(error)
+                print(f"{label}: skipped {error}", file=sys.stderr)
+            for img, tgt in got:
+                images.append(img)
+                targets.append(tgt)
+            if (k + 1) % 100 == 0 or k + 1 == len(jobs):
+                print(f"{label}: {k + 1}/{len(jobs)} jobs, {len(images)} samples, "
+                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return Samples(np.stack(images), np.stack(targets))

@@ -1,0 +1,422 @@
+"""Train the tile finder on rendered scenes and export ``models/tile_finder.onnx``.
+
+The tile finder (:mod:`vision.tile_finder`) is a small fully convolutional network that marks,
+for a picture scaled to the finder's working size, the shrunk centre ("kernel") and the whole
+visible top face of every face-up tile. Everything it learns from is drawn by the project's own
+renderer (:mod:`models.tile_finder_data`): training seeds and training looks only; validation
+on held-out seeds and looks (seeds 1,500,000 and up, not used by ``domino-companion evaluate``);
+no photograph is ever read.
+
+Rebuild (torch is not a dependency of the project; install the CPU build first)::
+
+    pip install torch==2.13.0 && pip install -e '.[train]'
+    python models/train_tile_finder.py --seed 7
+
+Writes ``tile_finder.onnx``, ``tile_finder.json`` (metadata, figures, sha256) and
+``tile_finder.md`` (the model card) into ``--out`` (default: this folder). ``--cache DIR`` keeps
+the rendered samples between runs (they depend only on the data arguments and the renderer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the data module sits beside this script
+
+from tile_finder_data import CROP, MIN_VISIBLE, Samples, make_samples  # noqa: E402
+from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE  # noqa: E402
+
+#: Channels of the encoder levels (1/2, 1/4, 1/8, 1/16 of the input).
+CHANNELS = (12, 24, 40, 64)
+#: Mean and spread the network's first layer takes off its BGR 0..255 input.
+MEAN, STD = 128.0, 64.0
+
+
+# ----------------------------------------------------------------------------- model
+
+
+def _conv(c_in: int, c_out: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(c_in, c_out, 3, stride=stride, padding=1, bias=False),
+                         nn.BatchNorm2d(c_out), nn.ReLU(inplace=True))
+
+
+class TileFinderNet(nn.Module):
+    """A small U-Net: a stride-2 3x3 stem, three stride-2 stages (each a strided 3x3 conv and a
+    3x3 conv), and a decoder that brings each coarser level up (bilinear x2 after a 1x1 conv) and
+    adds it to the skip of the finer level before a 3x3 conv. Output: two logit maps (kernel,
+    face) at half the input resolution. Input height and width must be multiples of 16."""
+
+    def __init__(self, channels: tuple[int, ...] = CHANNELS) -> None:
+        super().__init__()
+        c1, c2, c3, c4 = channels
+        self.stem = _conv(3, c1, 2)
+        self.down2 = nn.Sequential(_conv(c1, c2, 2), _conv(c2, c2))
+        self.down3 = nn.Sequential(_conv(c2, c3, 2), _conv(c3, c3))
+        self.down4 = nn.Sequential(_conv(c3, c4, 2), _conv(c4, c4))
+        self.lat3 = nn.Conv2d(c4, c3, 1)
+        self.up3 = _conv(c3, c3)
+        self.lat2 = nn.Conv2d(c3, c2, 1)
+        self.up2 = _conv(c2, c2)
+        self.lat1 = nn.Conv2d(c2, c1, 1)
+        self.up1 = _conv(c1, c1)
+        self.head = nn.Conv2d(c1, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s1 = self.stem(x)
+        s2 = self.down2(s1)
+        s3 = self.down3(s2)
+        s4 = self.down4(s3)
+        u = self.up3(s3 + F.interpolate(self.lat3(s4), scale_factor=2.0, mode="bilinear",
+                                        align_corners=False))
+        u = self.up2(s2 + F.interpolate(self.lat2(u), scale_factor=2.0, mode="bilinear",
+                                        align_corners=False))
+        u = self.up1(s1 + F.interpolate(self.lat1(u), scale_factor=2.0, mode="bilinear",
+                                        align_corners=False))
+        return self.head(u)
+
+
+class Exported(nn.Module):
+    """What ships: ``(1, 3, H, W)`` float32 BGR 0..255 in, ``(1, 2, H/2, W/2)`` probabilities
+    (kernel, face) out."""
+
+    def __init__(self, net: TileFinderNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, image: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.net((image - MEAN) / STD))
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def _augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Quarter turns and mirrors (images and targets alike), and per-image brightness, contrast
+    and colour gains (images only)."""
+    k = int(torch.randint(0, 4, (1,), generator=g))
+    x, y = torch.rot90(x, k, (2, 3)), torch.rot90(y, k, (2, 3))
+    if float(torch.rand(1, generator=g)) < 0.5:
+        x, y = x.flip(3), y.flip(3)
+    n = len(x)
+    gain = 1.0 + 0.25 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
+    colour = 1.0 + 0.08 * (torch.rand(n, 3, 1, 1, generator=g) * 2 - 1)
+    offset = 30.0 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = ((x - mean) * gain + mean + offset) * colour
+    return x.clamp(0, 255), y
+
+
+def _loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Weighted BCE plus soft dice, kernel counted twice as much as face."""
+    t = target[:, :2]
+    w = target[:, 2:3]
+    bce = F.binary_cross_entropy_with_logits(logits, t, reduction="none") * w
+    bce = bce.sum(dim=(0, 2, 3)) / w.sum().clamp(min=1.0)
+    p = torch.sigmoid(logits) * w
+    inter = (p * t).sum(dim=(0, 2, 3))
+    dice = 1 - (2 * inter + 1) / (p.sum(dim=(0, 2, 3)) + (t * w).sum(dim=(0, 2, 3)) + 1)
+    per = bce + dice
+    return 2.0 * per[0] + per[1]
+
+
+def _batch(data: Samples, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    idx = index.numpy()
+    x = torch.from_numpy(data.images[idx]).permute(0, 3, 1, 2).float()
+    y = torch.from_numpy(data.targets[idx]).float() / 255.0
+    return x, y
+
+
+def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
+          lr: float, budget_s: float) -> dict:
+    """AdamW with a one-cycle learning rate over ``epochs``; stops early at ``budget_s``."""
+    g = torch.Generator().manual_seed(seed)
+    steps = epochs * ((len(data) + batch - 1) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    start = time.perf_counter()
+    done = 0
+    history = []
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(data), generator=g)
+        total, n = 0.0, 0
+        for first in range(0, len(order), batch):
+            x, y = _batch(data, order[first:first + batch])
+            x, y = _augment(x, y, g)
+            loss = _loss(net((x - MEAN) / STD), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            done += 1
+            total += float(loss.detach()) * len(x)
+            n += len(x)
+            if done % 100 == 0:
+                print(f"  step {done}/{steps}: loss {total / n:.4f}, "
+                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+        elapsed = time.perf_counter() - start
+        history.append(round(total / n, 4))
+        print(f"epoch {epoch + 1}/{epochs}: loss {total / n:.4f}, {elapsed:.0f} s",
+              file=sys.stderr, flush=True)
+        if elapsed > budget_s and epoch + 1 < epochs:
+            print(f"time budget {budget_s:.0f} s reached after epoch {epoch + 1}", file=sys.stderr)
+            break
+    return {"epochs_run": len(history), "steps": done, "loss_per_epoch": history,
+            "seconds": round(time.perf_counter() - start)}
+
+
+@torch.no_grad()
+def pixel_figures(net: TileFinderNet, data: Samples, batch: int = 32) -> dict:
+    """Kernel and face IoU (probability >= 0.5 against target >= 0.5, scored pixels only)."""
+    net.eval()
+    inter = np.zeros(2)
+    union = np.zeros(2)
+    for first in range(0, len(data), batch):
+        x, y = _batch(data, torch.arange(first, min(first + batch, len(data))))
+        p = torch.sigmoid(net((x - MEAN) / STD)) >= 0.5
+        t = y[:, :2] >= 0.5
+        w = y[:, 2:3] >= 0.5
+        inter += ((p & t) & w).sum(dim=(0, 2, 3)).numpy()
+        union += ((p | t) & w).sum(dim=(0, 2, 3)).numpy()
+    iou = inter / np.maximum(union, 1)
+    return {"kernel_iou": round(float(iou[0]), 4), "face_iou": round(float(iou[1]), 4),
+            "samples": len(data)}
+
+
+def export(net: TileFinderNet, path: Path) -> None:
+    """ONNX (opset 17) with dynamic height and width, normalisation and sigmoid inside."""
+    net.eval()
+    wrapped = Exported(net).eval()
+    dummy = torch.zeros(1, 3, 64, 96)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(wrapped, (dummy,), str(path), input_names=["image"],
+                          output_names=["maps"], opset_version=17, dynamo=False,
+                          dynamic_axes={"image": {2: "height", 3: "width"},
+                                        "maps": {2: "height_half", 3: "width_half"}})
+
+
+def renderer_version() -> str:
+    """The last commit that changed ``vision/render`` (with ``+dirty`` for local changes)."""
+    root = HERE.parent
+    try:
+        commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", "vision/render"],
+                                cwd=root, capture_output=True, text=True, check=True).stdout
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "vision/render"],
+                               cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (no git)"
+    return commit.strip() + ("+dirty" if dirty.strip() else "")
+
+
+def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str]) -> Samples:
+    """The samples of one split, from ``--cache`` when they are there (else made and kept)."""
+    scenes = args.heldout_scenes if held_out else args.scenes
+    closeups = args.heldout_closeups if held_out else args.closeups
+    crops = 2 if held_out else args.crops
+    name = (f"{'heldout' if held_out else 'train'}_s{scenes}_c{closeups}_k{crops}"
+            f"_seed{args.seed}.npz")
+    path = args.cache / name if args.cache is not None else None
+    if path is not None and path.is_file():
+        with np.load(path) as z:
+            skipped.extend(json.loads(str(z["skipped"])))
+            print(f"samples from {path}", file=sys.stderr)
+            return Samples(z["images"], z["targets"])
+    mine: list[str] = []
+    data = make_samples(scenes, closeups, crops, held_out, args.seed, args.workers,
+                        "held-out" if held_out else "train", mine)
+    skipped.extend(mine)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, images=data.images, targets=data.targets, skipped=json.dumps(mine))
+    return data
+
+
+# ----------------------------------------------------------------------------- model card
+
+
+def card_text(meta: dict) -> str:
+    """The model card (``tile_finder.md``) for the metadata ``meta`` (``tile_finder.json``)."""
+    tr = meta["training"]
+    rend = tr["renderer"]
+    fit = tr["fit"]
+    px = meta["pixel_figures"]
+    lines = [
+        "# Tile finder (`tile_finder.onnx`)",
+        "",
+        "Marks every face-up domino tile's top face in a picture, so that touching tiles come "
+        "apart and each tile gets its own size. Used by the reader's detector "
+        "(`vision.detect.detect_tiles`) through `vision.tile_finder.TileFinder`; the "
+        "post-processing is OpenCV only.",
+        "",
+        "## Input and output",
+        "",
+        f"- Input `{meta['input']['name']}`: float32 `(1, 3, H, W)`, {meta['input']['meaning']}. "
+        f"The picture is scaled so its long side is {meta['input']['work_side']} px "
+        f"({meta['input']['close_up_side']} px for pictures under "
+        "`vision.tile_finder.SMALL_SIDE` px, such as close-ups of one tile); the network "
+        "takes off mean 128 and divides by 64 itself.",
+        f"- Output `{meta['output']['name']}`: float32 `(1, 2, H/2, W/2)`, "
+        f"{meta['output']['meaning']}.",
+        f"- Network: a small U-Net (stride-2 stem, three stride-2 stages of 3x3 conv + batch "
+        f"norm + ReLU, channels {meta['channels']}, a decoder adding 1x1-projected, bilinearly "
+        f"upsampled coarse levels to the skips); {meta['weights']:,} weights; ONNX opset 17, "
+        f"dynamic H and W; {meta['bytes']:,} bytes; sha256 `{meta['sha256']}`.",
+        "- Post-processing (`vision.tile_finder.tiles_from_kernel`): kernel map to working "
+        "size (bilinear), threshold 0.5, connected blobs, minimum-area rectangle grown by "
+        f"1/{meta['kernel_shrink']}, back to image pixels; a blob at the border or a grown "
+        "outline leaving the picture is a cut tile.",
+        "",
+        "## Training data",
+        "",
+        f"- Only scenes drawn by the project's renderer `vision.render` (commit "
+        f"`{rend['commit']}`): training seeds {rend['training_seeds']}, training tile and "
+        "table families only (held-out looks `marbled` tiles and `stone` tables never seen), "
+        f"{tr['crops_per_scene']} crops of {tr['crop']} px per scene at the working scale "
+        "times 0.7..1.45, most centred near a tile; close-ups of single ivory tiles "
+        f"(`vision.render.closeup`, seeds {rend['closeup_seeds']}): {tr['samples']:,} samples. "
+        "No photograph was used for training or tuning.",
+        f"- Targets: face-up tiles at least {tr['min_visible']} visible (or cut by the frame); "
+        "face-up tiles less visible are not scored; face-down tiles, hands, markers are "
+        "background. Which tile shows at a pixel comes from the ground truth (top faces "
+        "painted lower layers first, far to near, hands over all).",
+        f"- Training: AdamW, one-cycle learning rate {meta['lr']}, batch {meta['batch']}, "
+        "weighted BCE + soft dice (kernel counted twice), quarter turns, mirrors, brightness, "
+        f"contrast and colour gains; {fit['epochs_run']} epochs, {fit['steps']} steps, "
+        f"{fit['seconds']} s on a 2-core CPU shared with other jobs; losses per epoch "
+        f"{fit['loss_per_epoch']}. Seed {meta['seed']} (`torch.manual_seed`, per-sample "
+        "generators `np.random.default_rng((seed, split, index, kind))`).",
+        "",
+        "## Measured",
+        "",
+        f"- Pixel IoU (probability >= 0.5 vs target >= 0.5), validation split "
+        f"({rend['heldout_seeds']}, {px['heldout']['samples']} crops): kernel "
+        f"{px['heldout']['kernel_iou']}, face {px['heldout']['face_iou']}; first 400 training "
+        f"crops: kernel {px['train_sample']['kernel_iou']}, face {px['train_sample']['face_iou']}.",
+    ]
+    for line in meta.get("reader_figures", []):
+        lines.append(f"- {line}")
+    lines += [
+        "",
+        "## Limitations",
+        "",
+    ]
+    lines += [f"- {line}" for line in meta.get("limitations", [])]
+    lines += [
+        "",
+        "## Rebuild",
+        "",
+        "```",
+        "pip install torch==2.13.0 && pip install -e '.[train]'",
+        meta["training_command"] + " --cache runs/tile_finder",
+        "```",
+        "",
+        "`--cache` keeps the rendered samples; the same seed and renderer commit give the same "
+        "samples. Torch is used only here; the project serves the model with onnxruntime.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=7, help="seed of everything random")
+    parser.add_argument("--scenes", type=int, default=1400, help="training scenes to render")
+    parser.add_argument("--crops", type=int, default=4, help="crops per training scene")
+    parser.add_argument("--closeups", type=int, default=800, help="training close-ups")
+    parser.add_argument("--heldout-scenes", type=int, default=60, help="validation scenes")
+    parser.add_argument("--heldout-closeups", type=int, default=60, help="validation close-ups")
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--budget", type=float, default=1800.0,
+                        help="stop training after the epoch that passes this many seconds")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (1: on a shared 2-core machine a second thread "
+                             "mostly waits)")
+    parser.add_argument("--workers", type=int, default=2, help="processes rendering scenes")
+    parser.add_argument("--data-only", action="store_true", help="render the samples and stop")
+    parser.add_argument("--card-only", action="store_true",
+                        help="rewrite tile_finder.md from tile_finder.json in --out and stop")
+    parser.add_argument("--out", type=Path, default=HERE, help="folder to write the model to")
+    parser.add_argument("--cache", type=Path, default=None, help="folder keeping the samples")
+    args = parser.parse_args(argv)
+    if args.card_only:
+        meta = json.loads((args.out / "tile_finder.json").read_text())
+        (args.out / "tile_finder.md").write_text(card_text(meta))
+        return
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    started = time.perf_counter()
+    skipped: list[str] = []
+    train_data = load_or_make(args, False, skipped)
+    held = load_or_make(args, True, skipped)
+    if args.data_only:
+        print(f"train {len(train_data)} samples, held-out {len(held)}", file=sys.stderr)
+        return
+    net = TileFinderNet()
+    fit = train(net, train_data, args.epochs, args.seed, args.batch, args.lr, args.budget)
+    figures = {"heldout": pixel_figures(net, held), "train_sample": pixel_figures(
+        net, Samples(train_data.images[:400], train_data.targets[:400]))}
+    print(json.dumps(figures), file=sys.stderr)
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / "tile_finder.onnx"
+    export(net, onnx_path)
+    kept = {k: v for k, v in vars(args).items()
+            if k not in ("out", "cache", "workers", "data_only", "card_only")}
+    command = "python models/train_tile_finder.py " + " ".join(
+        f"--{k.replace('_', '-')} {v}" for k, v in kept.items())
+    meta = {
+        "model": "tile_finder.onnx",
+        "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
+        "bytes": onnx_path.stat().st_size,
+        "weights": int(sum(p.numel() for p in net.parameters())),
+        "channels": list(CHANNELS),
+        "input": {"name": "image", "shape": [1, 3, "H", "W"], "dtype": "float32",
+                  "meaning": "BGR 0..255, H and W multiples of 16 (pad at the bottom/right)",
+                  "work_side": WORK_SIDE, "close_up_side": CLOSE_UP_SIDE},
+        "output": {"name": "maps", "shape": [1, 2, "H/2", "W/2"],
+                   "meaning": "sigmoid probabilities: 0 kernel (top face shrunk to "
+                              f"{KERNEL_SHRINK} of its length and width), 1 visible top face"},
+        "kernel_shrink": KERNEL_SHRINK,
+        "seed": args.seed,
+        "lr": args.lr,
+        "batch": args.batch,
+        "training_command": command,
+        "training": {"scenes": args.scenes, "crops_per_scene": args.crops,
+                     "closeups": args.closeups, "samples": len(train_data), "crop": CROP,
+                     "min_visible": MIN_VISIBLE, "fit": fit,
+                     "renderer": {"module": "vision.render", "commit": renderer_version(),
+                                  "training_seeds": f"0..{args.scenes - 1} (every 5th a "
+                                                    "stacking game, every 7th double-15)",
+                                  "closeup_seeds": f"500000..{500000 + args.closeups - 1}",
+                                  "heldout_seeds": f"1500000..{1500000 + args.heldout_scenes - 1}"
+                                                   " (held-out looks), close-ups 1500000.."},
+                     "seconds_total": round(time.perf_counter() - started)},
+        "skipped": skipped,
+        "pixel_figures": figures,
+        "torch": torch.__version__,
+    }
+    (args.out / "tile_finder.json").write_text(json.dumps(meta, indent=2) + "\n")
+    (args.out / "tile_finder.md").write_text(card_text(meta))
+    print(f"wrote {onnx_path} ({meta['bytes']} bytes)")
+
+
+if __name__ == "__main__":
+    main()

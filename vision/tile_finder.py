@@ -1,0 +1,351 @@
+"""The learned tile finder: a small segmentation network that marks every face-up tile's top face.
+
+The network (``models/tile_finder.onnx``, card ``models/tile_finder.md``, rebuilt by
+``models/train_tile_finder.py`` from renderer scenes only) sees the picture scaled so its long
+side is :data:`WORK_SIDE` px (a small picture, such as a close-up of one tile, is scaled to
+:data:`CLOSE_UP_SIDE` px instead) and gives two probability maps at half that resolution:
+
+- **kernel**: each visible face-up tile's top face shrunk about its centre to
+  :data:`KERNEL_SHRINK` of its length and width, so touching tiles give separate blobs;
+- **face**: the whole visible top face of every face-up tile.
+
+Face-down tiles, hands, markers and table decorations are background. Post-processing is OpenCV
+only: the kernel map is brought to the working size and thresholded, each connected blob's
+minimum-area rectangle is grown back by ``1 / KERNEL_SHRINK`` and mapped to image pixels; a tile
+whose grown outline leaves the picture, or whose blob touches the picture's border, is ``cut``.
+Every tile's size comes from the tile itself (there is no per-frame tile-width estimate).
+
+One ``onnxruntime`` session is made per :class:`TileFinder`, on the CPU with a fixed thread
+count; :func:`shared_finder` keeps one for the process. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import onnxruntime as ort
+
+from companion.errors import DominoError
+from domino_models import MODEL_DIR
+
+MODEL_NAME = "tile_finder.onnx"
+"""File name of the shipped tile finder in ``models/``."""
+
+REBUILD = "python models/train_tile_finder.py --seed 7 (see models/tile_finder.md)"
+"""How to rebuild a missing or broken model file."""
+
+#: Long side (px) the network sees a picture at.
+WORK_SIDE = 640
+#: Long side (px) of small pictures (close-ups of one tile) for the network.
+CLOSE_UP_SIDE = 192
+#: Pictures whose long side is below this are close-ups (the reader enlarges small photos to
+#: 400 px before detection).
+SMALL_SIDE = 520
+#: The kernel is the top face shrunk to this fraction of its length and width.
+KERNEL_SHRINK = 0.6
+#: The network's input height and width are padded to a multiple of this.
+STRIDE = 16
+#: Kernel probability threshold.
+KERNEL_THRESHOLD = 0.5
+#: Smallest kernel blob kept, in working-size pixels (a tile 8 px wide has a kernel of ~46).
+MIN_KERNEL_AREA = 12
+#: Outlines from the face map nearest each kernel blob (else the grown kernel rectangle).
+FACE_REFINE = True
+#: Higher kernel thresholds tried, in order, to split a blob that is not one tile.
+SPLIT_LEVELS = (0.7, 0.85, 0.95)
+#: A kernel blob fills at least this fraction of its minimum-area rectangle to be one tile.
+SOLID = 0.65
+#: Smallest and largest length / width of a grown tile.
+MIN_ASPECT, MAX_ASPECT = 1.3, 3.2
+
+
+class TileFinderError(DominoError, ValueError):
+    """A tile-finder model file that cannot be used."""
+
+
+class TileFinderMissingError(TileFinderError, FileNotFoundError):
+    """The ONNX model file is not there."""
+
+
+@dataclass(frozen=True)
+class FoundTile:
+    """One tile found by the network: top-face corners (4, 2) in image pixels (corners 0-1 at
+    one short end, 2-3 at the other), whether it runs out of the picture, and the network's mean
+    kernel probability over its blob (``score``)."""
+
+    corners: np.ndarray
+    cut: bool
+    score: float
+
+
+def default_model_path() -> Path:
+    """Where the shipped model lives (it may be missing: :class:`TileFinder` says so)."""
+    return MODEL_DIR / MODEL_NAME
+
+
+class TileFinder:
+    """Tiles in BGR pictures from the ONNX tile finder (the shipped one, or ``model_path``)."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise TileFinderError(f"threads must be a positive integer, got {threads!r}")
+        path = default_model_path() if model_path is None else Path(model_path)
+        if not path.is_file():
+            raise TileFinderMissingError(f"no tile finder model at {path}; rebuild it with "
+                                         f"{REBUILD}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(path), sess_options=options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
+            raise TileFinderError(f"{path} is not a loadable ONNX model ({exc}); rebuild it "
+                                  f"with {REBUILD}") from exc
+        inputs, outputs = self._session.get_inputs(), self._session.get_outputs()
+        if len(inputs) != 1 or len(outputs) != 1 or len(inputs[0].shape) != 4 \
+                or inputs[0].shape[1] != 3:
+            raise TileFinderError(f"{path} must take one (1, 3, H, W) image and give one map "
+                                  f"stack; it takes {[i.shape for i in inputs]}; rebuild it "
+                                  f"with {REBUILD}")
+        self._input = inputs[0].name
+        self.path = path
+        self.threads = threads
+
+    @staticmethod
+    def work_scale(height: int, width: int) -> float:
+        """Factor from image pixels to the network's working pixels."""
+        side = CLOSE_UP_SIDE if max(height, width) < SMALL_SIDE else WORK_SIDE
+        return side / max(height, width)
+
+    def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
+        """The kernel and face probability maps ``(2, h/2, w/2)`` float32 of a BGR picture at
+        working size (h, w), and the factor from image pixels to working pixels."""
+        if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 \
+                or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+            raise TileFinderError("the tile finder takes a BGR uint8 (H, W, 3) picture, got "
+                                  f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+        h, w = frame_bgr.shape[:2]
+        s = self.work_scale(h, w)
+        wh, ww = max(1, round(h * s)), max(1, round(w * s))
+        work = cv2.resize(frame_bgr, (ww, wh),
+                          interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+        ph, pw = -wh % STRIDE, -ww % STRIDE
+        if ph or pw:
+            work = cv2.copyMakeBorder(work, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        blob = np.ascontiguousarray(work.transpose(2, 0, 1)[None], dtype=np.float32)
+        (out,) = self._session.run(None, {self._input: blob})
+        return out[0, :, :(wh + 1) // 2, :(ww + 1) // 2], s
+
+    def find(self, frame_bgr: np.ndarray) -> list[FoundTile]:
+        """Every face-up tile in a BGR uint8 picture (see the module docstring)."""
+        return self.find_with_maps(frame_bgr)[0]
+
+    def find_with_maps(self, frame_bgr: np.ndarray) -> tuple[list[FoundTile], np.ndarray, float]:
+        """:meth:`find`'s tiles, and the maps and scale of :meth:`maps` they came from."""
+        maps, s = self.maps(frame_bgr)
+        h, w = frame_bgr.shape[:2]
+        return tiles_from_maps(maps[0], maps[1], s, w, h), maps, s
+
+
+def face_support(face: np.ndarray, scale: float, corners: np.ndarray) -> float:
+    """Mean face probability inside a quad given in image pixels (``face`` at half the working
+    size, ``scale`` working px per image px): how much the network sees a top face there."""
+    pts = ((np.asarray(corners, np.float64) + 0.5) * scale / 2.0 - 0.5)
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, face.shape[1]), min(y1, face.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round((pts - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    if not mask.any():
+        return 0.0
+    return float(face[y0:y1, x0:x1][mask > 0].mean())
+
+
+def _rect_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """The minimum-area rectangle of pixel centres ``pts`` (N, 2) as its pixel extent: corners
+    (corners 0-1 at one short end), length and width."""
+    (cx, cy), (a, b), angle = cv2.minAreaRect(pts.astype(np.float32))
+    a, b = a + 1.0, b + 1.0  # pixel centres -> pixel extent
+    t = math.radians(angle if a >= b else angle + 90.0)
+    ua = np.array([math.cos(t), math.sin(t)])
+    ub = np.array([-ua[1], ua[0]])
+    c = np.array([cx, cy])
+    hl, hw = max(a, b) / 2, min(a, b) / 2
+    quad = np.array([c - hl * ua - hw * ub, c - hl * ua + hw * ub,
+                     c + hl * ua + hw * ub, c + hl * ua - hw * ub])
+    return quad, 2 * hl, 2 * hw
+
+
+def _grown(quad: np.ndarray, factor: float) -> np.ndarray:
+    c = quad.mean(axis=0)
+    return c + (quad - c) * factor
+
+
+def _tile_shaped(length: float, width: float, area: float) -> bool:
+    """A kernel blob's rectangle (grown to tile size) is 2:1-ish and the blob fills it."""
+    return (MIN_ASPECT <= length / max(width, 1e-6) <= MAX_ASPECT
+            and area >= SOLID * (length * width) * KERNEL_SHRINK ** 2)
+
+
+def _split_blob(full: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The pixels of a kernel blob that is not one tile (touching tiles whose kernels ran
+    together) split at the first higher threshold of :data:`SPLIT_LEVELS` that leaves two or
+    more seeds; each blob pixel goes to its nearest seed. The blob as it is when none does."""
+    x0, y0 = int(xs.min()), int(ys.min())
+    w, h = int(xs.max()) - x0 + 1, int(ys.max()) - y0 + 1
+    blob = np.zeros((h, w), np.uint8)
+    blob[ys - y0, xs - x0] = 1
+    roi = full[y0:y0 + h, x0:x0 + w]
+    for level in SPLIT_LEVELS:
+        seeds = ((roi >= level) & (blob > 0)).astype(np.uint8)
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(seeds, connectivity=4)
+        big = [k for k in range(1, n) if stats[k, 4] >= MIN_KERNEL_AREA // 2]
+        if len(big) < 2:
+            continue
+        keep = np.isin(lab, big)
+        _, nearest = cv2.distanceTransformWithLabels((~keep).astype(np.uint8), cv2.DIST_L2, 3,
+                                                     labelType=cv2.DIST_LABEL_PIXEL)
+        # nearest: label of the nearest seed pixel; seed pixel label -> its component
+        seed_lab = np.zeros(int(nearest.max()) + 1, np.int32)
+        sy, sx = np.nonzero(keep)
+        seed_lab[nearest[sy, sx]] = lab[sy, sx]
+        owner = seed_lab[nearest[ys - y0, xs - x0]]
+        return [(xs[owner == k], ys[owner == k]) for k in big if np.any(owner == k)]
+    return [(xs, ys)]
+
+
+def _chain_split(kquad: np.ndarray, a: float, b: float) -> list[np.ndarray]:
+    """Tile quads (working px) of a straight kernel blob ``a`` long and ``b`` wide that holds
+    several tiles end to end: kernels are KERNEL_SHRINK of a tile, tiles are 2:1, so n tiles
+    make a blob (n - 1 + KERNEL_SHRINK) tile lengths long. [] when no whole n fits."""
+    width = b / KERNEL_SHRINK
+    tile_len = 2.0 * width
+    n_real = (a - KERNEL_SHRINK * tile_len) / tile_len + 1.0
+    n = int(round(n_real))
+    if n < 2 or abs(n_real - n) > 0.3:
+        return []
+    c = kquad.mean(axis=0)
+    ua = (kquad[2] + kquad[3]) / 2 - (kquad[0] + kquad[1]) / 2
+    ua = ua / np.linalg.norm(ua)
+    ub = np.array([-ua[1], ua[0]])
+    extent = a + (1.0 - KERNEL_SHRINK) * tile_len
+    step = extent / n
+    quads = []
+    for i in range(n):
+        ci = c + ua * (-extent / 2 + (i + 0.5) * step)
+        hl, hw = step / 2, width / 2
+        quads.append(np.array([ci - hl * ua - hw * ub, ci - hl * ua + hw * ub,
+                               ci + hl * ua + hw * ub, ci + hl * ua - hw * ub]))
+    return quads
+
+
+def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, img_w: int,
+                    img_h: int) -> list[FoundTile]:
+    """Tiles from the kernel (and face) probability maps at half the working size.
+
+    The kernel map is brought to working size and thresholded; each blob's minimum-area
+    rectangle grown by ``1 / KERNEL_SHRINK`` is a tile. A blob that is not tile-shaped (the
+    kernels of touching tiles ran together) is split at higher thresholds
+    (:func:`_split_blob`) and a straight one that is still too long is cut into whole tiles
+    (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`), the face pixels
+    nearest to a single blob, inside its grown rectangle enlarged by a quarter, give the outline
+    instead when their rectangle agrees with the grown one (2:1-ish, area within a third).
+    Corners are in image pixels (``scale`` = working px per image px)."""
+    ww, wh = max(1, round(img_w * scale)), max(1, round(img_h * scale))
+
+    def up(m: np.ndarray) -> np.ndarray:
+        return cv2.resize(m, (m.shape[1] * 2, m.shape[0] * 2),
+                          interpolation=cv2.INTER_LINEAR)[:wh, :ww]
+
+    full = up(kernel)
+    mask = (full >= KERNEL_THRESHOLD).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    nearest = fmask = None
+    if face is not None and FACE_REFINE and n > 1:
+        fmask = up(face) >= 0.5
+        _, nearest = cv2.distanceTransformWithLabels(1 - mask, cv2.DIST_L2, 3,
+                                                     labelType=cv2.DIST_LABEL_CCOMP)
+    tiles: list[FoundTile] = []
+
+    def emit(quad: np.ndarray, width: float, touches: bool, score: float) -> None:
+        quad = (quad + 0.5) / scale - 0.5
+        slack = 0.15 * width / scale
+        beyond = ((quad[:, 0] < -0.5 - slack) | (quad[:, 0] > img_w - 0.5 + slack)
+                  | (quad[:, 1] < -0.5 - slack) | (quad[:, 1] > img_h - 0.5 + slack)).any()
+        cut = bool(touches or beyond)
+        if not cut:
+            quad[:, 0] = np.clip(quad[:, 0], -0.5, img_w - 0.5)
+            quad[:, 1] = np.clip(quad[:, 1], -0.5, img_h - 0.5)
+        tiles.append(FoundTile(quad, cut, score))
+
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if area < MIN_KERNEL_AREA:
+            continue
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
+        xs, ys = xs + x, ys + y
+        score = float(full[ys, xs].mean())
+        kquad, a, b = _rect_quad(np.column_stack([xs, ys]))
+        length, width = a / KERNEL_SHRINK, b / KERNEL_SHRINK
+        touches = x == 0 or y == 0 or x + bw >= ww or y + bh >= wh
+        if touches:  # a cut tile's blob is any part of one
+            emit(_grown(kquad, 1.0 / KERNEL_SHRINK), width, True, score)
+            continue
+        if not _tile_shaped(length, width, float(area)):
+            for px, py in _split_blob(full, xs, ys):
+                if len(px) < MIN_KERNEL_AREA:
+                    continue
+                pquad, pa, pb = _rect_quad(np.column_stack([px, py]))
+                pl, pw = pa / KERNEL_SHRINK, pb / KERNEL_SHRINK
+                if MIN_ASPECT <= pl / max(pw, 1e-6) <= MAX_ASPECT:
+                    emit(_grown(pquad, 1.0 / KERNEL_SHRINK), pw, False, score)
+                elif len(px) >= SOLID * pa * pb:
+                    for q in _chain_split(pquad, pa, pb):
+                        emit(q, pw, False, score)
+            continue
+        quad = _grown(kquad, 1.0 / KERNEL_SHRINK)
+        if nearest is not None and fmask is not None:
+            own = nearest[ys[0], xs[0]]
+            box = _grown(quad, 1.25)
+            x0, y0 = np.floor(box.min(axis=0)).astype(int).clip(0)
+            x1, y1 = np.ceil(box.max(axis=0)).astype(int) + 1
+            region = fmask[y0:y1, x0:x1] & (nearest[y0:y1, x0:x1] == own)
+            fy, fx = np.nonzero(region)
+            if len(fx) >= 8:
+                fquad, fl, fw = _rect_quad(np.column_stack([fx + x0, fy + y0]))
+                if (1.5 <= fl / fw <= 2.7 and 0.67 <= fl * fw / (length * width) <= 1.33
+                        and np.linalg.norm(fquad.mean(axis=0) - quad.mean(axis=0)) < 0.25 * width):
+                    quad = fquad
+        emit(quad, width, False, score)
+    return tiles
+
+
+def tiles_from_kernel(kernel: np.ndarray, scale: float, img_w: int, img_h: int) -> list[FoundTile]:
+    """Tiles from the kernel map alone (see :func:`tiles_from_maps`)."""
+    return tiles_from_maps(kernel, None, scale, img_w, img_h)
+
+
+_SHARED: dict[Path, TileFinder] = {}
+_LOCK = threading.Lock()
+
+
+def shared_finder(model_path: str | Path | None = None) -> TileFinder:
+    """One :class:`TileFinder` per model path for the whole process (made on first use)."""
+    path = default_model_path() if model_path is None else Path(model_path)
+    with _LOCK:
+        finder = _SHARED.get(path)
+        if finder is None:
+            finder = TileFinder(path)
+            _SHARED[path] = finder
+        return finder
