@@ -16,9 +16,12 @@ keeps the reading it was accepted with, so a reader flickering on unchanged tile
 up the new one, while every tile that changed still needs the agreeing readings.
 
 Speed. After the first reading only a crop around the changed region is read (every tile whose
-centre is in it is whole in the crop), which is a fraction of a whole frame's reading time for
-any reader whose time grows with the picture; the whole frame is read when most of it changed
-(a bumped camera, the light). Frames that queued up while a reading ran are skipped as stale
+centre is in it is whole in the crop; at least :data:`CROP_MIN_SIDE` px each way), which is a
+fraction of a whole frame's reading time for any reader whose time grows with the picture; the
+whole frame is read when most of it changed (a bumped camera, the light). A change the agreed
+readings do not explain (no tile added, taken or moved where the picture changed) is read again
+as whole frames (:data:`RECHECKS` times) before the picture is taken as the new reference, so a
+tile a crop missed is not lost. Frames that queued up while a reading ran are skipped as stale
 (:meth:`~companion.capture.CaptureThread.get_latest`), and a picture that no longer matches the
 accepted one is read again even when the gate saw no hand (its frames were skipped).
 
@@ -31,6 +34,7 @@ in a background thread for the live mode. :meth:`LiveLoop.status` and
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 import time
 from collections import deque
@@ -66,6 +70,14 @@ REGION_GROW = 0.6
 CROP_MARGIN = 2.5
 #: A crop larger than this share of the frame is not worth it: the whole frame is read.
 CROP_MAX_AREA = 0.5
+#: A crop is at least this many pixels wide and high (or the frame's size), so the reader
+#: sees it at the scale it sees whole frames at.
+CROP_MIN_SIDE = 400
+#: A change of the picture that agreeing readings do not explain (no tile added, taken or
+#: moved where it changed) is read again, as a whole frame, up to this many times, this many
+#: frames apart, before the picture is taken as the new reference (a coin, a shadow).
+RECHECKS = 2
+RECHECK_FRAMES = 10
 
 
 @dataclass(frozen=True)
@@ -122,8 +134,12 @@ class LiveLoop:
         #: the picture (:func:`vision.still.small_grey`) whose reading was last accepted: only
         #: tiles where a new frame differs from it must be confirmed again (None: all of them)
         self._reference: np.ndarray | None = None
-        #: the median tile width in image pixels of the latest reading with tiles (0: unknown)
+        #: the median tile width in image pixels of the accepted table (0: none accepted yet)
         self._tile_px = 0.0
+        #: times in a row the readings did not explain a change of the picture (it is read
+        #: again, whole, up to RECHECKS times), and the frame count before which it is not
+        self._rechecks = 0
+        self._recheck_at = 0
         #: read whole frames only (no crops around what changed): for readers that do not say
         #: they read any part of a picture (see :func:`reads_crops`)
         self.read_whole = not reads_crops(reader)
@@ -176,9 +192,11 @@ class LiveLoop:
             small = small_grey(frame_bgr)
             size = (frame_bgr.shape[1], frame_bgr.shape[0])
             if self._done_for_this_still and self._reference is not None and \
+                    self.stats.frames >= self._recheck_at and \
                     ChangedRegion(self._reference, small, size, REGION_DELTA).mask.any():
                 # the table changed although the gate saw no hand come and go (its frames were
-                # dropped while a reading ran): read again
+                # dropped while a reading ran), or the last readings did not explain a change:
+                # read again
                 self._note("rearmed")
                 self._done_for_this_still = False
                 self._reads = []
@@ -192,9 +210,10 @@ class LiveLoop:
         """Read one frame of a still table (only around what changed since the last accepted
         reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
-        region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA,
-                               grow_px=REGION_GROW * self._tile_px)
-        box = self._crop(region)
+        region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
+        tile = self._tile_size(region)
+        region = region.grown(REGION_GROW * tile)
+        box = self._crop(region, tile)
         seen: list[Seen] = []
         if box is None or box[2] > box[0]:
             x0, y0, x1, y1 = box if box is not None else (0, 0, size[0], size[1])
@@ -211,9 +230,6 @@ class LiveLoop:
                 self.last_reading = _merged(self.last_reading, reading, box)
             else:
                 self.last_reading = reading
-            width = _tile_width_px(reading)
-            if width > 0:
-                self._tile_px = width
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
         # games that tell tiles apart by more than their value (Build Up: the set colour)
         # let their interpreter look at the picture first (issue 6)
@@ -228,42 +244,66 @@ class LiveLoop:
         decided = self._agreement()
         if decided is None:
             return []
-        how, table = decided
+        how, table, region, inside = decided
         self._note("agreed", how=how, reads=len(self._reads))
-        self._reference = small
         self._done_for_this_still = True
+        before = [b for b in self.baseline if not getattr(b, "hidden", False)
+                  and region.contains(_image_centre(b, plane))]
+        if self._reference is not None and region.mask.any() and not region.everything and \
+                _same_table(inside, before) and self._rechecks < RECHECKS:
+            # the picture changed but the readings found no tile added, taken or moved there
+            # (a tile cut by the crop, missed twice): keep the old reference, so the change is
+            # read again, as a whole frame, after RECHECK_FRAMES
+            self._rechecks += 1
+            self._recheck_at = self.stats.frames + RECHECK_FRAMES
+            self._note("unexplained", rechecks=self._rechecks)
+        else:
+            self._reference = small
+            self._rechecks = 0
+        widths = [_width(_image_corners(t, plane)) for t in table]
+        if widths:
+            self._tile_px = float(np.median(widths))
         return self._accept(table)
 
-    def _crop(self, region: ChangedRegion) -> tuple[int, int, int, int] | None:
+    def _tile_size(self, region: ChangedRegion) -> float:
+        """A tile's width in image pixels: the accepted table's median, or before any tile
+        was accepted (an empty table) the short side of the changed box (a tile changed)."""
+        if self._tile_px > 0:
+            return self._tile_px
+        box = region.box()
+        if box is None or region.everything:
+            return 0.0
+        return min(box[2] - box[0], box[3] - box[1])
+
+    def _crop(self, region: ChangedRegion, tile: float) -> tuple[int, int, int, int] | None:
         """The part of the frame to read, ``(x0, y0, x1, y1)``: the changed region's bounding box
         with a margin of :data:`CROP_MARGIN` tile widths, so every tile whose centre lies in the
         region is whole in it; ``(0, 0, 0, 0)`` (read nothing) when nothing changed; None (read
         the whole frame) when everything may have changed or the box would cover more than
-        :data:`CROP_MAX_AREA` of the frame. Before any tile was read (an empty table) the
-        tile's width is taken as the changed box's short side (at least a tile changed)."""
-        if self.read_whole or region.everything:
+        :data:`CROP_MAX_AREA` of the frame, or the change is being read again because crops
+        did not explain it. ``tile``: a tile's width (:meth:`_tile_size`)."""
+        if self.read_whole or region.everything or self._rechecks:
             return None
-        ys, xs = np.nonzero(region.mask)
-        if len(xs) == 0:
+        b = region.box()
+        if b is None:
             return (0, 0, 0, 0)
         w, h = region.frame_size
-        tile = self._tile_px
-        if tile <= 0:
-            tile = min(xs.max() - xs.min() + 1, ys.max() - ys.min() + 1) / region.scale
         m = CROP_MARGIN * tile
-        x0 = max(0, int(np.floor(xs.min() / region.scale - m)))
-        y0 = max(0, int(np.floor(ys.min() / region.scale - m)))
-        x1 = min(w, int(np.ceil((xs.max() + 1) / region.scale + m)))
-        y1 = min(h, int(np.ceil((ys.max() + 1) / region.scale + m)))
+        # at least CROP_MIN_SIDE pixels each way: a reader that rescales small pictures (the
+        # vision reader enlarges those under 400 px) would measure outlines differently
+        mx = m + max(0.0, (CROP_MIN_SIDE - (b[2] - b[0] + 2 * m)) / 2)
+        my = m + max(0.0, (CROP_MIN_SIDE - (b[3] - b[1] + 2 * m)) / 2)
+        x0, x1 = _span(b[0] - mx, b[2] + mx, w)
+        y0, y1 = _span(b[1] - my, b[3] + my, h)
         if (x1 - x0) * (y1 - y0) > CROP_MAX_AREA * w * h:
             return None
         return (x0, y0, x1, y1)
 
-    def _agreement(self) -> tuple[str, list[Seen]] | None:
-        """The table to accept from this still table's readings so far, and how it was agreed
-        (``agree``: the last ``agree`` readings agree; ``majority``: after
-        :data:`MAJORITY_OF` readings that do not, each tile seen in most of them), or None to
-        read another frame.
+    def _agreement(self) -> tuple[str, list[Seen], ChangedRegion, list[Seen]] | None:
+        """How the table was agreed (``agree``: the last ``agree`` readings agree;
+        ``majority``: after :data:`MAJORITY_OF` readings that do not, each tile seen in most of
+        them), the table to accept, the changed region compared and the agreed tiles in it; or
+        None to read another frame.
 
         Readings are compared only where the table changed since the last accepted reading
         (the union of the readings' :class:`~vision.still.ChangedRegion`): a tile whose pixels
@@ -281,10 +321,11 @@ class LiveLoop:
                 region = region.union(r.region)
             tables = [self._inside(r.seen, region, r.plane) for r in last]
             if how == "agree":
-                if all(_same_table(a, b) for a, b in zip(tables, tables[1:])):
-                    return how, self._compose(tables[-1], region, last[-1].plane)
+                if all(_same_table(a, b) for a, b in itertools.pairwise(tables)):
+                    return how, self._compose(tables[-1], region, last[-1].plane), region, tables[-1]
             else:
-                return how, self._compose(_majority(tables), region, last[-1].plane)
+                inside = _majority(tables)
+                return how, self._compose(inside, region, last[-1].plane), region, inside
         return None
 
     def _inside(self, seen: list[Seen], region: Any, plane: Any) -> list[Seen]:
@@ -308,6 +349,7 @@ class LiveLoop:
             self.set_max = current.game.set_max
             self.baseline = []
             self._reference = None
+            self._rechecks, self._recheck_at = 0, 0
             self._reads = []
 
     def relabels(self) -> dict[Tile, Tile]:
@@ -511,14 +553,27 @@ def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int]) -> 
     return dataclasses.replace(crop_reading, tiles=tuple(crop_reading.tiles) + tuple(keep))
 
 
-def _tile_width_px(reading: Any) -> float:
-    """The median short side of the read tiles in image pixels (0 when none was read)."""
-    widths = []
-    for t in reading.tiles:
-        c = np.asarray(t.corners, dtype=np.float64)
-        if c.shape == (4, 2):
-            widths.append(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
-    return float(np.median(widths)) if widths else 0.0
+def _span(lo: float, hi: float, size: int) -> tuple[int, int]:
+    """``[lo, hi)`` in whole pixels, shifted (not shrunk) to lie within ``[0, size)`` where
+    it can."""
+    lo, hi = int(np.floor(lo)), int(np.ceil(hi))
+    if lo < 0:
+        lo, hi = 0, min(size, hi - lo)
+    if hi > size:
+        lo, hi = max(0, lo - (hi - size)), size
+    return lo, hi
+
+
+def _image_corners(s: Seen, plane: Any) -> np.ndarray:
+    """A tile's corners in image pixels (they are table mm when ``plane`` is given)."""
+    c = np.asarray(s.corners, dtype=np.float64)
+    return c if plane is None else plane.to_image(c, z_mm=TILE_TOP_MM)
+
+
+def _width(corners: np.ndarray) -> float:
+    """The short side of a tile's outline."""
+    c = np.asarray(corners, dtype=np.float64)
+    return float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
 
 
 def _oriented(tile: Tile, read_halves: tuple[int, int]) -> tuple[int, int]:

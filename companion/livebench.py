@@ -235,6 +235,10 @@ def step_breakdown(trace: list[Any], tile: str, first_still: int, next_play: int
     return out
 
 
+def _crop_text(crop: list[int] | None) -> str:
+    return "" if crop is None else f"[{crop[0]}x{crop[1]}]"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=8, help="plays to follow (default 8)")
@@ -246,8 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     out = run_bench(a.steps, a.fps, a.still_frames, a.whole)
     for st in out["steps"]:
-        reads = ", ".join(f"f{r['frame']}:{r['ms']:.0f}ms"
-                          f"{'' if r['crop'] is None else '[%dx%d]' % tuple(r['crop'])}"
+        reads = ", ".join(f"f{r['frame']}:{r['ms']:.0f}ms{_crop_text(r['crop'])}"
                           f"(q{r['queued_s']})@{r['done_s']}" for r in st["reads"])
         print(f"{st['tile']:>4} latency {st['latency_s']} | first frame taken @{st.get('first_taken_s')} "
               f"(+{st.get('first_taken_frame')} frames) | gate {st['gate']} stable@{st['stable_s']} | "

@@ -169,11 +169,31 @@ class Session:
             move = Move(move.kind, move.player, move.tile, move.tiles, move.on, move.count,
                         move.value, move.data, move.extra, meta)
             conf = meta.get("confidence")
+            if meta["source"] == "camera":
+                asked = self._open_question(move)
+                if asked is not None:
+                    # the camera proposes again what a person is already asked about (the live
+                    # loop restarted and sees the tile anew): the question stays the one open
+                    return SubmitResult(asked.kind, alert=asked)
             if meta["source"] == "camera" and isinstance(conf, (int, float)) and conf < CONFIRM_BELOW:
                 alert = self._alert("confirm", f"Is this right? {move} (confidence {conf:.2f})",
                                     move.to_json(), alternatives=alternatives or list(meta.get("alternatives", [])))
                 return SubmitResult("confirm", alert=alert)
             return self._apply(move)
+
+    def _open_question(self, move: Move) -> Alert | None:
+        """The open confirm or illegal alert about the same camera entry as ``move`` (the same
+        rules part: kind, player, tile, placement), if any."""
+        def rules_part(entry: dict[str, Any]) -> dict[str, Any]:
+            return {k: v for k, v in entry.items()
+                    if k not in ("t", "confidence", "alternatives", "reading", "source", "note")}
+
+        want = rules_part(move.to_json())
+        for a in self.alerts:
+            if a.kind in ("confirm", "illegal") and a.entry.get("source") == "camera" and \
+                    rules_part(a.entry) == want:
+                return a
+        return None
 
     def _apply(self, move: Move) -> SubmitResult:
         try:

@@ -11,7 +11,8 @@ Each frame is shrunk to a small blurred grey picture. Two measures decide the st
   table once it has been still for ``still_frames`` frames.
 
 States: ``waiting`` (no frame yet), ``motion``, ``hand``, ``settling`` (still, but not yet for
-``still_frames`` frames) and ``stable`` (read now). A change that stays still for
+``still_frames`` frames, 2 by default: the live loop's agreement of two readings, not a long
+settle, protects against reading a tile still sliding) and ``stable`` (read now). A change that stays still for
 ``rebase_frames`` frames (1.5 s at 30 fps) although it touches the border (a bumped camera, a
 hand that was on the table when the camera started and has left, a newspaper) becomes the new
 still table, so the gate never blocks for good; one that looks like skin waits twice as long.
@@ -52,7 +53,7 @@ MESSAGES = {
 class StillGate:
     """Feed frames with :meth:`update`; read the table when ``read_now`` is true."""
 
-    def __init__(self, still_frames: int = 4, motion_threshold: float = 0.004,
+    def __init__(self, still_frames: int = 2, motion_threshold: float = 0.004,
                  intrusion_threshold: float = 0.02, pixel_delta: int = 18,
                  rebase_frames: int = 45) -> None:
         self.still_frames = still_frames
@@ -160,6 +161,25 @@ class ChangedRegion:
                 cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         self.mask = changed > 0
 
+    def grown(self, grow_px: float) -> ChangedRegion:
+        """The region grown by ``grow_px`` more full-size pixels."""
+        out = object.__new__(ChangedRegion)
+        out.frame_size, out.scale, out.mask = self.frame_size, self.scale, self.mask
+        r = int(np.ceil(grow_px * self.scale))
+        if r > 0 and self.mask.any() and not self.mask.all():
+            out.mask = cv2.dilate(self.mask.astype(np.uint8), cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0
+        return out
+
+    def box(self) -> tuple[float, float, float, float] | None:
+        """The changed pixels' bounding box ``(x0, y0, x1, y1)`` in full-size pixels, or None
+        when nothing changed."""
+        ys, xs = np.nonzero(self.mask)
+        if len(xs) == 0:
+            return None
+        return (xs.min() / self.scale, ys.min() / self.scale, (xs.max() + 1) / self.scale,
+                (ys.max() + 1) / self.scale)
+
     @property
     def fraction(self) -> float:
         """The share of the frame that changed (0: nothing, 1: everything)."""
@@ -178,7 +198,7 @@ class ChangedRegion:
             return True
         return bool(self.mask[i, j])
 
-    def union(self, other: "ChangedRegion") -> "ChangedRegion":
+    def union(self, other: ChangedRegion) -> ChangedRegion:
         """Changed in either (both of the same frame size)."""
         if other.mask.shape != self.mask.shape:
             raise ValueError(f"cannot join changed regions of {self.mask.shape} and "

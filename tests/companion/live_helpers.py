@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
+import numpy as np
+
 from companion.tiles import Tile
 from companion.tracking import Seen
 
@@ -44,12 +47,9 @@ class _R:
     tiles: tuple
 
 
-def picture(table_bgr, tiles) -> "np.ndarray":
+def picture(table_bgr: np.ndarray, tiles) -> np.ndarray:
     """``table_bgr`` with each tile drawn where it lies (a filled outline whose shade depends on
     its value), so the live loop's pictures change where the scripted readings do."""
-    import cv2
-    import numpy as np
-
     img = table_bgr.copy()
     for s in tiles:
         a, b = s.halves

@@ -19,7 +19,7 @@ from companion.tracking import Seen, contacts_of, diff
 from vision.sources import CameraError
 from vision.still import StillGate
 from vision.virtual_camera import Faults, VirtualCamera
-from live_helpers import W, L, _R, _T, in_view, picture, tile_at
+from live_helpers import W, L, _R, in_view, picture, tile_at
 
 
 
@@ -89,9 +89,9 @@ def test_unknown_game_for_camera() -> None:
 
 # --- still gate -----------------------------------------------------------------------------
 
-def _table(seed: int = 0) -> np.ndarray:
+def _table(seed: int = 0, size: tuple[int, int] = (640, 360)) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    img = np.full((360, 640, 3), 90, np.uint8)
+    img = np.full((size[1], size[0], 3), 90, np.uint8)
     img += rng.integers(0, 6, img.shape, dtype=np.uint8)
     return img
 
@@ -384,7 +384,7 @@ def _two_plays(tmp_path: Path, second_reads, agree: int = 2, read_whole: bool = 
     loop.trace = []
     loop.read_whole = read_whole
     from vision.virtual_camera import add_hand
-    table = _table()
+    table = _table(size=(1280, 720))  # a camera's frame: crops are a small part of it
     hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
     for f in [picture(table, [spinner])] * 5 + [hand] * 3 + [picture(table, [spinner, right])] * 8:
         loop.process(f)
@@ -405,12 +405,12 @@ def test_a_single_frame_misread_of_the_new_tile_is_never_accepted(tmp_path: Path
     for reads in ([[spinner, misread], [spinner, right], [spinner, right]],
                   [[spinner], [spinner, right], [spinner, right]],
                   [[spinner, right], [spinner, misread], [spinner, right]]):
-        s, loop, _ = _two_plays(tmp_path / str(len(list(tmp_path.iterdir()))), reads)
+        s, _, _ = _two_plays(tmp_path / str(len(list(tmp_path.iterdir()))), reads)
         assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
         assert s.state()["alerts"] == []
     # the same misread in two frames in a row is what agreement cannot tell from the truth:
     # it counts (here the rules refuse 0-6 against the 5-5 and a person is asked)
-    s, loop, _ = _two_plays(tmp_path / "twice", [[spinner, misread], [spinner, misread]])
+    s, _, _ = _two_plays(tmp_path / "twice", [[spinner, misread], [spinner, misread]])
     assert [(a["kind"], a["entry"]["play"]) for a in s.state()["alerts"]] == [("illegal", "0-6")]
 
 
@@ -436,13 +436,14 @@ def test_only_the_changed_region_is_read_after_the_first_reading(tmp_path: Path)
     right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
     s, loop, reader = _two_plays(tmp_path, [[spinner, right], [spinner, right]])
     assert [h["text"] for h in s.history][-1] == "Bob plays 0-5 on 5-5"
-    assert reader.shapes[0] == (360, 640)  # nothing accepted yet: the whole frame
+    assert reader.shapes[0] == (720, 1280)  # nothing accepted yet: the whole frame
     crops = reader.shapes[2:]
-    assert crops and all(h * w < 0.5 * 360 * 640 for h, w in crops)
+    assert crops and all(h * w <= 0.25 * 720 * 1280 for h, w in crops)
+    assert all(h >= 400 and w >= 400 for h, w in crops)  # not so small the reader rescales
     # the whole frame every time when asked to
-    s, loop, reader = _two_plays(tmp_path / "whole", [[spinner, right]], read_whole=True)
+    s, _, reader = _two_plays(tmp_path / "whole", [[spinner, right]], read_whole=True)
     assert [h["text"] for h in s.history][-1] == "Bob plays 0-5 on 5-5"
-    assert set(reader.shapes) == {(360, 640)}
+    assert set(reader.shapes) == {(720, 1280)}
 
 
 def test_a_change_the_gate_did_not_see_is_read(tmp_path: Path) -> None:
@@ -465,3 +466,39 @@ def test_a_change_the_gate_did_not_see_is_read(tmp_path: Path) -> None:
         states.append(loop.last_verdict["state"])
     assert "motion" not in states and "hand" not in states  # the gate saw nothing happen
     assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+
+
+def test_a_change_crops_do_not_explain_is_read_again_whole(tmp_path: Path) -> None:
+    """A reader that misses the new tile in the crop (it lies where the crop cut it, say):
+    the picture changed but the agreed readings found nothing there, so the reference picture
+    is kept and the change read again, as whole frames, a few frames later."""
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+
+    class CropBlind:
+        reads_crops = True
+
+        def __init__(self) -> None:
+            self.table, self.shapes = [spinner], []
+
+        def read(self, frame_bgr, set_max):
+            self.shapes.append(frame_bgr.shape[:2])
+            whole = frame_bgr.shape[:2] == (720, 1280)
+            return _R(in_view(self.table if whole else [spinner], frame_bgr))
+
+    s = _session(tmp_path)
+    reader = CropBlind()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    loop.trace = []
+    from vision.virtual_camera import add_hand
+    table = _table(size=(1280, 720))
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    for f in [picture(table, [spinner])] * 5:
+        loop.process(f)
+    reader.table = [spinner, right]
+    for f in [hand] * 3 + [picture(table, [spinner, right])] * 20:
+        loop.process(f)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+    stages = [e.stage for e in loop.trace]
+    assert "unexplained" in stages and "rearmed" in stages
+    assert reader.shapes[-1] == (720, 1280)  # found by the whole frame

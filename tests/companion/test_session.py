@@ -254,7 +254,7 @@ def test_open_alerts_come_back_after_a_restart(tmp_path: Path) -> None:
 
 
 def test_a_correction_of_a_restored_alert_keeps_the_reading(tmp_path: Path) -> None:
-    store, s, ids = _with_open_alerts(tmp_path)
+    store, _, ids = _with_open_alerts(tmp_path)
     store.close()
     store = LogStore(tmp_path / "games.sqlite")
     again = Session.resume(store)
@@ -302,4 +302,24 @@ def test_the_camera_taking_a_tile_back_closes_its_stored_alert(tmp_path: Path) -
     assert [a.seq for a in store.open_alerts(s.game_id)] == [ids["confirm"], ids["notice"]]
     with pytest.raises(Exception, match="not open"):
         store.close_alert(s.game_id, ids["illegal"], "dismissed")
+    store.close()
+
+
+def test_the_camera_proposing_a_pending_tile_again_asks_no_second_time(tmp_path: Path) -> None:
+    """After a restart the live loop sees every tile anew: a tile whose question is still open
+    (restored) gets that question back, not a second one."""
+    store, _, ids = _with_open_alerts(tmp_path)
+    store.close()
+    store = LogStore(tmp_path / "games.sqlite")
+    again = Session.resume(store)
+    rows = len(list(store.alert_rows(again.game_id)))
+    r = again.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.58},
+                     source="camera")
+    assert r.status == "confirm" and r.alert.id == ids["confirm"]
+    r = again.submit({"player": "Ann", "play": "6-6", "on": "5-5", "confidence": 0.99},
+                     source="camera")
+    assert r.status == "illegal" and r.alert.id == ids["illegal"]
+    assert len(list(store.alert_rows(again.game_id))) == rows and len(again.alerts) == 3
+    # a person typing the same entry is not the camera: it is checked and logged as usual
+    assert again.submit({"player": "Ann", "play": "3-5", "on": "5-5"}).status == "accepted"
     store.close()
