@@ -951,27 +951,20 @@ def classical_detect(frame_bgr: np.ndarray) -> Detection:
 
 
 # ------------------------------------------------------------------------------------------
-# 5. the learned tile finder in front of the classical stages
+# 5. the learned tile finder pooled with the classical stages
 
-#: How the learned finder and the classical stages are combined (see :func:`detect_tiles`).
-#: "net": the network's tiles only; "both": the network's tiles, then classical tiles where no
-#: network tile lies; "classical": the classical stages alone (for comparison).
+#: How the learned finder and the classical stages are combined (see :func:`detect_tiles`):
+#: "pool" (both, one tile per place, the better evidence wins), "net" (the network's tiles
+#: only) or "classical" (the classical stages alone). Measured in models/tile_finder.md.
 MODE = "pool"
-#: A classical tile is added only when it overlaps every network tile by less than this
-#: fraction of its own area.
+#: Two tiles are at one place when either covers this fraction of the other's area.
 NET_OVERLAP = 0.2
-#: Added to a network tile's evidence when pooled with classical tiles (MODE "pool").
-NET_BONUS = 0.0
-#: In MODE "pool", a network tile that no classical tile overlaps needs this kernel score.
+#: A network tile at a place where no classical tile is needs this mean kernel probability
+#: (printed decorations on a real game board reach 0.84; rendered tiles mostly exceed 0.88).
 NET_MIN_SCORE = 0.88
-#: In MODE "pool", a classical tile needs this mean network face probability inside it.
+#: A classical tile needs this mean network face probability inside it (removes the classical
+#: stages' phantoms on checked cloths and stone, which the network sees as table).
 FACE_SUPPORT = 0.5
-#: In MODE "pool", network tiles must show a divider (not only pips).
-STRICT_NET = False
-#: Network tiles must show a divider or pips (as classical tiles must) when True.
-VERIFY_NET = True
-#: Network tiles' outlines are moved onto their top faces (:func:`refine_quad`) when True.
-REFINE_NET = False
 
 
 def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray) -> tuple[tuple[float, float, int], str]:
@@ -1003,20 +996,27 @@ def _overlap_fraction(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / area)
 
 
+def _at_one_place(a: np.ndarray, b: np.ndarray) -> bool:
+    return (_overlap_fraction(a, b) >= NET_OVERLAP or _overlap_fraction(b, a) >= NET_OVERLAP)
+
+
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     """Every face-up tile in a BGR frame (uint8, (H, W, 3)).
 
     The learned tile finder (:mod:`vision.tile_finder`) gives the tiles it sees, each with its
-    own size; with :data:`MODE` ``"both"`` the classical stages (:func:`classical_detect`) then
-    add the tiles that lie where the network found none. ``tile_width_px`` is the median short
-    side of the tiles found. A missing or broken model file raises
-    :class:`vision.tile_finder.TileFinderError` naming the file and how to rebuild it.
+    own size, kept when they show a divider or pips (:attr:`TileCandidate.is_tile`). With
+    :data:`MODE` ``"pool"`` the classical stages (:func:`classical_detect`) run too; a classical
+    tile counts only where the network sees a top face (:data:`FACE_SUPPORT`), a network tile
+    where no classical tile lies only with a confident kernel (:data:`NET_MIN_SCORE`), and where
+    tiles of both lie at one place the one with the better evidence (divider, outline fill,
+    pips) is kept. ``tile_width_px`` is the median short side of the whole tiles found. A
+    missing or broken model file raises :class:`vision.tile_finder.TileFinderError` naming the
+    file and how to rebuild it.
     """
     from vision.tile_finder import face_support, shared_finder
 
     if MODE == "classical":
         return classical_detect(frame_bgr)
-    img_h, img_w = frame_bgr.shape[:2]
     found, net_maps, net_scale = shared_finder().find_with_maps(frame_bgr)
     maps = face_maps(frame_bgr)
     ink_maps = {"light": maps["light"], "dark": maps["dark"]}
@@ -1025,42 +1025,28 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     for f in found:
         (divider, fill, pips), polarity = _quad_score(ink_maps, f.corners)
         cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
-        if VERIFY_NET and not cand.is_tile:
-            continue
-        tiles.append(cand)
-        scores.append(f.score)
-    if REFINE_NET:
-        widths = [float(np.linalg.norm(t.corners[1] - t.corners[0])) for t in tiles]
-        tiles = [_refined([t], ink_maps, w, img_w, img_h)[0] for t, w in zip(tiles, widths)]
+        if cand.is_tile:
+            tiles.append(cand)
+            scores.append(f.score)
     warnings: list[str] = []
     if MODE == "pool":
         classical = classical_detect(frame_bgr)
-        def confirmed(t: TileCandidate) -> bool:
-            return any(_overlap_fraction(t.corners, c.corners) >= NET_OVERLAP
-                       or _overlap_fraction(c.corners, t.corners) >= NET_OVERLAP
-                       for c in classical.tiles)
-        pool = [(_evidence(t.divider, t.fill, t.pips) + NET_BONUS, t) for t, sc in zip(tiles, scores)
-                if (not STRICT_NET or t.divider >= MIN_DIVIDER_SCORE)
-                and (sc >= NET_MIN_SCORE or confirmed(t))]
+        pool = [(_evidence(t.divider, t.fill, t.pips), t) for t, score in zip(tiles, scores)
+                if score >= NET_MIN_SCORE
+                or any(_at_one_place(t.corners, c.corners) for c in classical.tiles)]
         pool += [(_evidence(t.divider, t.fill, t.pips), t) for t in classical.tiles
                  if face_support(net_maps[1], net_scale, t.corners) >= FACE_SUPPORT]
         pool.sort(key=lambda p: -p[0])
         tiles = []
         for _, t in pool:
-            if all(_overlap_fraction(t.corners, k.corners) < NET_OVERLAP
-                   and _overlap_fraction(k.corners, t.corners) < NET_OVERLAP for k in tiles):
+            if not any(_at_one_place(t.corners, k.corners) for k in tiles):
                 tiles.append(t)
         if not tiles:
-            warnings = classical.warnings
-    if MODE == "both":
-        classical = classical_detect(frame_bgr)
-        for t in classical.tiles:
-            if all(_overlap_fraction(t.corners, n.corners) < NET_OVERLAP for n in tiles):
-                tiles.append(t)
-        if not tiles:
-            warnings = classical.warnings
+            warnings = list(classical.warnings)
+    elif MODE != "net":
+        raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'pool', 'net' or 'classical'")
     widths = [float(np.linalg.norm(t.corners[1] - t.corners[0])) for t in tiles if not t.cut]
     width = float(np.median(widths)) if widths else None
     if not tiles and not warnings:
-        warnings = ["no face-up tile found in the picture"]
+        warnings = ["no face-up tile found in the picture; is there a face-up tile in it?"]
     return Detection(tiles, width, warnings)
