@@ -11,8 +11,11 @@ side is :data:`WORK_SIDE` px (a small picture, such as a close-up of one tile, i
 
 Face-down tiles, hands, markers and table decorations are background. Post-processing is OpenCV
 only: the kernel map is brought to the working size and thresholded, each connected blob's
-minimum-area rectangle is grown back by ``1 / KERNEL_SHRINK`` and mapped to image pixels; a tile
-whose grown outline leaves the picture, or whose blob touches the picture's border, is ``cut``.
+minimum-area rectangle is grown back by ``1 / KERNEL_SHRINK`` (or replaced by the rectangle of
+the face pixels nearest the blob, when the two agree) and mapped to image pixels; blobs of
+several touching tiles are split at higher thresholds, straight ones into whole tiles
+(:func:`tiles_from_maps`). A tile whose grown outline leaves the picture, or whose blob touches
+the picture's border, is ``cut``.
 Every tile's size comes from the tile itself (there is no per-frame tile-width estimate).
 
 One ``onnxruntime`` session is made per :class:`TileFinder`, on the CPU with a fixed thread
