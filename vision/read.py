@@ -147,25 +147,27 @@ class ReadHints(Protocol):
         ``from_view``) looks like the set."""
 
 
-#: Tiles found on both pictures whose outlines overlap more than this (intersection over union)
-#: are one tile: the reading with the higher confidence is kept.
+#: A tile found on the hints' picture that overlaps one found on the frame by more than this
+#: (intersection over the smaller outline) is the same tile, or the same place cut into tiles
+#: another way: the reading with the higher confidence is kept.
 HINT_OVERLAP = 0.3
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two convex quadrilaterals."""
+    """Intersection of two convex quadrilaterals over the smaller one's area."""
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32)) - inter
-    return float(inter / union) if union > 0 else 0.0
+    smaller = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
+    return float(inter / smaller) if smaller > 0 else 0.0
 
 
-def _strongest(tiles: list[TileReading]) -> list[TileReading]:
-    """The tiles, in their order, less those overlapping (:data:`HINT_OVERLAP`) a tile read
-    with a higher confidence."""
+def _strongest(tiles: list[TileReading], from_view: list[bool]) -> list[TileReading]:
+    """The tiles, in their order, less those overlapping (:data:`HINT_OVERLAP`) a tile from
+    the other picture read with a higher confidence (tiles of one picture are left as found)."""
     kept: list[int] = []
     for i in sorted(range(len(tiles)), key=lambda i: -tiles[i].confidence):
         q = np.asarray(tiles[i].corners)
-        if all(_overlap(q, np.asarray(tiles[k].corners)) <= HINT_OVERLAP for k in kept):
+        if all(from_view[k] == from_view[i] or
+               _overlap(q, np.asarray(tiles[k].corners)) <= HINT_OVERLAP for k in kept):
             kept.append(i)
     return [tiles[i] for i in sorted(kept)]
 
@@ -235,6 +237,7 @@ class Reader:
             if view is not None:
                 found += [(c, (c.corners + 0.5) * (sx, sy) - 0.5)
                           for c in detect_tiles(view).tiles if not c.cut]
+            view_ids = {id(c) for c, _ in found[n_first:]}
             found = [(c, k) for i, (c, k) in enumerate(found)
                      if c.cut or hints.keep(frame_bgr, k, i >= n_first)]
             t_hints = time.perf_counter()
@@ -274,7 +277,7 @@ class Reader:
                                          center=tuple(corners.mean(axis=0)),
                                          angle=_angle(corners), cut=True))
         if hints is not None:
-            tiles = _strongest(tiles)
+            tiles = _strongest(tiles, [id(c) in view_ids for c, _ in whole] + [False] * n_cut)
         if n_cut:
             warnings.append(f"{n_cut} tile(s) run out of the picture and are not read (cut=true)")
         if not found and not detection.warnings:

@@ -97,15 +97,16 @@ def test_reader_with_hints_adds_view_tiles_drops_unlike_ones_and_keeps_the_surer
         monkeypatch: pytest.MonkeyPatch) -> None:
     img, quads = _picture()
     profile = _red_profile(img, quads)
-    shifted = quads["red"] + [3, 0]  # the same tile found again on the view, a little off
-    _fixed_finder(monkeypatch, {"plain": [quads["white"]], "view": [shifted, quads["red"]]})
+    shifted = quads["red"] + [3, 0]  # the red tile found on the frame, a little off
+    _fixed_finder(monkeypatch, {"plain": [quads["white"], shifted], "view": [quads["red"]]})
     reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
     plain = reader.read(img)
-    assert [t.center for t in plain.tiles] == [tuple(quads["white"].mean(axis=0))]
+    assert [t.center for t in plain.tiles] == [tuple(quads["white"].mean(axis=0)),
+                                               tuple(shifted.mean(axis=0))]
     assert "hints" not in plain.timings_ms
     hinted = reader.read(img, hints=profile.reading_hints())
-    # the white tile is not the enrolled red set: dropped; the red one found on the view: kept
-    # once (of the two overlapping finds, the one read with the higher confidence)
+    # the white tile is not the enrolled red set: dropped; the red one, found on both pictures:
+    # kept once (of the two overlapping finds, the one read with the higher confidence)
     assert len(hinted.tiles) == 1
     kept = hinted.tiles[0]
     assert np.allclose(kept.corners, quads["red"]) or np.allclose(kept.corners, shifted)
@@ -134,6 +135,17 @@ def test_overlapping_finds_keep_the_higher_confidence(monkeypatch: pytest.Monkey
     assert both[0].confidence != both[1].confidence
     best = quads["red"] if both[0].confidence >= both[1].confidence else half
     assert np.allclose(got.tiles[0].corners, best, atol=0.6)
+
+
+def test_overlapping_tiles_of_one_picture_are_all_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only finds of the two pictures are merged: two overlapping tiles the frame shows (a tile
+    resting on another) both stay."""
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    on_top = quads["red"] + [30, 10]
+    _fixed_finder(monkeypatch, {"plain": [quads["red"], on_top], "view": []})
+    reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
+    assert len(reader.read(img, hints=profile.reading_hints()).tiles) == 2
 
 
 def test_profile_without_pips_gives_no_view_but_still_filters() -> None:
