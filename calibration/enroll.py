@@ -21,8 +21,9 @@ profile): tiles are also looked for on the frame redrawn light-face / dark-pips 
 colours (:func:`normalise_to_profile`), every found tile must have a face near an enrolled face
 colour (:func:`face_distance`), and where both pictures found a tile the more confident reading
 is kept. Measured at ``python -m calibration.bench --reading-only`` (docs/benchmarks.md): more
-tiles read right for every tile family (coloured sets most) and fewer false tiles overall (most
-of them table patterns the tile finder took for tiles; on light sets one or two more).
+tiles read right overall, with the learned tile finder most for black, ivory and white sets and
+little for coloured ones (which that finder already reads; with the classical detector alone
+the profile raised them by half), at a few more false tiles and about twice the read time.
 :meth:`SetProfile.expected_tile_px` is a tile-size prior at any table position and
 :meth:`SetProfile.nearest_set` says whose set a tile belongs to.
 """
