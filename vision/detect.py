@@ -962,6 +962,12 @@ NET_OVERLAP = 0.2
 #: A network tile at a place where no classical tile is needs this mean kernel probability
 #: (printed decorations on a real game board reach 0.84; rendered tiles mostly exceed 0.88).
 NET_MIN_SCORE = 0.88
+#: A network tile below NET_MIN_SCORE but at least this is kept alone when it shows a divider
+#: and its width and length are within SIZE_MATCH of the median of the tiles both found (at least
+#: MIN_REFERENCE of them; with fewer, the network's tiles are all there is to go by).
+NET_LOW_SCORE = 0.7
+SIZE_MATCH = 0.15
+MIN_REFERENCE = 3
 #: A classical tile needs this mean network face probability inside it (removes the classical
 #: stages' phantoms on checked cloths and stone, which the network sees as table).
 FACE_SUPPORT = 0.5
@@ -994,6 +1000,13 @@ def _overlap_fraction(a: np.ndarray, b: np.ndarray) -> float:
         return 0.0
     inter, _ = cv2.intersectConvexConvex(pa, pb)
     return float(inter / area)
+
+
+def _sides(corners: np.ndarray) -> tuple[float, float]:
+    """Width (corners 0-1) and length (end to end) of a tile quad."""
+    width = float(np.linalg.norm(corners[1] - corners[0]))
+    length = float(np.linalg.norm((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2))
+    return width, length
 
 
 def _at_one_place(a: np.ndarray, b: np.ndarray) -> bool:
@@ -1031,9 +1044,27 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     warnings: list[str] = []
     if MODE == "pool":
         classical = classical_detect(frame_bgr)
-        pool = [(_evidence(t.divider, t.fill, t.pips), t) for t, score in zip(tiles, scores)
-                if score >= NET_MIN_SCORE
-                or any(_at_one_place(t.corners, c.corners) for c in classical.tiles)]
+        confirmed = [any(_at_one_place(t.corners, c.corners) for c in classical.tiles)
+                     for t in tiles]
+        sizes = [_sides(t.corners) for t, ok in zip(tiles, confirmed) if ok and not t.cut]
+        ref = np.median(np.array(sizes), axis=0) if len(sizes) >= MIN_REFERENCE else None
+
+        def keep_alone(t: TileCandidate, score: float) -> bool:
+            """A network tile where no classical tile lies: confident, or (less confident) showing
+            a divider and of the size of the tiles both found, or in a picture where they found
+            too few."""
+            if score >= NET_MIN_SCORE:
+                return True
+            if score < NET_LOW_SCORE:
+                return False
+            if ref is None:
+                return True
+            w, length = _sides(t.corners)
+            return (t.divider >= MIN_DIVIDER_SCORE and abs(w / ref[0] - 1) <= SIZE_MATCH
+                    and abs(length / ref[1] - 1) <= SIZE_MATCH)
+
+        pool = [(_evidence(t.divider, t.fill, t.pips), t)
+                for t, score, ok in zip(tiles, scores, confirmed) if ok or keep_alone(t, score)]
         pool += [(_evidence(t.divider, t.fill, t.pips), t) for t in classical.tiles
                  if face_support(net_maps[1], net_scale, t.corners) >= FACE_SUPPORT]
         pool.sort(key=lambda p: -p[0])
