@@ -33,8 +33,8 @@ Pairwise decisions (votes: order 2, calibrated parallax 1.5, uncalibrated size 1
 layer from the image is the longest chain of tiles below it. A tile hidden entirely (under a
 square tower) is missing from such a chain; without calibration an edge therefore counts as
 many layers as the two tiles' size difference says, in units of the scene's own one-layer
-difference (the lower quartile of the overlapping pairs' differences, which cancels the
-unknown lens). With geometry, parallax also gives
+difference (from the overlapping pairs' differences, most of which are one layer: see
+:func:`_layer_unit`; it cancels the unknown lens). With geometry, parallax also gives
 each tile an absolute height: it decides when it is confident and says more than the chain (a
 tile whose support was not detected).
 
@@ -69,6 +69,8 @@ SIZE_GAP_BOUNDS = (1.6, 2.7, 3.8)
 STALE_MATCH_IOU = 0.97
 #: Weight of the occlusion (outline) evidence against the size/parallax evidence (1.0).
 OCCLUSION_WEIGHT = 0.5
+#: Refinements of the scene's layer unit (:func:`_layer_unit`).
+REFINE_UNIT_STEPS = 2
 
 
 class LayerInputError(DominoError):
@@ -399,6 +401,20 @@ def _size_residuals(quads: list[np.ndarray], width: int) -> tuple[np.ndarray, np
     return cube / (A @ coef) - 1, unit
 
 
+def _layer_unit(diffs: np.ndarray) -> float:
+    """The scene's one-layer size difference from the overlapping pairs' differences (most
+    pairs are one layer apart): start from their lower quartile, then take the median of the
+    differences within half a unit of one unit, twice (a few noisy small differences move a
+    quartile, not that median)."""
+    u = float(np.percentile(diffs, 25))
+    for _ in range(REFINE_UNIT_STEPS):
+        near = diffs[(diffs > 0.5 * u) & (diffs < 1.5 * u)]
+        if len(near) < 3:
+            break
+        u = float(np.median(near))
+    return u
+
+
 # --- the tracker --------------------------------------------------------------------------------
 
 #: A new tile lies above a known one when more than this fraction of their overlap changed.
@@ -646,7 +662,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         size_x = {(i, j): (resid[i] - resid[j]) / (0.5 * (unit[i] + unit[j])) for i, j in pairs}
         clear = np.array([abs(v) for v in size_x.values() if abs(v) > 0.3])
         if len(clear) >= 4:
-            layer_unit = float(np.percentile(clear, 25))
+            layer_unit = _layer_unit(clear)
     # the blurred picture only matters where tiles overlap (most tables of line games: nowhere)
     img = _blurred(frame_bgr) if pairs else frame_bgr
     for i, j in pairs:

@@ -56,6 +56,18 @@ def test_occlusion_cue_says_which_of_two_overlapping_tiles_is_on_top() -> None:
     assert occlusion_score(frame_bgr, far, lower) == (0.0, 0)
 
 
+def test_layer_unit_is_the_one_layer_difference_despite_a_few_small_noisy_ones() -> None:
+    from vision.layers import _layer_unit
+
+    rng = np.random.default_rng(3)
+    one = rng.normal(1.0, 0.08, 30)
+    two = rng.normal(2.0, 0.12, 14)
+    noise = rng.uniform(0.3, 0.6, 12)  # small differences of pairs misjudged by a pixel or two
+    diffs = np.abs(np.concatenate([one, two, noise]))
+    assert float(np.percentile(diffs, 25)) < 0.9  # a quartile alone is pulled down
+    assert _layer_unit(diffs) == pytest.approx(1.0, abs=0.05)
+
+
 # --- parallax -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("tilt, layer", [(0.0, 0), (0.0, 2), (30.0, 1), (30.0, 3)])
