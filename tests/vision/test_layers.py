@@ -10,9 +10,18 @@ import pytest
 
 from companion.errors import DominoError
 from companion.tiles import Tile
-from vision.layers import (Geometry, LayeredTileReading, LayerEstimate, LayerInputError,
-                           LayerTracker, apply_layers, estimate_layers, occlusion_score,
-                           tile_height)
+from vision.layers import (
+    CUES,
+    Geometry,
+    LayeredTileReading,
+    LayerEstimate,
+    LayerInputError,
+    LayerTracker,
+    apply_layers,
+    estimate_layers,
+    occlusion_score,
+    tile_height,
+)
 from vision.render import CameraSpec, render_scene
 from vision.render.camera import Camera
 from vision.render.stacking import stack_sequence, stacked_scene_spec
@@ -232,6 +241,15 @@ def test_layers_eval_command_prints_figures_and_refuses_training_seeds(capsys) -
     out = json.loads(capsys.readouterr().out)
     assert out["cold_geometry"]["tiles"] == out["cold_image"]["tiles"] > 0
     assert 0.0 <= out["cold_image"]["accuracy"] <= 1.0
+    assert "cold_image_failures" not in out
+    # seed 1000112: a tower whose bottom tile is hidden entirely (known miss, listed)
+    assert run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--seed", "1000112",
+                                  "--failures"])) == 0
+    out = json.loads(capsys.readouterr().out)
+    wrong = out["cold_image"]["tiles"] - out["cold_image"]["right"]
+    assert len(out["cold_image_failures"]) == wrong > 0
+    f = out["cold_image_failures"][0]
+    assert f["truth"] != f["estimate"] and f["seed"] == 1000112 and f["cue"] in CUES
 
 
 # --- the reader gives every tile its layer ------------------------------------------------------

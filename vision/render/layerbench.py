@@ -15,6 +15,11 @@ Figures printed (JSON):
   (face up, ``visible >= 0.9``, not cut), cold start with and without geometry: how many tiles
   per layer it finds and how many of those get the right layer.
 
+With ``--failures`` the JSON also lists every tile the one-photo estimate (``cold_image``) put on
+the wrong layer: seed, tile index (among the tiles with ``visible > 0``), true and estimated
+layer, the cue that decided, its confidence, the tile's visible fraction and the supports it
+was given; the first thing to read when the figure drops.
+
 Scenes use held-out seeds (``--seed`` >= 1,000,000, held-out looks included).
 """
 
@@ -49,7 +54,15 @@ def _tally(counter: Counter, est: list, tiles: list[dict[str, Any]], key: str) -
         counter[f"{key}_ok_layer{t['layer']}"] += int(e.layer == t["layer"])
 
 
-def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str, Any]:
+def _failures(seed: int, est: list, tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"seed": seed, "tile": i, "truth": t["layer"], "estimate": e.layer, "cue": e.cue,
+             "confidence": e.confidence, "visible": round(float(t["visible"]), 3),
+             "supports": list(e.supports)}
+            for i, (e, t) in enumerate(zip(est, tiles)) if e.layer != t["layer"]]
+
+
+def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
+             failures: bool = False) -> dict[str, Any]:
     """Run the evaluation and return its figures (see the module docstring)."""
     if seed < HELD_OUT_SEED_MIN:
         raise RenderSpecError(f"--seed {seed} is a training seed; layer figures use held-out "
@@ -58,6 +71,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str
     t0 = time.perf_counter()
     ms: list[float] = []
     rd = None
+    failed: list[dict[str, Any]] = []
     if reader:
         from vision.read import Reader
         rd = Reader()
@@ -66,8 +80,11 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str
         tiles = _visible(scene.truth)
         geom = Geometry.from_truth(scene.truth)
         t1 = time.perf_counter()
-        _tally(c, estimate_layers(scene.image_bgr, tiles), tiles, "cold_image")
+        est_cold = estimate_layers(scene.image_bgr, tiles)
         ms.append((time.perf_counter() - t1) * 1000)
+        _tally(c, est_cold, tiles, "cold_image")
+        if failures:
+            failed += _failures(seed + k, est_cold, tiles)
         _tally(c, estimate_layers(scene.image_bgr, tiles, geom), tiles, "cold_geometry")
         if rd is not None:
             reading = rd.read(scene.image_bgr, scene.truth["set_max"])
@@ -123,6 +140,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool) -> dict[str
             "image_accuracy_on_found": round(c["reader_image_ok"] / max(1, c["reader_found"]), 4),
             "geometry_accuracy_on_found": round(c["reader_geometry_ok"]
                                                 / max(1, c["reader_found"]), 4)}
+    if failures:
+        out["cold_image_failures"] = failed
     out["estimate_ms_median"] = round(float(np.median(ms)), 1) if ms else None
     out["wall_s"] = round(time.perf_counter() - t0, 1)
     return out
@@ -137,14 +156,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"first held-out seed (default {DEFAULT_SEED})")
     parser.add_argument("--reader", action="store_true",
                         help="also measure end to end on the real reader's detections")
+    parser.add_argument("--failures", action="store_true",
+                        help="also list every tile the one-photo estimate got wrong (seed, "
+                             "tile, true and estimated layer, deciding cue)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """``domino-companion layers-eval [--scenes N] [--sequences M] [--seed S] [--reader]``."""
+    """``domino-companion layers-eval [--scenes N] [--sequences M] [--seed S] [--reader]
+    [--failures]``."""
     if args.scenes < 0 or args.sequences < 0 or args.scenes + args.sequences == 0:
         raise RenderSpecError(f"--scenes {args.scenes} / --sequences {args.sequences}: expected "
                               "counts >= 0, not both 0")
-    print(json.dumps(evaluate(args.scenes, args.seed, args.sequences, args.reader), indent=1))
+    print(json.dumps(evaluate(args.scenes, args.seed, args.sequences, args.reader,
+                              getattr(args, "failures", False)), indent=1))
     return 0
 
 
