@@ -16,7 +16,7 @@ from typing import Any, Iterator
 import pytest
 
 from companion.simulate import play_random_game
-from webui_helpers import PLAYERS, make_app
+from webui_helpers import PLAYERS, make_app, wait_js
 from web_ui import stop_streams
 from web_ui.services import StillFrames, jpeg_of_colour
 
@@ -284,7 +284,7 @@ def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
     try:
         errors: list[str] = []
         page = open_page(browser, live, errors)
-        page.wait_for_function("() => document.querySelector('#video').naturalWidth === 320")
+        wait_js(page, "document.querySelector('#video').naturalWidth === 320")
         assert not page.locator("#camera").is_visible()  # camera ok: no banner
         assert page.locator("#diag-card").is_visible()
         assert "frames" in page.inner_text("#diag")
@@ -297,7 +297,7 @@ def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
         # the video stream has ended by now (STREAM_MAX_S); the page opens the next one itself
         time.sleep(2.5)
         frames.push(jpeg_of_colour((0, 0, 120), (400, 300), "back"))
-        page.wait_for_function("() => document.querySelector('#video').naturalWidth === 400")
+        wait_js(page, "document.querySelector('#video').naturalWidth === 400")
         page.wait_for_selector("#camera", state="hidden")  # camera ok again: banner gone
         assert errors == []
     finally:

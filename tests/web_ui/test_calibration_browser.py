@@ -15,7 +15,8 @@ from test_browser import (  # skips without them
     Live,
     pair_in_page,
 )
-from test_calibration_page import SEED, _corner_taps, _form, _jpeg, _scene, _wait_js
+from test_calibration_page import SEED, _corner_taps, _form, _jpeg, _scene
+from webui_helpers import wait_js
 
 from calibration.files import load_plane
 from calibration.plane import detect_markers
@@ -66,7 +67,7 @@ def test_tapping_the_four_corners_calibrates_when_markers_are_missing(tmp_path: 
                 page.wait_for_selector("#cal-result.cal-bad")
                 assert "missing 2, 3" in page.inner_text("#cal-problems")
                 assert page.eval_on_selector("#corners-card", "d => d.open")
-                _wait_js(page, "document.getElementById('tap-frame').naturalWidth > 0")
+                wait_js(page, "document.getElementById('tap-frame').naturalWidth > 0")
                 assert page.inner_text("#tap-next") == "Tap the top-left corner (1 of 4)."
                 assert page.is_disabled("#tap-save") and page.is_disabled("#tap-undo")
                 img = page.locator("#tap-frame")
@@ -84,7 +85,7 @@ def test_tapping_the_four_corners_calibrates_when_markers_are_missing(tmp_path: 
                 page.wait_for_selector("#tap-area[data-taps='1']")
                 page.click("#tap-refresh")  # a new picture: the taps start again
                 page.wait_for_selector("#tap-area[data-taps='0']")
-                _wait_js(page, "document.getElementById('tap-frame').complete && "
+                wait_js(page, "document.getElementById('tap-frame').complete && "
                                "document.getElementById('tap-frame').naturalWidth > 0")
                 page.touchscreen.tap(*screen(taps[0]))  # touch
                 page.mouse.click(*screen([natural[0] * 0.5, natural[1] * 0.5]))  # a wrong tap
@@ -109,8 +110,8 @@ def test_tapping_the_four_corners_calibrates_when_markers_are_missing(tmp_path: 
                 page.click("#tap-save")
                 page.wait_for_selector("#tap-result.cal-ok")
                 assert "from the corners you tapped" in page.inner_text("#tap-result")
-                _wait_js(page, "document.getElementById('topdown').naturalWidth > 0")
-                _wait_js(page, "document.getElementById('preview').naturalWidth > 0")
+                wait_js(page, "document.getElementById('topdown').naturalWidth > 0")
+                wait_js(page, "document.getElementById('preview').naturalWidth > 0")
                 page.screenshot(path=str(SHOT_DIR / "calibration-corners-1024x768.png"),
                                 full_page=True)
                 page.reload()
@@ -160,7 +161,7 @@ def test_a_photo_uploaded_without_a_camera_is_calibrated_from(tmp_path: Path) ->
                 page.click("#photo-submit")
                 page.wait_for_selector("#cal-form")  # the page reloads with the photo
                 assert "Uploaded photo" in page.inner_text("#camera-card h2")
-                _wait_js(page, "document.getElementById('frame').naturalWidth > 0")
+                wait_js(page, "document.getElementById('frame').naturalWidth > 0")
                 for name, value in _form(spec).items():
                     page.fill(f"#cal-form input[name={name}]", str(value))
                 page.click("#cal-submit")

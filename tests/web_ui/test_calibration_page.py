@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 from flask import Flask
-from webui_helpers import make_app, pair, post
+from webui_helpers import make_app, pair, post, wait_js
 
 from calibration.files import TABLE_FILE, load_plane
 from vision.render import random_scene_spec, render_scene
@@ -45,16 +44,6 @@ def _camera_app(tmp_path: Path, frame_bgr: np.ndarray) -> Flask:
     frames = StillFrames()
     frames.push(_jpeg(frame_bgr))
     return make_app(tmp_path, frames=frames)
-
-
-def _wait_js(page: Any, expression: str, timeout_s: float = 8.0) -> None:
-    """Wait until a JavaScript expression is true, polling from here: the page's Content
-    Security Policy forbids the string evaluation ``page.wait_for_function`` polls with."""
-    deadline = time.monotonic() + timeout_s
-    while not page.evaluate(expression):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still false after {timeout_s:g} s: {expression}")
-        time.sleep(0.05)
 
 
 def _cal_dir(app: Flask) -> Path:
@@ -207,7 +196,7 @@ def test_setup_page_in_the_browser_at_1024x768(tmp_path: Path) -> None:
                 pair_in_page(page, live)
                 page.click("#setup-link")
                 page.wait_for_selector("#stored-none")
-                _wait_js(page, "document.getElementById('frame').naturalWidth > 0")
+                wait_js(page, "document.getElementById('frame').naturalWidth > 0")
                 form = _form(spec)
                 for name, value in form.items():
                     page.fill(f"#cal-form input[name={name}]", str(value))
@@ -216,8 +205,8 @@ def test_setup_page_in_the_browser_at_1024x768(tmp_path: Path) -> None:
                 page.click("#cal-submit")
                 page.wait_for_selector("#cal-result.cal-ok")
                 assert "Saved: table" in page.inner_text("#cal-result")
-                _wait_js(page, "document.getElementById('topdown').naturalWidth > 0")
-                _wait_js(page, "document.getElementById('preview').naturalWidth > 0")
+                wait_js(page, "document.getElementById('topdown').naturalWidth > 0")
+                wait_js(page, "document.getElementById('preview').naturalWidth > 0")
                 page.screenshot(path=str(SHOT_DIR / "calibration-1024x768.png"), full_page=True)
                 page.reload()
                 assert "mm above the table" in page.inner_text("#stored-camera")

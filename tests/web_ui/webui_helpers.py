@@ -4,6 +4,7 @@ way the page sends them (CSRF header), pairing. The fixtures are in ``conftest.p
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +48,14 @@ def pair(client: FlaskClient, app: Flask) -> None:
     code = app.extensions["secrets"].pairing_code
     resp = post(client, "/api/pair", {"code": code})
     assert resp.status_code == 200, resp.get_json()
+
+
+def wait_js(page: Any, expression: str, timeout_s: float = 8.0) -> None:
+    """Wait until a JavaScript expression is true in a browser page, polling from here: the
+    dashboard's Content Security Policy forbids the string evaluation that Playwright's
+    ``page.wait_for_function`` polls with once its first check fails."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout_s:g} s: {expression}")
+        time.sleep(0.05)
