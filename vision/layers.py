@@ -71,6 +71,12 @@ STALE_MATCH_IOU = 0.97
 OCCLUSION_WEIGHT = 0.5
 #: Refinements of the scene's layer unit (:func:`_layer_unit`).
 REFINE_UNIT_STEPS = 2
+#: How many pixels the reader's outlines are off (measured 2-3 px on rendered scenes): the size
+#: cues are weighed against it in :func:`read_layers`.
+READER_OUTLINE_PX = 2.0
+#: Highest top-face height (in tile thicknesses) :func:`tile_height` searches by default: a
+#: height found there is the end of the search, not a measurement.
+MAX_HEIGHT_LAYERS = 7
 
 
 class LayerInputError(DominoError):
@@ -415,6 +421,32 @@ def _layer_unit(diffs: np.ndarray) -> float:
     return u
 
 
+def _layer_step_geometry(quads: list[np.ndarray], geometry: Geometry) -> np.ndarray:
+    """With calibration: per tile, the relative change of its back-projected length when the
+    plane rises by one tile thickness (what one layer does to its apparent size)."""
+    T = geometry.tile_mm[2]
+    out = []
+    for q in quads:
+        a, b = _footprint_mm(q, geometry, 0.0), _footprint_mm(q, geometry, T)
+        la = float(np.linalg.norm(np.roll(a, -1, 0) - a, axis=1).sum())
+        lb = float(np.linalg.norm(np.roll(b, -1, 0) - b, axis=1).sum())
+        out.append(abs(la - lb) / max(la, 1e-9))
+    return np.array(out)
+
+
+def _size_trust(quads: list[np.ndarray], outline_px: float, step: np.ndarray) -> np.ndarray:
+    """Per tile, how far its apparent size can be trusted (0..1): outlines ``outline_px`` off
+    change a tile's relative size by about ``2 * outline_px / length``; ``step`` is the relative
+    size change of one layer. Trust is 1 with exact outlines and falls to 0 when that error is
+    half a layer (the reader's outlines on a 60 px tile: several layers)."""
+    if outline_px <= 0:
+        return np.ones(len(quads))
+    length = np.array([max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]))
+                       for q in quads])
+    sigma = (2.0 * outline_px / np.maximum(length, 1.0)) / np.maximum(step, 1e-9)
+    return np.asarray(np.clip(1.0 - sigma / 0.5, 0.0, 1.0))
+
+
 # --- the tracker --------------------------------------------------------------------------------
 
 #: A new tile lies above a known one when more than this fraction of their overlap changed.
@@ -472,8 +504,10 @@ class LayerTracker:
         self._current: list[int] = []  # track index of each tile of the last update
 
     def update(self, frame_bgr: np.ndarray, tiles: Sequence[Any],
-               geometry: Geometry | None = None) -> list[LayerEstimate]:
-        """Take the next still frame and its tiles; returns their layer estimates."""
+               geometry: Geometry | None = None,
+               outline_px: float = 0.0) -> list[LayerEstimate]:
+        """Take the next still frame and its tiles; returns their layer estimates
+        (``outline_px`` as in :func:`estimate_layers`)."""
         frame_bgr = _check_frame(frame_bgr)
         quads = _quads(tiles)
         self.frame_index += 1
@@ -490,12 +524,12 @@ class LayerTracker:
         assigned = self._match(quads, changed)
         new = [i for i, a in enumerate(assigned) if a is None]
         if new:
-            cold = estimate_layers(frame_bgr, quads, geometry) if (
+            cold = estimate_layers(frame_bgr, quads, geometry, outline_px=outline_px) if (
                 changed is None or len(new) > 1) else None
             for i in new:
                 if changed is None or (cold is not None and self._overlaps_new(i, new, quads)):
                     est = cold[i] if cold is not None else estimate_layers(
-                        frame_bgr, quads, geometry)[i]
+                        frame_bgr, quads, geometry, outline_px=outline_px)[i]
                     track = _Track(quads[i], est.layer, est.cue, est.confidence,
                                    self.frame_index)
                 else:
@@ -509,7 +543,7 @@ class LayerTracker:
             self.tracks[k].seen = self.frame_index
         self._current = [int(k) for k in assigned if k is not None]
         self._prev = frame_bgr.copy()
-        return estimate_layers(frame_bgr, quads, geometry, history=self)
+        return estimate_layers(frame_bgr, quads, geometry, history=self, outline_px=outline_px)
 
     # internals -------------------------------------------------------------------------------
     def _live(self) -> list[int]:
@@ -607,14 +641,26 @@ def _reaches(above: dict[int, list[int]], src: int, dst: int) -> bool:
 
 def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                     geometry: Geometry | None = None,
-                    history: LayerTracker | None = None) -> list[LayerEstimate]:
+                    history: LayerTracker | None = None,
+                    outline_px: float = 0.0) -> list[LayerEstimate]:
     """One :class:`LayerEstimate` per tile (see the module docstring).
 
     ``tiles``: top-face quads in picture pixels (TileReadings, dicts with ``corners`` or 4x2
     arrays); ``geometry``: the calibrated camera, for the parallax cue; ``history``: a
-    :class:`LayerTracker` whose last :meth:`LayerTracker.update` saw these same tiles."""
+    :class:`LayerTracker` whose last :meth:`LayerTracker.update` saw these same tiles;
+    ``outline_px``: how many pixels the outlines may be off (0: exact, as rendered ground
+    truth; :data:`READER_OUTLINE_PX` for the reader's). The size cues (parallax, apparent size)
+    lose their weight where that error is as large as what one layer changes a tile's size by
+    (:func:`_size_trust`); the outline cue does not depend on it."""
     frame_bgr = _check_frame(frame_bgr)
     quads = _quads(tiles)
+    try:
+        outline_px = float(outline_px)
+    except (TypeError, ValueError):
+        raise LayerInputError(f"outline_px: expected a number of pixels >= 0, got "
+                              f"{outline_px!r}") from None
+    if not (math.isfinite(outline_px) and outline_px >= 0):
+        raise LayerInputError(f"outline_px: expected a number of pixels >= 0, got {outline_px}")
     if geometry is not None and not isinstance(geometry, Geometry):
         raise LayerInputError(f"geometry: expected a vision.layers.Geometry, got "
                               f"{type(geometry).__name__}")
@@ -629,8 +675,10 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     if n == 0:
         return []
     heights: list[tuple[float, float]] = []
+    trust = np.ones(n)
     if geometry is not None:
         heights = [tile_height(q, geometry) for q in quads]
+        trust = _size_trust(quads, outline_px, _layer_step_geometry(quads, geometry))
     T = geometry.tile_mm[2] if geometry is not None else 1.0
 
     boxes = [cv2.boundingRect(_convex(q).astype(np.float32)) for q in quads]
@@ -663,6 +711,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         clear = np.array([abs(v) for v in size_x.values() if abs(v) > 0.3])
         if len(clear) >= 4:
             layer_unit = _layer_unit(clear)
+        trust = _size_trust(quads, outline_px, unit * (layer_unit or 1.0))
     # the blurred picture only matters where tiles overlap (most tables of line games: nowhere)
     img = _blurred(frame_bgr) if pairs else frame_bgr
     for i, j in pairs:
@@ -675,10 +724,12 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 votes.append((2.0 * float(np.sign(ti.layer - tj.layer)), "order"))
         if geometry is not None:
             dz = (heights[i][0] - heights[j][0]) / T
-            votes.append((1.5 * float(np.clip(dz, -1, 1)), "parallax"))
+            votes.append((1.5 * min(trust[i], trust[j]) * float(np.clip(dz, -1, 1)),
+                          "parallax"))
         else:  # uncalibrated: the higher of two neighbours looks larger than the table
             # plane's perspective predicts at its place in the picture
-            votes.append((float(np.clip(size_x[(i, j)] / 0.8, -1, 1)), "parallax"))
+            votes.append((min(trust[i], trust[j]) * float(np.clip(size_x[(i, j)] / 0.8, -1, 1)),
+                          "parallax"))
         third = [quads[k] for k in overlapping_any(i, j)]
         s, m = _occlusion(img, quads[i], quads[j], third)
         if m:
@@ -690,7 +741,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         up, lo = (i, j) if total > 0 else (j, i)
         # how many layers apart: more than one when a tile between them is hidden entirely
         gap = 1
-        if layer_unit is not None and size_x[(i, j)] * total > 0:
+        if layer_unit is not None and size_x[(i, j)] * total > 0 and \
+                min(trust[i], trust[j]) > 0.5:
             gap += int(np.searchsorted(SIZE_GAP_BOUNDS, abs(size_x[(i, j)]) / layer_unit))
         edges.append((abs(total), up, lo, cue, gap))
 
@@ -718,7 +770,9 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
             z, err = heights[i]
             g_layer = max(0, round(z / T) - 1)
             g_conf = float(np.clip(1.0 - 2.0 * abs(z / T - 1 - g_layer), 0.0, 1.0)
-                           * (1.0 if err < 0.15 else 0.3))
+                           * (1.0 if err < 0.15 else 0.3) * trust[i])
+            if z >= MAX_HEIGHT_LAYERS * T - 1e-6:  # at the end of the search: not measured
+                g_conf = 0.0
             if g_layer != layer and g_conf >= 0.5 and (g_layer > layer or not below):
                 layer, cue, conf = g_layer, "parallax", g_conf
             elif g_layer == layer:
@@ -821,11 +875,15 @@ def apply_layers(reading: Any, estimates: Sequence[LayerEstimate]) -> Any:
 def read_layers(reading: Any, frame_bgr: np.ndarray, geometry: Geometry | None = None,
                 history: LayerTracker | None = None) -> Any:
     """One call for the reader: estimate the layers of ``reading``'s tiles in ``frame_bgr``
-    (through ``history.update`` when a tracker is given) and return the Reading with them."""
+    (through ``history.update`` when a tracker is given) and return the Reading with them. The
+    reader's outlines are taken to be :data:`READER_OUTLINE_PX` off, so the size cues weigh only
+    where one layer changes a tile's size by more than that."""
     if history is not None:
-        est = history.update(frame_bgr, list(reading.tiles), geometry)
+        est = history.update(frame_bgr, list(reading.tiles), geometry,
+                             outline_px=READER_OUTLINE_PX)
     else:
-        est = estimate_layers(frame_bgr, list(reading.tiles), geometry)
+        est = estimate_layers(frame_bgr, list(reading.tiles), geometry,
+                              outline_px=READER_OUTLINE_PX)
     return apply_layers(reading, est)
 
 

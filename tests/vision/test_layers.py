@@ -96,6 +96,25 @@ def test_parallax_gives_the_height_of_a_lone_tile(tilt: float, layer: int) -> No
     assert est.confidence > 0.8
 
 
+def test_outlines_a_few_pixels_off_do_not_lift_a_table_tile_by_parallax() -> None:
+    # the reader's outlines run 2-3 px outside a top face: as a size that says several layers
+    from vision.layers import READER_OUTLINE_PX
+
+    cam = Camera(CameraSpec(height_mm=450.0, tilt_deg=0.0, rotation_deg=20.0, hfov_deg=60.0),
+                 1280, 720)
+    L, W, T = 48.0, 24.0, 8.0
+    geom = Geometry(cam.K, cam.rvec, cam.t, (L, W, T))
+    top = _rect(30.0, -20.0, L + 2.0, W + 2.0, 35.0)  # about 2.5 px wider each way
+    quad = cam.project(np.column_stack([top, np.full(4, -T)]))
+    frame_bgr = np.full((720, 1280, 3), 80, np.uint8)
+    (exact,) = estimate_layers(frame_bgr, [quad], geom)
+    assert exact.layer > 0  # taken as exact, the larger outline reads as a higher tile
+    (est,) = estimate_layers(frame_bgr, [quad], geom, outline_px=READER_OUTLINE_PX)
+    assert (est.layer, est.cue) == (0, "table")
+    with pytest.raises(LayerInputError, match="outline_px"):
+        estimate_layers(frame_bgr, [quad], geom, outline_px=-1.0)
+
+
 def test_geometry_from_homography_matches_the_pose() -> None:
     spec = stacked_scene_spec(11, size=(640, 360), tilt_range=(20, 35))
     truth = render_scene(spec).truth
@@ -293,8 +312,9 @@ def test_reader_gives_every_tile_a_layer_with_confidence_and_cue() -> None:
 
 
 def test_reader_layers_on_a_rendered_stack_follow_the_estimator() -> None:
-    """The reader's layers are the estimator's on the reader's own quads, with the camera
-    given to it the calibrated ones."""
+    """The reader's layers are the estimator's on the reader's own quads (outlines taken to be
+    READER_OUTLINE_PX off), with the camera given to it the calibrated ones."""
+    from vision.layers import READER_OUTLINE_PX
     from vision.read import Reader
 
     scene = render_scene(stacked_scene_spec(17, size=(960, 540), tilt_range=(10, 25)))
@@ -302,11 +322,11 @@ def test_reader_layers_on_a_rendered_stack_follow_the_estimator() -> None:
     reader = Reader()
     r = reader.read(scene.image_bgr, scene.truth["set_max"])
     assert r.tiles, "the reader should find tiles in a stacked scene"
-    want = estimate_layers(scene.image_bgr, list(r.tiles))
+    want = estimate_layers(scene.image_bgr, list(r.tiles), outline_px=READER_OUTLINE_PX)
     assert [t.layer for t in r.tiles] == [e.layer for e in want]
     assert [t.layer_cue for t in r.tiles] == [e.cue for e in want]
     rg = reader.read(scene.image_bgr, scene.truth["set_max"], geometry=geom)
-    want_g = estimate_layers(scene.image_bgr, list(rg.tiles), geom)
+    want_g = estimate_layers(scene.image_bgr, list(rg.tiles), geom, outline_px=READER_OUTLINE_PX)
     assert [t.layer for t in rg.tiles] == [e.layer for e in want_g]
 
 

@@ -13,7 +13,8 @@ Figures printed (JSON):
 * ``reader`` (with ``--reader``): end to end, the quads the real reader
   (:class:`vision.read.Reader`) finds, matched by IoU >= 0.5 to the tiles a reader must report
   (face up, ``visible >= 0.9``, not cut), cold start with and without geometry: how many tiles
-  per layer it finds and how many of those get the right layer.
+  per layer it finds and how many of those get the right layer (outlines taken to be
+  :data:`vision.layers.READER_OUTLINE_PX` off, as the reader does).
 
 With ``--failures`` the JSON also lists every tile the one-photo estimate (``cold_image``) put on
 the wrong layer: seed, tile index (among the tiles with ``visible > 0``), true and estimated
@@ -33,7 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.layers import Geometry, LayerTracker, estimate_layers, quad_iou
+from vision.layers import (
+    READER_OUTLINE_PX,
+    Geometry,
+    LayerTracker,
+    estimate_layers,
+    quad_iou,
+)
 from vision.render.errors import RenderSpecError
 from vision.render.sampling import HELD_OUT_SEED_MIN
 from vision.render.scene import render_scene
@@ -90,8 +97,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
             reading = rd.read(scene.image_bgr, scene.truth["set_max"])
             found = [t for t in reading.tiles if not t.cut]
             quads = [np.array(t.corners) for t in found]
-            est_i = estimate_layers(scene.image_bgr, quads) if quads else []
-            est_g = estimate_layers(scene.image_bgr, quads, geom) if quads else []
+            est_i = (estimate_layers(scene.image_bgr, quads, outline_px=READER_OUTLINE_PX)
+                     if quads else [])
+            est_g = (estimate_layers(scene.image_bgr, quads, geom, outline_px=READER_OUTLINE_PX)
+                     if quads else [])
             used: set[int] = set()
             for t in tiles:
                 if t["cut"] or not t["face_up"] or t["visible"] < 0.9:
