@@ -25,7 +25,6 @@ import argparse
 import hashlib
 import json
 import multiprocessing
-import subprocess
 import sys
 import time
 import warnings
@@ -40,6 +39,7 @@ from torch import nn
 from domino_models.card import write_card
 from vision.halves import CLIP_HIGH, CLIP_LOW, HALF_SIZE, INSET, CornersError, half_crops
 from vision.render import HELD_OUT_SEED_MIN, random_scene_spec, render_scene
+from vision.render.version import renderer_version
 
 NUM_CLASSES = 16
 HERE = Path(__file__).resolve().parent
@@ -82,19 +82,6 @@ def render(seed: int, held_out: bool) -> tuple[np.ndarray, dict]:
         spec = random_scene_spec(seed, **({"set_max": 15} if seed % 3 == 2 else {}))
     scene = render_scene(spec)
     return scene.image_bgr, scene.truth
-
-
-def renderer_version() -> str:
-    """The last commit that changed ``vision/render`` (with ``+dirty`` for local changes)."""
-    root = HERE.parent
-    try:
-        commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", "vision/render"],
-                                cwd=root, capture_output=True, text=True, check=True).stdout
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "vision/render"],
-                               cwd=root, capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (no git)"
-    return commit.strip() + ("+dirty" if dirty.strip() else "")
 
 
 def _photometric(frame_bgr: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import subprocess
 import sys
 import time
 import warnings
@@ -37,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the data module sits beside this script
 
 from tile_finder_data import CROP, MIN_VISIBLE, Samples, make_samples  # noqa: E402
+from vision.render.version import renderer_version  # noqa: E402
 from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE  # noqa: E402
 
 #: Channels of the encoder levels (1/2, 1/4, 1/8, 1/16 of the input).
@@ -207,19 +207,6 @@ def export(net: TileFinderNet, path: Path) -> None:
                           output_names=["maps"], opset_version=17, dynamo=False,
                           dynamic_axes={"image": {2: "height", 3: "width"},
                                         "maps": {2: "height_half", 3: "width_half"}})
-
-
-def renderer_version() -> str:
-    """The last commit that changed ``vision/render`` (with ``+dirty`` for local changes)."""
-    root = HERE.parent
-    try:
-        commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", "vision/render"],
-                                cwd=root, capture_output=True, text=True, check=True).stdout
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "vision/render"],
-                               cwd=root, capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (no git)"
-    return commit.strip() + ("+dirty" if dirty.strip() else "")
 
 
 def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str]) -> Samples:

@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 from domino_models import model_path as _shipped_model_path
 from vision.halves import HALF_SIZE
+from vision.onnx_session import open_session
 
 MODEL_NAME = "pip_classifier.onnx"
 """File name of the shipped pip classifier in ``models/``."""
@@ -55,22 +55,12 @@ class PipClassifier:
     """
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-            raise ClassifierError(f"threads must be a positive integer, got {threads!r}")
         path = default_model_path() if model_path is None else Path(model_path)
         if not path.is_file():
             raise ModelMissingError(f"no pip classifier model at {path}; pass the path of an "
                                     f".onnx file or None for the shipped {MODEL_NAME}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(str(path), sess_options=options,
-                                                 providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
-            raise ClassifierError(f"{path} is not a loadable ONNX model: {exc}") from exc
+        self._session = open_session(path, threads, ClassifierError,
+                                     "the command in models/pip_classifier.md")
         inputs = self._session.get_inputs()
         outputs = self._session.get_outputs()
         if len(inputs) != 1 or len(outputs) != 1:

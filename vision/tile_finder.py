@@ -31,10 +31,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from companion.errors import DominoError
 from domino_models import MODEL_DIR
+from vision.onnx_session import open_session
 
 MODEL_NAME = "tile_finder.onnx"
 """File name of the shipped tile finder in ``models/``."""
@@ -95,23 +95,11 @@ class TileFinder:
     """Tiles in BGR pictures from the ONNX tile finder (the shipped one, or ``model_path``)."""
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-            raise TileFinderError(f"threads must be a positive integer, got {threads!r}")
         path = default_model_path() if model_path is None else Path(model_path)
         if not path.is_file():
             raise TileFinderMissingError(f"no tile finder model at {path}; rebuild it with "
                                          f"{REBUILD}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(str(path), sess_options=options,
-                                                 providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
-            raise TileFinderError(f"{path} is not a loadable ONNX model ({exc}); rebuild it "
-                                  f"with {REBUILD}") from exc
+        self._session = open_session(path, threads, TileFinderError, REBUILD)
         inputs, outputs = self._session.get_inputs(), self._session.get_outputs()
         if len(inputs) != 1 or len(outputs) != 1 or len(inputs[0].shape) != 4 \
                 or inputs[0].shape[1] != 3:
