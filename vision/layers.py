@@ -649,9 +649,11 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     arrays); ``geometry``: the calibrated camera, for the parallax cue; ``history``: a
     :class:`LayerTracker` whose last :meth:`LayerTracker.update` saw these same tiles;
     ``outline_px``: how many pixels the outlines may be off (0: exact, as rendered ground
-    truth; :data:`READER_OUTLINE_PX` for the reader's). The size cues (parallax, apparent size)
-    lose their weight where that error is as large as what one layer changes a tile's size by
-    (:func:`_size_trust`); the outline cue does not depend on it."""
+    truth; :data:`READER_OUTLINE_PX` for the reader's). Where that error is as large as what
+    one layer changes a tile's size by (:func:`_size_trust`), a tile's size no longer gives its
+    absolute height (calibrated parallax) nor how many layers two overlapping tiles are apart;
+    which of the two is higher still comes from their size difference (outlines off alike
+    cancel in it) and from the outline cue."""
     frame_bgr = _check_frame(frame_bgr)
     quads = _quads(tiles)
     try:
@@ -724,12 +726,10 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 votes.append((2.0 * float(np.sign(ti.layer - tj.layer)), "order"))
         if geometry is not None:
             dz = (heights[i][0] - heights[j][0]) / T
-            votes.append((1.5 * min(trust[i], trust[j]) * float(np.clip(dz, -1, 1)),
-                          "parallax"))
+            votes.append((1.5 * float(np.clip(dz, -1, 1)), "parallax"))
         else:  # uncalibrated: the higher of two neighbours looks larger than the table
             # plane's perspective predicts at its place in the picture
-            votes.append((min(trust[i], trust[j]) * float(np.clip(size_x[(i, j)] / 0.8, -1, 1)),
-                          "parallax"))
+            votes.append((float(np.clip(size_x[(i, j)] / 0.8, -1, 1)), "parallax"))
         third = [quads[k] for k in overlapping_any(i, j)]
         s, m = _occlusion(img, quads[i], quads[j], third)
         if m:
