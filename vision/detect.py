@@ -959,8 +959,12 @@ def classical_detect(frame_bgr: np.ndarray) -> Detection:
 MODE = "pool"
 #: Two tiles are at one place when either covers this fraction of the other's area.
 NET_OVERLAP = 0.2
-#: A network tile at a place where no classical tile is needs this mean kernel probability
-#: (printed decorations on a real game board reach 0.84; rendered tiles mostly exceed 0.88).
+#: A network tile at a place where no classical tile is needs this mean kernel probability.
+#: Chosen on rendered tuning scenes only (`python -m vision.tune`: seeds 1,600,000-1,600,029):
+#: 0.75 / 0.82 / 0.88 / 0.94 gave frames entirely right 0.53 / 0.53 / 0.57 / 0.53 with the
+#: 5-epoch model, and 0.82 / 0.88 / 0.94 gave 0.60 / 0.63 / 0.60 with the shipped 9-epoch one;
+#: SIZE_MATCH 0.10-0.25 changed nothing there. (It was first set while looking at the real
+#: board photos, whose printed decorations reach 0.84: the rendered sweep picks the same value.)
 NET_MIN_SCORE = 0.88
 #: A network tile below NET_MIN_SCORE but at least this is kept alone when it shows a divider
 #: and its width and length are within SIZE_MATCH of the median of the tiles both found (at least
