@@ -196,12 +196,14 @@ def test_read_command_with_profile(tmp_path: Path, capsys: pytest.CaptureFixture
 
 @pytest.mark.slow
 def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
-    """The bench's comparison on a few coloured-set scenes: more tiles right with the profile,
-    and no more false tiles than tiles gained."""
+    """The bench's comparison on its default coloured-set scenes (seeds 300-319): more tiles
+    right with the profile, and no more false tiles than tiles gained. Measured with the 9-epoch
+    tile finder: 235 -> 263 of 281 right, false 2 -> 4 (about 40 s). Four scenes (300-303) were
+    too few: there the gain is 0 with this detector, although it is +28 over the twenty."""
     from calibration.bench import reading_bench
 
-    row = reading_bench(range(300, 304), ("coloured",), enroll_by="truth")["coloured"]
-    assert row["scenes"] >= 3 and row["enroll_failed"] == 0
+    row = reading_bench(range(300, 320), ("coloured",), enroll_by="truth")["coloured"]
+    assert row["scenes"] >= 18 and row["enroll_failed"] == 0
     gained = row["hint_right"] - row["raw_right"]
     assert gained > 0
     assert row["hint_false"] - row["raw_false"] <= gained
