@@ -148,34 +148,11 @@ def test_bundled_recordings_load_and_end_as_their_truth() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
-def test_headless_allfives_demo_ends_with_the_true_scores() -> None:
+@pytest.mark.parametrize("game", ["allfives", "buildup", "stackernoes"])
+def test_headless_demo_ends_with_the_true_scores(game: str) -> None:
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = demo.run(argparse.Namespace(game="allfives", headless=True))
-    result = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert result["scores"] == result["truth"]["scores"]
-    assert result["winner"] == result["truth"]["winner"]
-    assert rc == 0 and result["matches_truth"]
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1200)
-def test_headless_buildup_demo_ends_with_the_true_scores() -> None:
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = demo.run(argparse.Namespace(game="buildup", headless=True))
-    result = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert result["scores"] == result["truth"]["scores"]
-    assert result["winner"] == result["truth"]["winner"]
-    assert rc == 0 and result["matches_truth"]
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1200)
-def test_headless_stackernoes_demo_ends_with_the_true_scores() -> None:
-    out = io.StringIO()
-    with redirect_stdout(out):
-        rc = demo.run(argparse.Namespace(game="stackernoes", headless=True))
+        rc = demo.run(argparse.Namespace(game=game, headless=True))
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     assert result["scores"] == result["truth"]["scores"]
     assert result["winner"] == result["truth"]["winner"]
