@@ -54,17 +54,38 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("domino-companion", appauthor=False))
 
 
-def stop_streams(app: Flask, server: Any = None, wait_s: float = 3.0) -> None:
+def stop_streams(app: Flask, server: Any = None, wait_s: float = 3.0,
+                 loop_running: bool = False) -> None:
     """End every open stream, wait (up to ``wait_s``) until they have, then close ``server``
-    (a waitress server) and let its worker threads finish."""
+    (a waitress server) and let its worker threads finish.
+
+    ``loop_running``: the server's loop still runs in another thread. Its sockets are then
+    closed from inside that loop (through the server's trigger): closing them from here while
+    the loop waits in ``select`` makes it fail with "Bad file descriptor". With every socket
+    closed the loop returns by itself.
+    """
     app.extensions["shutdown"].set()
     deadline = time.monotonic() + wait_s
     gates = (app.extensions["sse_gate"], app.extensions["mjpeg_gate"])
     while any(g.open for g in gates) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if server is not None:
+    if server is None:
+        return
+    closed = threading.Event()
+
+    def close_all() -> None:
+        for channel in list(server._map.values()):
+            if channel is not server and channel is not server.trigger:
+                channel.close()
         server.close()
-        server.task_dispatcher.shutdown(timeout=wait_s)
+        closed.set()
+
+    if loop_running:
+        server.trigger.pull_trigger(close_all)
+        closed.wait(wait_s)
+    if not closed.is_set():
+        close_all()
+    server.task_dispatcher.shutdown(timeout=wait_s)
 
 
 def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHolder | None = None,

@@ -63,8 +63,9 @@ class Live:
     def close(self) -> None:
         for context in self.contexts:
             context.close()
-        stop_streams(self.app, self.server)
+        stop_streams(self.app, self.server, loop_running=True)
         self.thread.join(timeout=5)
+        assert not self.thread.is_alive(), "the server's loop did not end"
 
 
 @pytest.fixture
