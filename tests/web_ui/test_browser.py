@@ -34,14 +34,6 @@ if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
                 allow_module_level=True)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
 class Live:
     """A dashboard served by waitress in a thread, for one test."""
 

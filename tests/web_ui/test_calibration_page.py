@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 from flask import Flask
-from webui_helpers import make_app, pair, post, wait_js
+from webui_helpers import make_app, pair, post
 
 from calibration.files import TABLE_FILE, load_plane
 from vision.render import random_scene_spec, render_scene
@@ -162,62 +162,6 @@ def test_damaged_stored_file_is_reported_on_the_page(tmp_path: Path) -> None:
         html = c.get("/calibration").get_data(as_text=True)
         assert 'id="stored-problems"' in html and "calibrate" in html
         assert c.get("/api/calibration").get_json()["stored"] is None
-
-
-@pytest.mark.browser
-def test_setup_page_in_the_browser_at_1024x768(tmp_path: Path) -> None:
-    """Open the page from the dashboard header, calibrate as a controller, see the result."""
-    from playwright.sync_api import sync_playwright
-    from test_browser import (  # skips without them
-        ARGS,
-        CHROMIUM,
-        SHOT_DIR,
-        Live,
-        pair_in_page,
-    )
-
-    spec, frame = _scene(SEED)
-    frames = StillFrames(stall_after=60.0)
-    frames.push(_jpeg(frame))
-    live = Live(tmp_path, frames=frames)
-    errors: list[str] = []
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-            try:
-                context = browser.new_context(viewport={"width": 1024, "height": 768})
-                context.set_default_timeout(8000)
-                page = context.new_page()
-                page.on("console", lambda m: errors.append(f"console: {m.text}")
-                        if m.type == "error" else None)
-                page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-                page.goto(live.url + "/")
-                page.wait_for_selector("#live.ok")
-                pair_in_page(page, live)
-                page.click("#setup-link")
-                page.wait_for_selector("#stored-none")
-                wait_js(page, "document.getElementById('frame').naturalWidth > 0")
-                form = _form(spec)
-                for name, value in form.items():
-                    page.fill(f"#cal-form input[name={name}]", str(value))
-                box = page.locator("#cal-submit").bounding_box()
-                assert box is not None and box["height"] >= 44 and box["width"] >= 44
-                page.click("#cal-submit")
-                page.wait_for_selector("#cal-result.cal-ok")
-                assert "Saved: table" in page.inner_text("#cal-result")
-                wait_js(page, "document.getElementById('topdown').naturalWidth > 0")
-                wait_js(page, "document.getElementById('preview').naturalWidth > 0")
-                page.screenshot(path=str(SHOT_DIR / "calibration-1024x768.png"), full_page=True)
-                page.reload()
-                assert "mm above the table" in page.inner_text("#stored-camera")
-                context.close()
-            finally:
-                browser.close()
-    finally:
-        live.close()
-    plane, _ = load_plane(Path(live.app.config["DATA_DIR"]))
-    assert plane is not None
-    assert errors == []
 
 
 # ---- the manual four-corner fallback: POST /api/calibration/corners ----------------------

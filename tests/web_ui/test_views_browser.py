@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 from test_browser import (
-    ARGS,
-    CHROMIUM,
     SHOT_DIR,
     Live,
     open_page,
@@ -22,14 +20,6 @@ from test_browser import (
 from companion.simulate import default_players, play_random_game
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture
