@@ -238,16 +238,7 @@ class Session:
             if alert.kind != "confirm":
                 self.alerts.append(alert)
                 raise MoveFormatError(f"alert {alert_id} is an illegal placement; correct or dismiss it")
-            move = Move.from_json(alert.entry)
-            try:
-                with self.store.transaction():  # the entry and the alert's closing, together
-                    result = self._apply(move)
-                    self._close(alert, "confirmed", result)
-            except BaseException:
-                self._restore_alert(alert)
-                raise
-            self._changed()
-            return result
+            return self._log_answer(alert, Move.from_json(alert.entry), "confirmed")
 
     def correct(self, alert_id: int, entry: dict[str, Any]) -> SubmitResult:
         """Replace an alert's entry by a person's correction; the original reading is kept."""
@@ -258,14 +249,23 @@ class Session:
             fixed["reading"] = {k: v for k, v in alert.entry.items() if k != "reading"}
             try:
                 move = Move.from_json(fixed)
-                with self.store.transaction():  # the entry and the alert's closing, together
-                    result = self._apply(move)
-                    self._close(alert, "corrected", result)
             except BaseException:
                 self._restore_alert(alert)
                 raise
-            self._changed()
-            return result
+            return self._log_answer(alert, move, "corrected")
+
+    def _log_answer(self, alert: Alert, move: Move, how: str) -> SubmitResult:
+        """Log a person's answer to ``alert`` and close the alert as ``how``, both in one
+        transaction; if either fails the alert is open again and nothing is logged."""
+        try:
+            with self.store.transaction():
+                result = self._apply(move)
+                self._close(alert, how, result)
+        except BaseException:
+            self._restore_alert(alert)
+            raise
+        self._changed()
+        return result
 
     def _restore_alert(self, alert: Alert) -> None:
         """Put back an alert whose answer failed (nothing of the answer was stored), drop any
