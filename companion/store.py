@@ -14,7 +14,12 @@ uncertain reading waiting for a tap, a notice) live in ``alerts``, append-only t
 when a person (or the camera: the tile was taken back) settles it. The alerts open are those
 raised and not closed; a settled alert that logged an entry writes the entry and the closing
 row in one transaction (:meth:`LogStore.transaction`), so after a kill the question is either
-still open or answered, never both nor neither. Older companions ignore the table.
+still open or answered, never both nor neither.
+
+The file says which features it holds (``meta`` key ``schema``): 1 moves and undos, 2 an
+amendment, 3 an alert. It is marked only when such a row is first written, so a file that never
+needed the newer feature stays readable by an older companion, and an older companion refuses a
+file it would misread (it would drop the amendments, or the questions still waiting).
 """
 
 from __future__ import annotations
@@ -32,9 +37,12 @@ from companion.errors import DominoError
 from companion.gamelog import Header
 from companion.moves import Move
 
-#: 1: moves and undos; 2: amendments too (a file holding one is marked 2, so an older companion
-#: refuses it instead of misreading it).
-SCHEMA_VERSION = 2
+#: 1: moves and undos; 2: amendments too; 3: alerts too (a file is marked with the highest
+#: feature it holds, so an older companion refuses it instead of misreading it).
+SCHEMA_VERSION = 3
+#: The schema level a file needs once it holds an amendment / an alert.
+SCHEMA_AMEND = 2
+SCHEMA_ALERTS = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -177,10 +185,21 @@ class LogStore:
         entry = move.to_json()
         entry.setdefault("t", round(time.time(), 3))
         body = {"amend": seq, "entry": entry}
+        with self.transaction():
+            self._mark_schema(SCHEMA_AMEND)
+            return self._write(
+                "INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'amend', ?)",
+                (game_id, entry["t"], json.dumps(body)))
+
+    def _mark_schema(self, level: int) -> None:
+        """Mark the file as holding a feature of schema ``level`` (never lowers the mark)."""
         self._db.execute("UPDATE meta SET value=? WHERE key='schema' AND CAST(value AS INTEGER) < ?",
-                         (str(SCHEMA_VERSION), SCHEMA_VERSION))
-        return self._write("INSERT INTO entries (game_id, t, kind, body) VALUES (?, ?, 'amend', ?)",
-                           (game_id, entry["t"], json.dumps(body)))
+                         (str(level), level))
+
+    def schema(self) -> int:
+        """The schema level this file is marked with (see the module docstring)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        return int(row[0])
 
     def amendments(self, game_id: int) -> dict[int, list[dict[str, Any]]]:
         """Per amended entry (by its sequence number), every amendment in order:
@@ -235,8 +254,11 @@ class LogStore:
         """Store a raised alert (JSON-ready: kind, message, entry, ...); returns its id and
         time once it is on disk."""
         t = round(time.time(), 3)
-        return self._write("INSERT INTO alerts (game_id, t, kind, body) VALUES (?, ?, 'raised', ?)",
-                           (game_id, t, json.dumps(alert))), t
+        with self.transaction():
+            self._mark_schema(SCHEMA_ALERTS)
+            return self._write(
+                "INSERT INTO alerts (game_id, t, kind, body) VALUES (?, ?, 'raised', ?)",
+                (game_id, t, json.dumps(alert))), t
 
     def close_alert(self, game_id: int, alert_id: int, how: str, seq: int | None = None,
                     replaced_by: int | None = None) -> int:

@@ -13,7 +13,7 @@ from companion.games import find_game
 from companion.moves import Move
 from companion.session import ENTRY_KIND_LIMIT, AmendError, Session
 from companion.simulate import play_random_game
-from companion.store import LogStore
+from companion.store import LogStore, StoreError
 
 # The seed's example: 5-5 leads (10), 5-0 on it (10), 3-5 on the spinner (no score), 0-2 on
 # the 0 (5).
@@ -221,6 +221,26 @@ def _with_open_alerts(tmp_path: Path) -> tuple[LogStore, Session, dict[str, int]
     ids["confirm"] = r.alert.id
     ids["notice"] = s.notice("a tile was knocked off the table").id
     return store, s, ids
+
+
+def test_the_file_says_which_features_it_holds(tmp_path: Path) -> None:
+    """Moves only: schema 1 (older companions read it); an amendment: 2; an alert: 3. A file
+    marked higher than this companion reads is refused with a message naming both levels."""
+    store, s = started(tmp_path)
+    assert store.schema() == 1
+    s.amend(s.seqs[2], {"player": "Ann", "play": "5-6", "on": "5-5"})
+    assert store.schema() == 2
+    s.notice("a tile was knocked off the table")
+    assert store.schema() == 3
+    s.amend(s.seqs[1], {"player": "Bob", "play": "0-5", "on": "5-5"})
+    assert store.schema() == 3  # never lowered
+    store.close()
+    db = sqlite3.connect(str(tmp_path / "games.sqlite"))
+    db.execute("UPDATE meta SET value='9' WHERE key='schema'")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match=r"newer companion \(schema 9, this one reads up to 3\)"):
+        LogStore(tmp_path / "games.sqlite")
 
 
 def test_open_alerts_come_back_after_a_restart(tmp_path: Path) -> None:
