@@ -39,7 +39,7 @@ MIN_TILE_PX_1280 = 48.0
 
 _KNOWN = ("set_max", "layout", "n_tiles", "tilt_range", "rotation_range", "markers",
           "tile_families", "table_families", "size", "held_out", "hands", "boneyard", "loose",
-          "degrade", "hfov_range", "game")
+          "degrade", "hfov_range", "game", "decor")
 
 SKIN_BGR = ((150, 185, 230), (120, 160, 215), (90, 130, 190), (60, 95, 150), (45, 70, 110),
             (170, 200, 235))
@@ -103,7 +103,10 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     ``table_families``, ``size`` ((w, h), default (1280, 720)), ``held_out`` (bool), ``hands``
     (number of hands), ``boneyard`` (bool), ``loose`` (extra loose tiles), ``degrade`` (False for
     a clean picture), ``hfov_range`` (degrees, default (55, 78)), ``game`` (implies
-    ``layout="game"``: ``allfives``, ``chickenfoot``, ``super``, ``buildup`` or ``stackernoes``).
+    ``layout="game"``: ``allfives``, ``chickenfoot``, ``super``, ``buildup`` or
+    ``stackernoes``), ``decor`` (True: printed game-board art on the table,
+    :mod:`vision.render.decor`; default off, and asking for it draws nothing from the scene's
+    generator, so every other knob is unchanged).
     """
     unknown = sorted(set(constraints) - set(_KNOWN))
     if unknown:
@@ -344,7 +347,7 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
                      table_family=table_family, table_variant=table_variant, light=light,
                      degrade=dg, markers=markers, marker_size_mm=marker_size,
                      marker_rect_mm=marker_rect, hands=tuple(hands), layout=kind, game=game,
-                     held_out=held_out)
+                     held_out=held_out, decor=bool(constraints.get("decor", False)))
 
 
 __all__ = ["random_scene_spec", "HELD_OUT_SEED_MIN", "SKIN_BGR"]

@@ -27,6 +27,7 @@ import numpy as np
 from vision.render.camera import Camera, CameraSpec
 from vision.render.errors import RenderSpecError
 from vision.render.layouts import Placement
+from vision.render.decor import draw_decor
 from vision.render.styles import TABLE_FAMILIES, table_texture
 from vision.render.support import supports_of
 from vision.render.tiles import TileGeometry, TileStyle, face_texture, geometry_for_set
@@ -98,6 +99,8 @@ class SceneSpec:
     held_out: bool = False
     #: Frame number in a sequence of one table: only the sensor noise depends on it.
     frame: int = 0
+    #: Printed game-board art on the table (:mod:`vision.render.decor`); off by default.
+    decor: bool = False
 
     def check(self) -> None:
         """Raise :class:`RenderSpecError` naming the first thing that cannot be rendered."""
@@ -302,6 +305,10 @@ def _draw_table(spec: SceneSpec, cam: Camera, ppm_img: float) -> _Canvas:
     tw, th = max(16, int((x1 - x0) * tex_ppm)), max(16, int((y1 - y0) * tex_ppm))
     table_bgr = table_texture(spec.table_family, spec.table_variant, spec.seed, (tw, th),
                               tex_ppm)
+    if spec.decor:
+        geom = geometry_for_set(spec.set_max)
+        table_bgr = draw_decor(table_bgr, spec.seed, (x0, y0), tex_ppm, spec.camera.target_mm,
+                               (geom.length_mm, geom.width_mm), spec.held_out)
     A = np.array([[1 / tex_ppm, 0, x0], [0, 1 / tex_ppm, y0], [0, 0, 1]])
     image_bgr = cv2.warpPerspective(table_bgr, H0 @ A, (W, H), flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REFLECT).astype(np.float32)
@@ -613,7 +620,8 @@ def _truth(spec: SceneSpec, cam: Camera, geom: TileGeometry, cv: _Canvas,
                   "noise": dg.noise_sigma, "jpeg_quality": dg.jpeg_quality,
                   "sharpen": dg.sharpen,
                   "layout": spec.layout, "held_out": spec.held_out,
-                  "tile_mm": [geom.length_mm, geom.width_mm, geom.thickness_mm]},
+                  "tile_mm": [geom.length_mm, geom.width_mm, geom.thickness_mm],
+                  **({"decor": True} if spec.decor else {})},
         "camera": {"height_mm": cam.spec.height_mm, "tilt_deg": cam.spec.tilt_deg,
                    "rotation_deg": cam.spec.rotation_deg, "hfov_deg": cam.spec.hfov_deg,
                    "target_mm": list(cam.spec.target_mm),
