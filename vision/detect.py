@@ -845,6 +845,29 @@ def _far_divider(patch: np.ndarray, lo_a: float, hi_a: float, lo_b: float, wid: 
     return lo_a, hi_a
 
 
+def _split_any(blob: _Blob, ink_maps: dict[str, np.ndarray], w: float, img_w: int,
+               img_h: int) -> list[TileCandidate]:
+    """Tiles in one blob at tile width ``w`` (stage 3): on the outline's dominant grid (a lone
+    tile at its own width when that is within 0.7..1.4 w: under a tilted camera near tiles look
+    larger than far ones), else at the widths of :data:`SCALE_RETRIES` (a few percent of error
+    in the width adds up along a chain), else cut into one part per outline direction (a bend,
+    a hub with diagonal arms), each on its own grid."""
+    tile_area = 2 * w * w
+    w_blob = blob.short if _is_single(blob) and 0.7 * w <= blob.short <= 1.4 * w else w
+    split = _split_blob(blob, ink_maps, w_blob, img_w, img_h)
+    if not split and blob.area > 1.5 * tile_area:
+        for f in SCALE_RETRIES:
+            split = _split_blob(blob, ink_maps, w * f, img_w, img_h)
+            if split:
+                break
+    if not split and blob.area > 1.5 * tile_area:
+        angles = _outline_angles(blob.contour, w)
+        if len(angles) >= 2:
+            for part, theta in _angle_parts(blob, angles, w):
+                split.extend(_split_blob(part, ink_maps, w, img_w, img_h, theta))
+    return split
+
+
 def classical_detect(frame_bgr: np.ndarray) -> Detection:
     """Every face-up tile in a BGR frame (uint8, (H, W, 3)) by the classical stages 1-4 of the
     module docstring (face maps, a per-frame tile width, grid covers, divider verification)."""
@@ -908,23 +931,7 @@ def classical_detect(frame_bgr: np.ndarray) -> Detection:
                 continue
             if _covered_fraction(blob, covered) >= COVERED:
                 continue
-            # Under a tilted camera near tiles look larger than far ones: a lone tile is
-            # split at its own width when that is near the frame's.
-            w_blob = (blob.short if _is_single(blob) and 0.7 * w <= blob.short <= 1.4 * w
-                      else w)
-            split = _split_blob(blob, ink_maps, w_blob, img_w, img_h)
-            if not split and blob.area > 1.5 * tile_area:
-                # a chain: a few percent of error in the tile width adds up along it
-                for f in SCALE_RETRIES:
-                    split = _split_blob(blob, ink_maps, w * f, img_w, img_h)
-                    if split:
-                        break
-            if not split and blob.area > 1.5 * tile_area:
-                # tiles at several angles (a bend, a hub with diagonal arms): one grid each
-                angles = _outline_angles(blob.contour, w)
-                if len(angles) >= 2:
-                    for part, theta in _angle_parts(blob, angles, w):
-                        split.extend(_split_blob(part, ink_maps, w, img_w, img_h, theta))
+            split = _split_any(blob, ink_maps, w, img_w, img_h)
             for t in split:
                 if t.is_tile:
                     candidates.append(t)
@@ -956,7 +963,7 @@ def classical_detect(frame_bgr: np.ndarray) -> Detection:
 #: How the learned finder and the classical stages are combined (see :func:`detect_tiles`):
 #: "pool" (both, one tile per place, the better evidence wins), "net" (the network's tiles
 #: only) or "classical" (the classical stages alone). Measured in models/tile_finder.md.
-MODE = "pool"
+MODE = "net"
 #: Two tiles are at one place when either covers this fraction of the other's area.
 NET_OVERLAP = 0.2
 #: A network tile at a place where no classical tile is needs this mean kernel probability.
@@ -977,22 +984,50 @@ MIN_REFERENCE = 3
 FACE_SUPPORT = 0.5
 
 
-def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray) -> tuple[tuple[float, float, int], str]:
+def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
+    """A BGR patch projected on its principal colour axis (the direction in colour space along
+    which its pixels spread most: face against pips, whatever their colours), shifted to 0..255
+    and turned so that the minority (the pips and divider) is dark."""
+    pixels = patch_bgr.reshape(-1, 3).astype(np.float32)
+    centred = pixels - pixels.mean(axis=0)
+    _, vectors = np.linalg.eigh(centred.T @ centred)
+    proj = centred @ vectors[:, -1]
+    if float(np.mean(proj)) > float(np.median(proj)):  # the long tail (the minority) is dark
+        proj = -proj
+    proj = proj - float(proj.min())
+    return np.clip(proj, 0, 255).reshape(patch_bgr.shape[:2]).astype(np.uint8)
+
+
+def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
+                frame_bgr: np.ndarray | None = None) -> tuple[tuple[float, float, int], str]:
     """Divider contrast, rim fill and pips of a quad (:func:`_divider_score` on the quad warped
-    upright), for the better of the two ink maps, and that map's name."""
+    upright), for the best of the two ink maps and the name of the better of those; with
+    ``frame_bgr``, also on the quad's own principal colour axis (:func:`_colour_axis`: pips
+    that differ from the face in hue more than in lightness, as on coloured sets)."""
     along = float(np.linalg.norm((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2))
     across = float(np.linalg.norm(corners[1] - corners[0]))
     length, width = max(4, int(round(along))), max(2, int(round(across)))
     dst = np.array([[0, 0], [0, width], [length, width], [length, 0]], np.float32)
     hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-    best: tuple[tuple[float, float, int], str] | None = None
-    for name, fmap in ink_maps.items():
+
+    def score(fmap: np.ndarray) -> tuple[float, float, int]:
         patch = cv2.warpPerspective(fmap, hom, (length, width), flags=cv2.INTER_LINEAR,
                                     borderMode=cv2.BORDER_REPLICATE)
-        got = (_divider_score(patch, 0.0, 0.0, float(length), float(width), float(width)), name)
+        return _divider_score(patch, 0.0, 0.0, float(length), float(width), float(width))
+
+    best: tuple[tuple[float, float, int], str] | None = None
+    for name, fmap in ink_maps.items():
+        got = (score(fmap), name)
         if best is None or _evidence(*got[0]) > _evidence(*best[0]):
             best = got
     assert best is not None
+    if frame_bgr is not None:
+        patch = cv2.warpPerspective(frame_bgr, hom, (length, width), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        got_colour = _divider_score(_colour_axis(patch), 0.0, 0.0, float(length), float(width),
+                                    float(width))
+        if _evidence(*got_colour) > _evidence(*best[0]):
+            best = (got_colour, best[1])
     return best
 
 
@@ -1017,6 +1052,106 @@ def _at_one_place(a: np.ndarray, b: np.ndarray) -> bool:
     return (_overlap_fraction(a, b) >= NET_OVERLAP or _overlap_fraction(b, a) >= NET_OVERLAP)
 
 
+#: A network tile is kept (mode "net") when its mean kernel probability is at least this ...
+NET_KEEP_SCORE = 0.75
+#: ... and its width and length are at least SIZE_LOW and at most SIZE_HIGH times the median of
+#: its NEIGHBOURS nearest whole network tiles (a camera tilted 40 degrees makes near tiles larger
+#: than far ones: the reference is local). With fewer than MIN_REFERENCE others, size is not judged.
+SIZE_LOW, SIZE_HIGH = 0.6, 1.6
+SIZE_REFERENCE = 3
+NEIGHBOURS = 6
+#: Face pixels (network face probability at least FACE_LEVEL) that no kept tile covers, in a blob
+#: of at least RESIDUAL_AREA tile areas, are split into tiles by the grid cover of stage 3 at the
+#: kept tiles' width (merged kernels of touching tiles, which the network's own post-processing
+#: drops when it cannot split them).
+FACE_LEVEL = 0.5
+RESIDUAL_AREA = 0.6
+#: Kept tiles are grown by this fraction of the tile width before they are taken out of the face
+#: mask (their outlines sit a little inside the face edges).
+RESIDUAL_GROW = 0.15
+COLOUR_AXIS = True
+
+
+def _reference_sizes(tiles: list[TileCandidate], least: int) -> list[np.ndarray | None]:
+    """Per tile, the median (width, length) of its NEIGHBOURS nearest other whole tiles, or None
+    when fewer than ``least`` others are whole."""
+    whole = [t for t in tiles if not t.cut]
+    if len(whole) <= least:
+        return [None] * len(tiles)
+    centres = np.array([t.corners.mean(axis=0) for t in whole])
+    sizes = np.array([_sides(t.corners) for t in whole])
+    out: list[np.ndarray | None] = []
+    for t in tiles:
+        dist = np.linalg.norm(centres - t.corners.mean(axis=0), axis=1)
+        order = [k for k in np.argsort(dist) if dist[k] > 1e-6][:NEIGHBOURS]
+        out.append(np.median(sizes[order], axis=0) if len(order) >= least else None)
+    return out
+
+
+def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
+                         ) -> tuple[list[TileCandidate], list[TileCandidate]]:
+    """The network tiles worth keeping, and those too large to be one tile.
+
+    Kept: a confident kernel (:data:`NET_KEEP_SCORE`) and, where at least SIZE_REFERENCE other
+    whole tiles are near, a width and length no less than :data:`SIZE_LOW` of theirs. Too large:
+    confident, but wider or longer than :data:`SIZE_HIGH` times the tiles near it (even one):
+    the kernels of touching tiles that ran together, for :func:`_residual_tiles` to split. Cut
+    tiles are judged by score only (their outlines are parts of tiles)."""
+    sure = [t for t, score in zip(tiles, scores) if score >= NET_KEEP_SCORE]
+    kept, large = [], []
+    for t, few, many in zip(sure, _reference_sizes(sure, 1), _reference_sizes(sure, SIZE_REFERENCE)):
+        if not t.cut and few is not None:
+            w, length = _sides(t.corners)
+            if max(w / few[0], length / few[1]) > SIZE_HIGH:
+                large.append(t)
+                continue
+            if many is not None and min(w / many[0], length / many[1]) < SIZE_LOW:
+                continue
+        kept.append(t)
+    return kept, large
+
+
+def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
+                    ink_maps: dict[str, np.ndarray], width: float) -> list[TileCandidate]:
+    """Tiles in the network's face map where the kept tiles leave face uncovered.
+
+    The face mask (probability at least :data:`FACE_LEVEL`) is cut into connected blobs; a blob
+    in which at least :data:`RESIDUAL_AREA` tile areas of face lie outside the kept tiles (grown
+    by :data:`RESIDUAL_GROW` of the width; slivers opened away) is split whole by the grid cover
+    of stage 3 (:func:`_split_any`) at ``width`` px, and its tiles that show a divider or pips and
+    lie where no kept tile is are returned. ``face`` is at half the working size, ``scale``
+    working px per image px."""
+    img_h, img_w = next(iter(ink_maps.values())).shape
+    up = cv2.resize(face, (round(face.shape[1] * 2 / scale), round(face.shape[0] * 2 / scale)),
+                    interpolation=cv2.INTER_LINEAR)[:img_h, :img_w]
+    mask = np.zeros((img_h, img_w), np.uint8)
+    mask[:up.shape[0], :up.shape[1]] = (up >= FACE_LEVEL) * np.uint8(255)
+    free = mask.copy()
+    for t in kept:
+        c = t.corners.mean(axis=0)
+        out = t.corners - c
+        grown = t.corners + out / np.linalg.norm(out, axis=1, keepdims=True) * RESIDUAL_GROW * width
+        cv2.fillConvexPoly(free, np.round(grown).astype(np.int32), 0)
+    k = max(3, int(round(0.3 * width)) | 1)  # slivers along kept tiles' edges are not tiles
+    free = cv2.morphologyEx(free, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    tile_area = 2 * width * width
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    found: list[TileCandidate] = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < RESIDUAL_AREA * tile_area or area > MAX_GRID_CELLS * tile_area / 8:
+            continue
+        own = labels[y:y + bh, x:x + bw] == i
+        if np.count_nonzero(free[y:y + bh, x:x + bw][own]) < RESIDUAL_AREA * tile_area:
+            continue
+        part = np.zeros((img_h, img_w), np.uint8)
+        part[y:y + bh, x:x + bw][own] = 255
+        for blob in _blobs(part, RESIDUAL_AREA * tile_area, dent=DENT * width):
+            for t in _split_any(blob, ink_maps, width, img_w, img_h):
+                if t.is_tile and not any(_at_one_place(t.corners, k.corners) for k in kept):
+                    found.append(t)
+    return found
+
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     """Every face-up tile in a BGR frame (uint8, (H, W, 3)).
 
@@ -1040,7 +1175,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     for f in found:
-        (divider, fill, pips), polarity = _quad_score(ink_maps, f.corners)
+        (divider, fill, pips), polarity = _quad_score(ink_maps, f.corners,
+                                                      frame_bgr if COLOUR_AXIS else None)
         cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
         if cand.is_tile:
             tiles.append(cand)
@@ -1078,7 +1214,19 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 tiles.append(t)
         if not tiles:
             warnings = list(classical.warnings)
-    elif MODE != "net":
+    elif MODE == "net":
+        tiles, large = _plausible_net_tiles(tiles, scores)
+        whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
+        if whole:
+            w_med = float(np.median(whole))
+            extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med),
+                             ink_maps, w_med, *frame_bgr.shape[1::-1])
+            # a large tile stays where its place holds no smaller tiles
+            tiles += [t for t in large if not any(_at_one_place(t.corners, e.corners) for e in extra)]
+            tiles += extra
+        else:
+            tiles = large
+    else:
         raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'pool', 'net' or 'classical'")
     widths = [float(np.linalg.norm(t.corners[1] - t.corners[0])) for t in tiles if not t.cut]
     width = float(np.median(widths)) if widths else None

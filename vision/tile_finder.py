@@ -59,6 +59,9 @@ KERNEL_THRESHOLD = 0.5
 MIN_KERNEL_AREA = 12
 #: Outlines from the face map nearest each kernel blob (else the grown kernel rectangle).
 FACE_REFINE = True
+MOMENT_FIT = True
+#: The face outline replaces the grown kernel rectangle when their areas are within this ratio.
+FACE_AREA = (0.6, 1.5)
 #: Higher kernel thresholds tried, in order, to split a blob that is not one tile.
 SPLIT_LEVELS = (0.7, 0.85, 0.95)
 #: A kernel blob fills at least this fraction of its minimum-area rectangle to be one tile.
@@ -173,6 +176,23 @@ def _rect_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
     ub = np.array([-ua[1], ua[0]])
     c = np.array([cx, cy])
     hl, hw = max(a, b) / 2, min(a, b) / 2
+    quad = np.array([c - hl * ua - hw * ub, c - hl * ua + hw * ub,
+                     c + hl * ua + hw * ub, c + hl * ua - hw * ub])
+    return quad, 2 * hl, 2 * hw
+
+
+def _moment_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """The rectangle with the same centre and second moments as the pixel centres ``pts``
+    (N, 2): a uniform rectangle L long has variance L^2 / 12 along its axis, so a few stray
+    pixels move it far less than they move the minimum-area rectangle. Corners (0-1 at one
+    short end), length and width, as :func:`_rect_quad`."""
+    p = pts.astype(np.float64)
+    c = p.mean(axis=0)
+    cov = np.cov((p - c).T) + np.eye(2) / 12.0  # + a pixel's own extent
+    vals, vecs = np.linalg.eigh(cov)
+    ua = vecs[:, 1]
+    ub = np.array([-ua[1], ua[0]])
+    hl, hw = math.sqrt(3.0 * max(vals[1], 0.0)), math.sqrt(3.0 * max(vals[0], 0.0))
     quad = np.array([c - hl * ua - hw * ub, c - hl * ua + hw * ub,
                      c + hl * ua + hw * ub, c + hl * ua - hw * ub])
     return quad, 2 * hl, 2 * hw
@@ -314,8 +334,9 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
             region = fmask[y0:y1, x0:x1] & (nearest[y0:y1, x0:x1] == own)
             fy, fx = np.nonzero(region)
             if len(fx) >= 8:
-                fquad, fl, fw = _rect_quad(np.column_stack([fx + x0, fy + y0]))
-                if (1.5 <= fl / fw <= 2.7 and 0.67 <= fl * fw / (length * width) <= 1.33
+                fquad, fl, fw = (_moment_quad if MOMENT_FIT else _rect_quad)(
+                    np.column_stack([fx + x0, fy + y0]))
+                if (1.5 <= fl / fw <= 2.7 and FACE_AREA[0] <= fl * fw / (length * width) <= FACE_AREA[1]
                         and np.linalg.norm(fquad.mean(axis=0) - quad.mean(axis=0)) < 0.25 * width):
                     quad = fquad
         emit(quad, width, False, score)
