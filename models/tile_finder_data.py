@@ -188,14 +188,49 @@ def scene_constraints(index: int) -> dict:
     return {}
 
 
+#: Seeds of the extra training scenes start here (after the plain training scenes).
+EXTRA_SEED0 = 200_000
+#: Seeds of the decorated validation scenes: HELD_OUT_SEED_MIN + this + index.
+HELD_OUT_DECOR_SEED0 = 1_100_000
+
+
+def extra_constraints(index: int) -> dict:
+    """Pins for extra training scene ``index`` (seed ``EXTRA_SEED0 + index``), aimed at the
+    finder's known weak spots, in a cycle of eight: printed board art (:mod:`vision.render.decor`)
+    on any layout, on a chickenfoot game, and with a face-down boneyard and a hand; hubs
+    (chickenfoot games, the chickenfoot and spinner layouts); long chains (lines and trains of
+    18-30 tiles); checked cloths with face-down tiles and hands (negatives)."""
+    k = index % 8
+    if k in (0, 2):
+        return {"decor": True}
+    if k == 1:
+        return {"decor": True, "game": "chickenfoot"}
+    if k == 3:
+        return {"game": "chickenfoot"}
+    if k == 4:
+        return {"layout": ("chickenfoot", "spinner")[(index // 8) % 2]}
+    if k == 5:
+        return {"layout": ("line", "trains")[(index // 8) % 2], "n_tiles": 18 + (index // 16) % 13,
+                "set_max": 9}
+    if k == 6:
+        return {"table_families": ["cloth"], "boneyard": True, "hands": 1 + (index // 8) % 2}
+    return {"decor": True, "boneyard": True, "hands": 1}
+
+
 def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
     kind, index, run_seed, held_out, crops = job
-    rng = np.random.default_rng((run_seed, int(held_out), index, 0 if kind == "scene" else 1))
+    stream = {"scene": 0, "closeup": 1, "extra": 2, "decor": 3}[kind]
+    rng = np.random.default_rng((run_seed, int(held_out), index, stream))
     try:
         if kind == "closeup":
             seed = CLOSEUP_SEED0 + index + (HELD_OUT_SEED_MIN if held_out else 0)
             return [closeup_sample(seed, rng)], ""
-        if held_out:
+        if kind == "extra":
+            spec = random_scene_spec(EXTRA_SEED0 + index, **extra_constraints(index))
+        elif kind == "decor":
+            spec = random_scene_spec(HELD_OUT_SEED_MIN + HELD_OUT_DECOR_SEED0 + index,
+                                     held_out=True, decor=True)
+        elif held_out:
             spec = random_scene_spec(HELD_OUT_SEED_MIN + 500_000 + index, held_out=True)
         else:
             spec = random_scene_spec(index, **scene_constraints(index))
@@ -206,9 +241,13 @@ def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, n
 
 
 def make_samples(scenes: int, closeups: int, crops: int, held_out: bool, run_seed: int,
-                 workers: int, label: str, skipped: list[str]) -> Samples:
-    """Samples of ``scenes`` scenes (``crops`` each) and ``closeups`` close-ups of one split."""
-    jobs = ([("scene", i, run_seed, held_out, crops) for i in range(scenes)]
+                 workers: int, label: str, skipped: list[str], kind: str = "scene") -> Samples:
+    """Samples of ``scenes`` scenes (``crops`` each) and ``closeups`` close-ups of one split;
+    ``kind`` picks the scenes: ``scene`` (plain training or held-out scenes), ``extra`` (the
+    training scenes of :func:`extra_constraints`) or ``decor`` (held-out scenes with board art)."""
+    if kind not in ("scene", "extra", "decor"):
+        raise ValueError(f"scene kind {kind!r} is unknown; use 'scene', 'extra' or 'decor'")
+    jobs = ([(kind, i, run_seed, held_out, crops) for i in range(scenes)]
             + [("closeup", i, run_seed, held_out, 1) for i in range(closeups)])
     images, targets = [], []
     start = time.perf_counter()
