@@ -1,10 +1,11 @@
 """Find every face-up domino tile in an uncalibrated photo, also in touching chains.
 
-:func:`detect_tiles` first asks the learned tile finder (:mod:`vision.tile_finder`, a small
+:func:`detect_tiles` asks the learned tile finder (:mod:`vision.tile_finder`, a small
 segmentation network trained only on rendered scenes) for the tiles it sees, each sized by
-itself; the classical stages below (:func:`classical_detect`) then add tiles only where the
-network found none (:data:`MODE`). The classical method, stage by stage (every function is
-pure: arrays in, values out):
+itself, checks each (divider or pips, a confident kernel, a size like its neighbours'), and runs
+the grid cover of stage 3 below on the network's own face map only where tile face is left
+unexplained (:data:`MODE`, section 5). The classical method, stage by stage, is also a detector of
+its own (:func:`classical_detect`; every function is pure: arrays in, values out):
 
 1. **Face masks.** Tile faces are flat and either much brighter and more neutral than what is
    around them (ivory or white sets: the per-pixel minimum of B, G, R) or much darker (black
@@ -958,31 +959,35 @@ def classical_detect(frame_bgr: np.ndarray) -> Detection:
 
 
 # ------------------------------------------------------------------------------------------
-# 5. the learned tile finder pooled with the classical stages
+# 5. the learned tile finder first, the grid cover where it leaves tile face unexplained
 
-#: How the learned finder and the classical stages are combined (see :func:`detect_tiles`):
-#: "pool" (both, one tile per place, the better evidence wins), "net" (the network's tiles
-#: only) or "classical" (the classical stages alone). Measured in models/tile_finder.md.
+#: Which detector :func:`detect_tiles` runs: "net" (the learned tile finder's tiles, checked,
+#: with the grid cover of stage 3 run on the network's face map where they leave face
+#: unexplained) or "classical" (stages 1-4 alone, for comparison). Measured in
+#: models/tile_finder.md and docs/benchmarks.md.
 MODE = "net"
 #: Two tiles are at one place when either covers this fraction of the other's area.
 NET_OVERLAP = 0.2
-#: A network tile at a place where no classical tile is needs this mean kernel probability.
-#: Chosen on rendered tuning scenes only (`python -m vision.tune`: seeds 1,600,000-1,600,029):
-#: 0.75 / 0.82 / 0.88 / 0.94 gave frames entirely right 0.53 / 0.53 / 0.57 / 0.53 with the
-#: 5-epoch model, and 0.82 / 0.88 / 0.94 gave 0.60 / 0.63 / 0.60 with the shipped 9-epoch one;
-#: SIZE_MATCH 0.10-0.25 changed nothing there. (It was first set while looking at the real
-#: board photos, whose printed decorations reach 0.84: the rendered sweep picks the same value.)
-NET_MIN_SCORE = 0.88
-#: A network tile below NET_MIN_SCORE but at least this is kept alone when it shows a divider
-#: and its width and length are within SIZE_MATCH of the median of the tiles both found (at least
-#: MIN_REFERENCE of them; with fewer, the network's tiles are all there is to go by).
-NET_LOW_SCORE = 0.7
-SIZE_MATCH = 0.15
-MIN_REFERENCE = 3
-#: A classical tile needs this mean network face probability inside it (removes the classical
-#: stages' phantoms on checked cloths and stone, which the network sees as table).
-FACE_SUPPORT = 0.5
-
+#: A network tile is kept when its mean kernel probability is at least this (weaker tiles are
+#: never kept), and it shows a divider or pips (:attr:`TileCandidate.is_tile`) ...
+NET_LOW_SCORE = 0.75
+#: ... and its width and length are at least SIZE_LOW times the median of its NEIGHBOURS
+#: nearest whole kept tiles (when at least SIZE_REFERENCE are there; under a camera tilted
+#: 40 degrees near tiles look larger than far ones, so the reference is local). A tile more than
+#: SIZE_HIGH times as wide or long as the tiles near it (even one) is the kernels of touching
+#: tiles that ran together: its place is split again (:func:`_residual_tiles`) and it stays only
+#: where that finds no tile.
+SIZE_LOW, SIZE_HIGH = 0.6, 1.6
+SIZE_REFERENCE = 3
+NEIGHBOURS = 6
+#: Face pixels (network face probability at least FACE_LEVEL) are explained by the kept tiles
+#: grown by RESIDUAL_GROW of the tile width; a face blob with at least RESIDUAL_AREA tile areas
+#: left unexplained is split whole by the grid cover of stage 3.
+FACE_LEVEL = 0.5
+RESIDUAL_AREA = 0.6
+RESIDUAL_GROW = 0.15
+#: Candidates are also checked on their own principal colour axis (:func:`_colour_axis`).
+COLOUR_AXIS = True
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
@@ -1052,26 +1057,6 @@ def _at_one_place(a: np.ndarray, b: np.ndarray) -> bool:
     return (_overlap_fraction(a, b) >= NET_OVERLAP or _overlap_fraction(b, a) >= NET_OVERLAP)
 
 
-#: A network tile is kept (mode "net") when its mean kernel probability is at least this ...
-NET_KEEP_SCORE = 0.75
-#: ... and its width and length are at least SIZE_LOW and at most SIZE_HIGH times the median of
-#: its NEIGHBOURS nearest whole network tiles (a camera tilted 40 degrees makes near tiles larger
-#: than far ones: the reference is local). With fewer than MIN_REFERENCE others, size is not judged.
-SIZE_LOW, SIZE_HIGH = 0.6, 1.6
-SIZE_REFERENCE = 3
-NEIGHBOURS = 6
-#: Face pixels (network face probability at least FACE_LEVEL) that no kept tile covers, in a blob
-#: of at least RESIDUAL_AREA tile areas, are split into tiles by the grid cover of stage 3 at the
-#: kept tiles' width (merged kernels of touching tiles, which the network's own post-processing
-#: drops when it cannot split them).
-FACE_LEVEL = 0.5
-RESIDUAL_AREA = 0.6
-#: Kept tiles are grown by this fraction of the tile width before they are taken out of the face
-#: mask (their outlines sit a little inside the face edges).
-RESIDUAL_GROW = 0.15
-COLOUR_AXIS = True
-
-
 def _reference_sizes(tiles: list[TileCandidate], least: int) -> list[np.ndarray | None]:
     """Per tile, the median (width, length) of its NEIGHBOURS nearest other whole tiles, or None
     when fewer than ``least`` others are whole."""
@@ -1092,12 +1077,12 @@ def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
                          ) -> tuple[list[TileCandidate], list[TileCandidate]]:
     """The network tiles worth keeping, and those too large to be one tile.
 
-    Kept: a confident kernel (:data:`NET_KEEP_SCORE`) and, where at least SIZE_REFERENCE other
+    Kept: a confident kernel (:data:`NET_LOW_SCORE`) and, where at least SIZE_REFERENCE other
     whole tiles are near, a width and length no less than :data:`SIZE_LOW` of theirs. Too large:
     confident, but wider or longer than :data:`SIZE_HIGH` times the tiles near it (even one):
     the kernels of touching tiles that ran together, for :func:`_residual_tiles` to split. Cut
     tiles are judged by score only (their outlines are parts of tiles)."""
-    sure = [t for t, score in zip(tiles, scores) if score >= NET_KEEP_SCORE]
+    sure = [t for t, score in zip(tiles, scores) if score >= NET_LOW_SCORE]
     kept, large = [], []
     for t, few, many in zip(sure, _reference_sizes(sure, 1), _reference_sizes(sure, SIZE_REFERENCE)):
         if not t.cut and few is not None:
@@ -1155,20 +1140,23 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     """Every face-up tile in a BGR frame (uint8, (H, W, 3)).
 
-    The learned tile finder (:mod:`vision.tile_finder`) gives the tiles it sees, each with its
-    own size, kept when they show a divider or pips (:attr:`TileCandidate.is_tile`). With
-    :data:`MODE` ``"pool"`` the classical stages (:func:`classical_detect`) run too; a classical
-    tile counts only where the network sees a top face (:data:`FACE_SUPPORT`), a network tile
-    where no classical tile lies only with a confident kernel (:data:`NET_MIN_SCORE`), and where
-    tiles of both lie at one place the one with the better evidence (divider, outline fill,
-    pips) is kept. ``tile_width_px`` is the median short side of the whole tiles found. A
-    missing or broken model file raises :class:`vision.tile_finder.TileFinderError` naming the
-    file and how to rebuild it.
+    With :data:`MODE` ``"net"`` (the default): the learned tile finder (:mod:`vision.tile_finder`)
+    gives the tiles it sees, each with its own size; a tile is kept when it shows a divider or
+    pips on the light, dark or its own colour axis (:func:`_quad_score`), its kernel is confident
+    (:data:`NET_LOW_SCORE`) and its size is like its neighbours' (:func:`_plausible_net_tiles`).
+    Where the network's face map holds tile face that the kept tiles leave unexplained (merged
+    kernels it could not split, tiles far larger than their neighbours), the grid cover of stage 3
+    splits that face at the kept tiles' width (:func:`_residual_tiles`). With ``"classical"``,
+    :func:`classical_detect` alone. ``tile_width_px`` is the median short side of the whole tiles
+    found. A missing or broken model file raises :class:`vision.tile_finder.TileFinderError`
+    naming the file and how to rebuild it.
     """
-    from vision.tile_finder import face_support, shared_finder
+    from vision.tile_finder import shared_finder
 
     if MODE == "classical":
         return classical_detect(frame_bgr)
+    if MODE != "net":
+        raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'net' or 'classical'")
     found, net_maps, net_scale = shared_finder().find_with_maps(frame_bgr)
     maps = face_maps(frame_bgr)
     ink_maps = {"light": maps["light"], "dark": maps["dark"]}
@@ -1181,55 +1169,19 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         if cand.is_tile:
             tiles.append(cand)
             scores.append(f.score)
-    warnings: list[str] = []
-    if MODE == "pool":
-        classical = classical_detect(frame_bgr)
-        confirmed = [any(_at_one_place(t.corners, c.corners) for c in classical.tiles)
-                     for t in tiles]
-        sizes = [_sides(t.corners) for t, ok in zip(tiles, confirmed) if ok and not t.cut]
-        ref = np.median(np.array(sizes), axis=0) if len(sizes) >= MIN_REFERENCE else None
-
-        def keep_alone(t: TileCandidate, score: float) -> bool:
-            """A network tile where no classical tile lies: confident, or (less confident) showing
-            a divider and of the size of the tiles both found, or in a picture where they found
-            too few."""
-            if score >= NET_MIN_SCORE:
-                return True
-            if score < NET_LOW_SCORE:
-                return False
-            if ref is None:
-                return True
-            w, length = _sides(t.corners)
-            return (t.divider >= MIN_DIVIDER_SCORE and abs(w / ref[0] - 1) <= SIZE_MATCH
-                    and abs(length / ref[1] - 1) <= SIZE_MATCH)
-
-        pool = [(_evidence(t.divider, t.fill, t.pips), t)
-                for t, score, ok in zip(tiles, scores, confirmed) if ok or keep_alone(t, score)]
-        pool += [(_evidence(t.divider, t.fill, t.pips), t) for t in classical.tiles
-                 if face_support(net_maps[1], net_scale, t.corners) >= FACE_SUPPORT]
-        pool.sort(key=lambda p: -p[0])
-        tiles = []
-        for _, t in pool:
-            if not any(_at_one_place(t.corners, k.corners) for k in tiles):
-                tiles.append(t)
-        if not tiles:
-            warnings = list(classical.warnings)
-    elif MODE == "net":
-        tiles, large = _plausible_net_tiles(tiles, scores)
-        whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
-        if whole:
-            w_med = float(np.median(whole))
-            extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med),
-                             ink_maps, w_med, *frame_bgr.shape[1::-1])
-            # a large tile stays where its place holds no smaller tiles
-            tiles += [t for t in large if not any(_at_one_place(t.corners, e.corners) for e in extra)]
-            tiles += extra
-        else:
-            tiles = large
+    tiles, large = _plausible_net_tiles(tiles, scores)
+    whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
+    if whole:
+        w_med = float(np.median(whole))
+        extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med),
+                         ink_maps, w_med, *frame_bgr.shape[1::-1])
+        # a large tile stays where its place holds none of the tiles split there
+        tiles += [t for t in large if not any(_at_one_place(t.corners, e.corners) for e in extra)]
+        tiles += extra
     else:
-        raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'pool', 'net' or 'classical'")
-    widths = [float(np.linalg.norm(t.corners[1] - t.corners[0])) for t in tiles if not t.cut]
+        tiles += large
+    widths = [_sides(t.corners)[0] for t in tiles if not t.cut]
     width = float(np.median(widths)) if widths else None
-    if not tiles and not warnings:
-        warnings = ["no face-up tile found in the picture; is there a face-up tile in it?"]
+    warnings = [] if tiles else ["no face-up tile found in the picture; is there a face-up tile "
+                                 "in it?"]
     return Detection(tiles, width, warnings)

@@ -59,9 +59,12 @@ KERNEL_THRESHOLD = 0.5
 MIN_KERNEL_AREA = 12
 #: Outlines from the face map nearest each kernel blob (else the grown kernel rectangle).
 FACE_REFINE = True
-MOMENT_FIT = True
-#: The face outline replaces the grown kernel rectangle when their areas are within this ratio.
+#: The face outline replaces the grown kernel rectangle when its area is within these factors of
+#: the grown rectangle's (chosen on rendered tuning scenes: (0.67, 1.33) lost tiles whose kernel
+#: came out narrow).
 FACE_AREA = (0.6, 1.5)
+#: Kernel blobs whose mean probability is below this claim no face pixels for their outline.
+CLAIM_SCORE = 0.66
 #: Higher kernel thresholds tried, in order, to split a blob that is not one tile.
 SPLIT_LEVELS = (0.7, 0.85, 0.95)
 #: A kernel blob fills at least this fraction of its minimum-area rectangle to be one tile.
@@ -147,23 +150,6 @@ class TileFinder:
         maps, s = self.maps(frame_bgr)
         h, w = frame_bgr.shape[:2]
         return tiles_from_maps(maps[0], maps[1], s, w, h), maps, s
-
-
-def face_support(face: np.ndarray, scale: float, corners: np.ndarray) -> float:
-    """Mean face probability inside a quad given in image pixels (``face`` at half the working
-    size, ``scale`` working px per image px): how much the network sees a top face there."""
-    pts = ((np.asarray(corners, np.float64) + 0.5) * scale / 2.0 - 0.5)
-    x0, y0 = np.floor(pts.min(axis=0)).astype(int)
-    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
-    x0, y0 = max(x0, 0), max(y0, 0)
-    x1, y1 = min(x1, face.shape[1]), min(y1, face.shape[0])
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(mask, np.round((pts - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-    if not mask.any():
-        return 0.0
-    return float(face[y0:y1, x0:x1][mask > 0].mean())
 
 
 def _rect_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -271,7 +257,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     (:func:`_split_blob`) and a straight one that is still too long is cut into whole tiles
     (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`), the face pixels
     nearest to a single blob, inside its grown rectangle enlarged by a quarter, give the outline
-    instead when their rectangle agrees with the grown one (2:1-ish, area within a third).
+    instead (the rectangle of their second moments, :func:`_moment_quad`) when it agrees with the
+    grown one (2:1-ish, area ratio within :data:`FACE_AREA`).
     Corners are in image pixels (``scale`` = working px per image px)."""
     ww, wh = max(1, round(img_w * scale)), max(1, round(img_h * scale))
 
@@ -281,11 +268,29 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
 
     full = up(kernel)
     mask = (full >= KERNEL_THRESHOLD).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
     nearest = fmask = None
     if face is not None and FACE_REFINE and n > 1:
         fmask = up(face) >= 0.5
-        _, nearest = cv2.distanceTransformWithLabels(1 - mask, cv2.DIST_L2, 3,
+        # a weak blob inside a strong blob's grown rectangle (a fragment of that tile's kernel,
+        # around a pip) claims no face pixels: they are the strong blob's tile
+        area = np.maximum(stats[:, cv2.CC_STAT_AREA], 1)
+        mean = np.bincount(labels.ravel(), weights=full.ravel(), minlength=n) / area
+        strong_rects = np.zeros((wh, ww), np.uint8)
+        for k in range(1, n):
+            if mean[k] >= CLAIM_SCORE and stats[k, cv2.CC_STAT_AREA] >= MIN_KERNEL_AREA:
+                x, y, bw, bh = stats[k, :4]
+                ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
+                kquad = _rect_quad(np.column_stack([xs + x, ys + y]))[0]
+                cv2.fillConvexPoly(strong_rects, np.round(_grown(kquad, 1.0 / KERNEL_SHRINK))
+                                   .astype(np.int32), 1)
+        fragment = np.zeros(n, bool)
+        for k in range(1, n):
+            cx, cy = (int(round(v)) for v in centroids[k])
+            fragment[k] = (mean[k] < CLAIM_SCORE and 0 <= cy < wh and 0 <= cx < ww
+                           and strong_rects[cy, cx] > 0)
+        strong = mask * (~fragment)[labels].astype(np.uint8)
+        _, nearest = cv2.distanceTransformWithLabels(1 - strong, cv2.DIST_L2, 3,
                                                      labelType=cv2.DIST_LABEL_CCOMP)
     tiles: list[FoundTile] = []
 
@@ -334,9 +339,9 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
             region = fmask[y0:y1, x0:x1] & (nearest[y0:y1, x0:x1] == own)
             fy, fx = np.nonzero(region)
             if len(fx) >= 8:
-                fquad, fl, fw = (_moment_quad if MOMENT_FIT else _rect_quad)(
-                    np.column_stack([fx + x0, fy + y0]))
-                if (1.5 <= fl / fw <= 2.7 and FACE_AREA[0] <= fl * fw / (length * width) <= FACE_AREA[1]
+                fquad, fl, fw = _moment_quad(np.column_stack([fx + x0, fy + y0]))
+                if (1.5 <= fl / fw <= 2.7
+                        and FACE_AREA[0] <= fl * fw / (length * width) <= FACE_AREA[1]
                         and np.linalg.norm(fquad.mean(axis=0) - quad.mean(axis=0)) < 0.25 * width):
                     quad = fquad
         emit(quad, width, False, score)

@@ -1,11 +1,15 @@
-"""Choose the detector's pooling gate on rendered tuning scenes, never on the real photos.
+"""Choose the detector's gates on rendered tuning scenes, never on the real photos.
 
-``python -m vision.tune [--scores 0.82,0.88,0.94] [--size-match 0.15] [--scenes 30]
-[--seed 1600000] [--model PATH]`` reads held-out rendered scenes of a seed range that
-``domino-companion evaluate`` does not use (its default seeds start at 1,000,000) once per value
-of :data:`vision.detect.NET_MIN_SCORE` and prints tiles right, precision, recall and frames
-entirely right for each, so the gate is set from the project's own pictures. ``--model`` tries
-another tile-finder ONNX file (for example a longer training run under ``runs/``).
+``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6]
+[--residual 0.6] [--scenes 30] [--seed 1600000] [--model PATH]`` reads held-out rendered scenes
+of a seed range that ``domino-companion evaluate`` does not use (its default seeds start at
+1,000,000) once per combination of the values given for :data:`vision.detect.NET_LOW_SCORE`
+(a kept network tile's least kernel score), :data:`vision.detect.SIZE_LOW` and
+:data:`vision.detect.SIZE_HIGH` (its size against its neighbours') and
+:data:`vision.detect.RESIDUAL_AREA` (unexplained face, in tile areas, that is split again), and
+prints tiles right, precision, recall and frames entirely right for each, so the gates are set
+from the project's own pictures. ``--model`` tries another tile-finder ONNX file (for example a
+longer training run under ``runs/``). The scenes are rendered once and read for every setting.
 """
 
 from __future__ import annotations
@@ -22,40 +26,56 @@ from vision.read import Reader
 
 #: First seed of the tuning scenes (held-out looks, never used for training or ``evaluate``).
 TUNING_SEED = 1_600_000
+#: The detector constants swept, in the order of a row's settings.
+GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA")
 
 
 def _floats(text: str) -> list[float]:
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"expected numbers separated by commas, e.g. "
-                                         f"0.82,0.88, got {text!r}") from exc
+                                         f"0.7,0.75, got {text!r}") from exc
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected at least one number, got {text!r}")
+    return values
 
 
-def sweep(scores: Sequence[float], size_matches: Sequence[float], scenes: int, seed: int
-          ) -> list[dict[str, float]]:
-    """One summary row per (NET_MIN_SCORE, SIZE_MATCH); the module constants are restored."""
+def sweep(settings: dict[str, Sequence[float]], scenes: int, seed: int) -> list[dict[str, float]]:
+    """One summary row per combination of ``settings`` (detector constant name -> values; names
+    from :data:`GATES`, a name left out keeps its value); the module constants are restored."""
+    unknown = sorted(set(settings) - set(GATES))
+    if unknown:
+        raise ValueError(f"cannot sweep {unknown}: the gates are {list(GATES)}")
+    names = [n for n in GATES if n in settings]
     pictures = list(rendered_scenes(scenes, seed))
     reader = Reader()
-    saved = detect.NET_MIN_SCORE, detect.SIZE_MATCH
+    saved = {n: getattr(detect, n) for n in GATES}
     rows = []
     try:
-        for score, size in itertools.product(scores, size_matches):
-            detect.NET_MIN_SCORE, detect.SIZE_MATCH = score, size
+        for values in itertools.product(*(settings[n] for n in names)):
+            for n, v in zip(names, values):
+                setattr(detect, n, v)
             scored = [score_rendered(reader.read(img), truth, name) for name, img, truth in pictures]
             summary = next(iter(summarise(scored).values()))
-            rows.append({"net_min_score": score, "size_match": size,
-                         "tiles_right": summary["tiles_right"], "precision": summary["precision"],
-                         "recall": summary["recall"], "frames_right": summary["frames_right"]})
+            row = {n: float(getattr(detect, n)) for n in GATES}
+            row.update({k: summary[k] for k in ("tiles_right", "precision", "recall",
+                                                "frames_right")})
+            rows.append(row)
     finally:
-        detect.NET_MIN_SCORE, detect.SIZE_MATCH = saved
+        for n, v in saved.items():
+            setattr(detect, n, v)
     return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scores", type=_floats, default=[0.82, 0.88, 0.94])
-    parser.add_argument("--size-match", type=_floats, default=[detect.SIZE_MATCH])
+    parser.add_argument("--scores", type=_floats, default=[0.7, 0.75, 0.8],
+                        help="values of NET_LOW_SCORE")
+    parser.add_argument("--size-low", type=_floats, default=[detect.SIZE_LOW])
+    parser.add_argument("--size-high", type=_floats, default=[detect.SIZE_HIGH])
+    parser.add_argument("--residual", type=_floats, default=[detect.RESIDUAL_AREA],
+                        help="values of RESIDUAL_AREA")
     parser.add_argument("--scenes", type=int, default=30)
     parser.add_argument("--seed", type=int, default=TUNING_SEED)
     parser.add_argument("--model", type=Path, default=None,
@@ -65,10 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--scenes must be at least 1, got {args.scenes}")
     if args.model is not None:
         tile_finder._SHARED[tile_finder.default_model_path()] = tile_finder.TileFinder(args.model)
-    print("net_min_score size_match tiles_right precision recall frames_right")
-    for row in sweep(args.scores, args.size_match, args.scenes, args.seed):
-        print(f"{row['net_min_score']:.2f} {row['size_match']:.2f} {row['tiles_right']:.4f} "
-              f"{row['precision']:.4f} {row['recall']:.4f} {row['frames_right']:.4f}")
+    settings = {"NET_LOW_SCORE": args.scores, "SIZE_LOW": args.size_low,
+                "SIZE_HIGH": args.size_high, "RESIDUAL_AREA": args.residual}
+    print("net_low_score size_low size_high residual_area tiles_right precision recall "
+          "frames_right")
+    for row in sweep(settings, args.scenes, args.seed):
+        print(f"{row['NET_LOW_SCORE']:.2f} {row['SIZE_LOW']:.2f} {row['SIZE_HIGH']:.2f} "
+              f"{row['RESIDUAL_AREA']:.2f} {row['tiles_right']:.4f} {row['precision']:.4f} "
+              f"{row['recall']:.4f} {row['frames_right']:.4f}")
     return 0
 
 

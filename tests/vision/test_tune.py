@@ -1,23 +1,28 @@
-"""The pooling-gate sweep reads rendered tuning scenes and leaves the detector as it was."""
+"""The gate sweep reads rendered tuning scenes and leaves the detector as it was."""
 
 from __future__ import annotations
 
 import pytest
 
 import vision.detect as detect
-from vision.tune import TUNING_SEED, main, sweep
+from vision.tune import GATES, TUNING_SEED, main, sweep
 
 
-def test_sweep_gives_one_row_per_setting_and_restores_the_gate() -> None:
-    before = detect.NET_MIN_SCORE, detect.SIZE_MATCH
-    rows = sweep([0.5, 0.99], [0.15], scenes=1, seed=TUNING_SEED)
-    assert [r["net_min_score"] for r in rows] == [0.5, 0.99]
-    assert (detect.NET_MIN_SCORE, detect.SIZE_MATCH) == before
+def test_sweep_gives_one_row_per_setting_and_restores_the_gates() -> None:
+    before = {n: getattr(detect, n) for n in GATES}
+    rows = sweep({"NET_LOW_SCORE": [0.5, 0.99], "SIZE_LOW": [0.6]}, scenes=1, seed=TUNING_SEED)
+    assert [(r["NET_LOW_SCORE"], r["SIZE_LOW"]) for r in rows] == [(0.5, 0.6), (0.99, 0.6)]
+    assert {n: getattr(detect, n) for n in GATES} == before
     for r in rows:
         assert 0.0 <= r["tiles_right"] <= r["recall"] <= 1.0
         assert 0.0 <= r["precision"] <= 1.0
-    # a stricter gate keeps no more network-only tiles: recall cannot rise
-    assert rows[1]["recall"] <= rows[0]["recall"]
+    # a gate no network tile passes leaves only what the face map's grid cover finds
+    assert rows[1]["recall"] < rows[0]["recall"]
+
+
+def test_sweep_refuses_a_constant_that_is_not_a_gate() -> None:
+    with pytest.raises(ValueError, match="NET_LOW_SCORE"):
+        sweep({"MODE": [1.0]}, scenes=1, seed=TUNING_SEED)
 
 
 def test_tuning_seeds_are_not_the_evaluation_seeds() -> None:
@@ -29,3 +34,6 @@ def test_bad_arguments_name_what_is_wrong(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         main(["--scores", "high"])
     assert "numbers separated by commas" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--size-low", ","])
+    assert "at least one number" in capsys.readouterr().err
