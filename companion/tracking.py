@@ -15,6 +15,19 @@ tile over it was taken back) it is ``uncovered``, with its layer, not added. A t
 keeps the layer it was given when it appeared; a tile of the first reading (nothing watched
 yet) keeps the reader's cold-start layer. ``table`` is the new reading with these layers plus
 the hidden tiles still covered: the next change is computed against it.
+
+A short memory against a reader that misses a tile now and then, or reads it with another
+outline or value for a frame, when the caller says where the picture changed since the
+``before`` reading (``changed``, e.g. :func:`changed_fractions`; a place did not change when at
+most :data:`STILL_MAX_CHANGED` of a tile's outline did): a known tile not found where the
+picture did not change is kept, ``unseen`` (for at most :data:`UNSEEN_MAX` readings in a row),
+not removed; a tile found there with another outline is the same tile where it was (not
+moved), and a tile of another value found over it (outlines overlapping by
+:data:`REREAD_MIN_IOU`) is the known tile read again, not a tile laid on it; a tile found for
+the first time where the picture did not change was not laid now (the reader missed it
+before): it covers nothing and keeps the reader's cold-start layer. Where the picture changed
+(a tile taken away, or laid there) the change is as without the memory: a tile gone with
+nothing over it is removed. Without ``changed`` nothing is remembered.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
 
@@ -23,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -44,6 +57,9 @@ class Seen:
     face_lab: tuple[float, float, float] | None = None
     #: known to lie under a tile laid over it (remembered by the tracking, not seen now)
     hidden: bool = False
+    #: readings in a row that did not find this tile although the picture where it lies did
+    #: not change (kept by the tracking's memory; 0: found in the last reading)
+    unseen: int = 0
 
     @property
     def center(self) -> np.ndarray:
@@ -172,6 +188,16 @@ COVER_MIN_OVERLAP = 0.25
 #: Two sightings of one value at one place are one tile unless their measured face colours lie
 #: further apart than this (Lab distance; sets of different colours lie 40 and more apart).
 SAME_FACE_MAX_LAB = 25.0
+#: A known tile not found where the picture did not change is kept for at most this many
+#: readings in a row, then removed (kept longer, a phantom read once lingers and lies under
+#: later tiles: on rendered build sequences 1 puts the most tiles on the right layer).
+UNSEEN_MAX = 1
+#: A tile of another value found over a known tile whose place did not change is that tile read
+#: again when their outlines overlap by at least this IoU (a tile laid there changes the picture).
+REREAD_MIN_IOU = 0.5
+#: The picture at a tile did not change when at most this fraction of its outline changed (a
+#: tile laid on another changes a tenth of its outline and more on rendered build sequences).
+STILL_MAX_CHANGED = 0.05
 
 
 def overlap_fraction(a: Seen, b: Seen) -> float:
@@ -201,10 +227,66 @@ def _same_tile(a: Seen, b: Seen) -> bool:
     return a.tile == b.tile
 
 
-def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -> TableChange:
+def outline_iou(a: Seen, b: Seen) -> float:
+    """Intersection over union of two tiles' outlines."""
+    import cv2
+
+    qa = cv2.convexHull(np.asarray(a.corners, np.float32)).reshape(-1, 2)
+    qb = cv2.convexHull(np.asarray(b.corners, np.float32)).reshape(-1, 2)
+    inter, _ = cv2.intersectConvexConvex(qa, qb)
+    union = float(cv2.contourArea(qa)) + float(cv2.contourArea(qb)) - float(inter)
+    return float(inter) / union if union > 0 else 0.0
+
+
+def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None
+                      ) -> Callable[[Seen], float]:
+    """For :func:`diff`'s ``changed``: the fraction of a tile's outline where the picture changed,
+    from a :class:`vision.still.ChangedRegion` (or anything with its ``mask`` of changed pixels
+    and ``scale``, mask pixels per frame pixel). ``to_image`` gives a tile's corners in frame
+    pixels when the tiles are tracked in other units (table millimetres); by default the
+    corners are frame pixels. An outline that covers no mask pixel (outside the picture, or
+    degenerate) counts as changed: nothing is known about it."""
+    import cv2
+
+    mask = np.asarray(region.mask, bool)
+    scale = float(region.scale)
+    if mask.ndim != 2 or scale <= 0:
+        raise ValueError(f"a changed region needs a 2-d mask and a positive scale, got a mask "
+                         f"of shape {mask.shape} and scale {scale}")
+    nothing = not mask.any()
+
+    def fraction(s: Seen) -> float:
+        corners = np.asarray(to_image(s) if to_image is not None else s.corners, np.float64)
+        poly = np.round(corners.reshape(-1, 2) * scale).astype(np.int32)
+        inside = np.zeros(mask.shape, np.uint8)
+        cv2.fillConvexPoly(inside, poly, 1)
+        area = int(inside.sum())
+        if area == 0:
+            return 1.0
+        return 0.0 if nothing else float(mask[inside > 0].sum()) / area
+
+    return fraction
+
+
+def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
+         changed: Callable[[Seen], float] | None = None) -> TableChange:
     """What changed from ``before`` to ``after`` (``move_tol`` in tile widths); see the module
-    docstring for the layers it carries and the hidden tiles it remembers."""
+    docstring for the layers it carries, the hidden tiles it remembers and the memory that
+    ``changed`` (the fraction of a tile's outline where the picture changed since ``before``
+    was read, e.g. :func:`changed_fractions`) gives."""
     before, after = list(before), list(after)
+    memo: dict[int, float] = {}
+
+    def changed_at(s: Seen) -> float:
+        if changed is None:
+            return 1.0
+        if id(s) not in memo:
+            memo[id(s)] = float(changed(s))
+        return memo[id(s)]
+
+    def still(s: Seen) -> bool:
+        return changed_at(s) <= STILL_MAX_CHANGED
+
     # one tile in both readings: same value (and face), nearest pairs first
     pairs = sorted((float(np.linalg.norm(o.center - s.center)) / max(1e-6, o.width), i, j)
                    for i, o in enumerate(before) for j, s in enumerate(after)
@@ -212,14 +294,32 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -
     match_old: dict[int, int] = {}
     match_new: dict[int, int] = {}
     for dist, i, j in pairs:
-        if before[i].hidden and dist > move_tol:
-            continue  # a hidden tile comes back only where it lay
+        if dist > move_tol and (before[i].hidden or still(before[i])):
+            # a hidden tile comes back only where it lay; a tile whose place did not change
+            # did not move (its value seen elsewhere is another tile)
+            continue
         if i not in match_old and j not in match_new:
             match_old[i], match_new[j] = j, i
+    # the memory: a tile of another value over a known tile whose place did not change is that
+    # tile read again (most overlapping pairs first)
+    reread: dict[int, int] = {}
+    if changed is not None:
+        cand = sorted(((outline_iou(before[i], s), i, j) for j, s in enumerate(after)
+                       if j not in match_new
+                       for i in range(len(before))
+                       if i not in match_old and not before[i].hidden), reverse=True)
+        for iou, i, j in cand:
+            if iou < REREAD_MIN_IOU:
+                break
+            if j not in reread and i not in reread.values() and still(before[i]):
+                reread[j] = i
     visible = [o for o in before if not o.hidden]
     change = TableChange()
     table: list[Seen] = []
     for j, s in enumerate(after):
+        if j in reread:  # the known tile, read as another value this time: kept as it was
+            table.append(dataclasses.replace(before[reread[j]], unseen=0))
+            continue
         if j in match_new:
             o = before[match_new[j]]
             if o.hidden:  # the tile over it was taken away: seen again where it lay
@@ -232,6 +332,13 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -
             else:  # the same tile where it was: it keeps the layer it was given then
                 table.append(dataclasses.replace(s, layer=o.layer))
             continue
+        if before and changed is not None and still(s):
+            # found late, where the picture did not change: it was not laid now, so it covers
+            # nothing known and keeps the reader's cold-start layer
+            change.added.append(s)
+            change.under[s] = []
+            table.append(s)
+            continue
         under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(visible)),
                        reverse=True)
         below = [visible[k] for f, k in under if f >= COVER_MIN_OVERLAP]
@@ -242,8 +349,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -
         change.added.append(s)
         change.under[s] = below
         table.append(s)
+    reread_old = set(reread.values())
     for i, o in enumerate(before):
-        if i in match_old:
+        if i in match_old or i in reread_old:
             continue
         if o.hidden:  # still under something seen now: still hidden; else gone with its stack
             if any(not t.hidden and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
@@ -254,9 +362,11 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5) -
         over = next((s for s in change.added if o in change.under[s]), None)
         if over is not None:
             change.covered.append((o, over))
-            table.append(dataclasses.replace(o, hidden=True))
+            table.append(dataclasses.replace(o, hidden=True, unseen=0))
+        elif o.unseen < UNSEEN_MAX and still(o):
+            table.append(dataclasses.replace(o, unseen=o.unseen + 1))  # missed this time
         else:
-            change.removed.append(o)
+            change.removed.append(dataclasses.replace(o, unseen=0))
     for s in change.added:
         change.contacts[s.tile] = contacts_of(s, [t for t in table if not t.hidden])
     change.table = table

@@ -10,7 +10,10 @@
 * ``watched``: build sequences (:func:`vision.render.stacking.stack_sequence`, one tile more
   per still frame) read frame by frame by the same reader and followed as the live loop follows
   them (:func:`companion.tracking.diff`: a tile added over known tiles lies one layer above
-  the highest of them); counted on the last frame of each sequence and on every frame.
+  the highest of them), with the tracking's memory (``changed``: where each frame differs from
+  the one before, :func:`change_picture`; ``--no-memory`` leaves it out); counted on the last
+  frame of each sequence and on every frame, on the tiles the table shows (the tiles it
+  remembers as hidden under others are not matched to what the camera sees).
 
 ``domino-companion layers-eval`` measures the layer estimator itself on ground-truth quads; this
 module measures what reaches the game: the reader's detections included.
@@ -24,6 +27,7 @@ import time
 from collections import Counter
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.layers import Geometry, quad_iou
@@ -33,6 +37,19 @@ from vision.render.scene import render_scene
 from vision.render.stacking import stack_sequence, stacked_scene_spec
 
 DEFAULT_SEED = HELD_OUT_SEED_MIN + 100
+#: Grey levels a pixel of :func:`change_picture` must change by to count as changed (as the
+#: live loop's ``REGION_DELTA``).
+CHANGE_DELTA = 12
+
+
+def change_picture(image_bgr: np.ndarray) -> np.ndarray:
+    """The picture consecutive frames are compared on for the tracking's memory: grey, half
+    size, lightly blurred (the live loop's 160-px-wide picture is too coarse for the rendered
+    scenes' tiles, about 35 px wide: a tile laid beside another would change the other's
+    outline there)."""
+    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    half = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(half, (3, 3), 0)
 
 
 def _must_report(truth: dict[str, Any]) -> list[dict[str, Any]]:
@@ -60,10 +77,12 @@ def _per_layer(c: Counter, key: str, what: str) -> dict[str, str]:
             for L in range(8) if c[f"{key}_truth_layer{L}"]}
 
 
-def evaluate(n_scenes: int, seed: int, sequences: int) -> dict[str, Any]:
-    """Run the measurement and return its figures (see the module docstring)."""
-    from companion.tracking import Seen, diff
+def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> dict[str, Any]:
+    """Run the measurement and return its figures (see the module docstring; ``memory``: the
+    tracking is told where each frame changed)."""
+    from companion.tracking import Seen, changed_fractions, diff
     from vision.read import Reader
+    from vision.still import ChangedRegion
 
     if seed < HELD_OUT_SEED_MIN:
         raise RenderSpecError(f"--seed {seed} is a training seed; layer figures use held-out "
@@ -100,21 +119,29 @@ def evaluate(n_scenes: int, seed: int, sequences: int) -> dict[str, Any]:
     for k in range(sequences):
         frames = stack_sequence(seed + 5000 + k, held_out=True)
         table: list[Seen] = []
+        previous: np.ndarray | None = None
         for fr in frames:
             scene = render_scene(fr.spec)
             reading = rd.read(scene.image_bgr, scene.truth["set_max"])
             seen = [Seen.from_reading(t) for t in reading.tiles
                     if not t.cut and t.tile is not None]
-            table = diff(table, seen).table
+            picture = change_picture(scene.image_bgr)
+            changed = None
+            if memory and previous is not None:
+                size = (scene.image_bgr.shape[1], scene.image_bgr.shape[0])
+                changed = changed_fractions(ChangedRegion(previous, picture, size, CHANGE_DELTA))
+            previous = picture
+            table = diff(table, seen, changed=changed).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
             for key in keys:
                 c[f"{key}_truth"] += len(truth)
                 for t in truth:
                     c[f"{key}_truth_layer{t['layer']}"] += 1
-            for t, j in _match(truth, [np.array(s.corners) for s in table]):
+            shown = [s for s in table if not s.hidden]
+            for t, j in _match(truth, [np.array(s.corners) for s in shown]):
                 L = t["layer"]
-                ok = int(table[j].layer == L)
+                ok = int(shown[j].layer == L)
                 for key in keys:
                     c[f"{key}_found"] += 1
                     c[f"{key}_found_layer{L}"] += 1
@@ -123,7 +150,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int) -> dict[str, Any]:
             if fr is frames[-1]:  # the same last frames, the reader's cold-start layers only
                 for t, j in _match(truth, [np.array(s.corners) for s in seen]):
                     c["last_cold_ok"] += int(seen[j].layer == t["layer"])
-    out: dict[str, Any] = {"scenes": n_scenes, "sequences": sequences, "seed": seed}
+    out: dict[str, Any] = {"scenes": n_scenes, "sequences": sequences, "seed": seed,
+                           "memory": memory}
     if n_scenes:
         out["cold"] = {
             "must_report": c["cold_truth"], "found": c["cold_found"],
@@ -157,11 +185,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="build sequences read frame by frame (default 10)")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"first held-out seed (default {DEFAULT_SEED})")
+    p.add_argument("--no-memory", action="store_true",
+                   help="follow the sequences without the tracking's memory (not told where "
+                        "each frame changed)")
     a = p.parse_args(argv)
     if a.scenes < 0 or a.sequences < 0 or a.scenes + a.sequences == 0:
         p.error(f"--scenes {a.scenes} / --sequences {a.sequences}: expected counts >= 0, "
                 "not both 0")
-    print(json.dumps(evaluate(a.scenes, a.seed, a.sequences), indent=1))
+    print(json.dumps(evaluate(a.scenes, a.seed, a.sequences, memory=not a.no_memory), indent=1))
     return 0
 
 
