@@ -40,6 +40,19 @@ treated as blank so that noise on a pip-less half is not stretched into fake pip
 CLIP_LOW, CLIP_HIGH = -0.5, 1.5
 """Range the normalised values are clipped to."""
 
+WASHED_LEVEL = 245
+"""Brightest-channel level (8-bit) at or above which a pixel is blown out (a lamp's glare)."""
+
+WASHED_MARGIN = 8
+"""A blown-out pixel must also be this many levels brighter than the tile body (the median of
+the tile's brightest channel): a white set exposed to the top keeps its pips and is not glare."""
+
+WASHED_SPOT = HALF_SIZE // 4
+"""Blown-out pixels count only in spots wider than this (pixels of the square): white pips on a
+dark set are bright too, but smaller."""
+
+_SPOT_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WASHED_SPOT, WASHED_SPOT))
+
 _PERCENTILE_STRIDE = 3
 
 _DST_QUAD: np.ndarray = np.array(
@@ -155,6 +168,25 @@ def _normalise_tiles(pairs: np.ndarray) -> np.ndarray:
     return normalised.reshape(pairs.shape[:4])
 
 
+def _washed(pairs: np.ndarray) -> np.ndarray:
+    """Fraction of each half of N tiles, (N, 2, S, S[, 3]) uint8, that is blown out: at least
+    :data:`WASHED_LEVEL` in its brightest channel and :data:`WASHED_MARGIN` above the tile body.
+    Pips under such a spot cannot be seen, so the half may hold more pips than it shows.
+    Returns (N, 2) float32."""
+    count = pairs.shape[0]
+    if count == 0:
+        return np.zeros((0, 2), np.float32)
+    bright = pairs.max(axis=4) if pairs.ndim == 5 else pairs
+    body = np.median(bright.reshape(count, -1)[:, ::_PERCENTILE_STRIDE], axis=1)
+    level = np.maximum(WASHED_LEVEL, body + WASHED_MARGIN)[:, None, None, None]
+    blown = (bright >= level).astype(np.uint8)
+    out = np.zeros((count, 2), np.float32)
+    for i, j in zip(*np.nonzero(blown.any(axis=(2, 3)))):
+        spots = cv2.morphologyEx(blown[i, j], cv2.MORPH_OPEN, _SPOT_KERNEL)
+        out[i, j] = float(spots.mean())
+    return out
+
+
 def _warp_tile(frame: np.ndarray, quad: np.ndarray, out: np.ndarray) -> None:
     first, second = _half_quads(quad)
     out[0] = _warp_half(frame, first)
@@ -188,6 +220,14 @@ def tile_crops(frame_bgr: np.ndarray,
     Rows ``2 * i`` and ``2 * i + 1`` are ``halves[0]`` and ``halves[1]`` of tile ``i``, as
     :func:`half_crops` gives them. A bad tile raises :class:`CornersError` naming its index.
     """
+    return tile_crops_washed(frame_bgr, corners_list)[0]
+
+
+def tile_crops_washed(frame_bgr: np.ndarray,
+                      corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`tile_crops`, and the blown-out fraction of every half as a (2N,) float32 array
+    (rows as the crops'; see :data:`WASHED_LEVEL`): a glare spot that hides pips."""
     _check_frame(frame_bgr)
     height, width = frame_bgr.shape[:2]
     pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
@@ -199,5 +239,6 @@ def tile_crops(frame_bgr: np.ndarray,
             raise CornersError(f"tile {index}: {exc}") from exc
         _warp_tile(frame_bgr, quad, pairs[index])
     if len(corners_list) == 0:
-        return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
-    return _normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE)
+        return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)
+    return (_normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE),
+            _washed(pairs).reshape(-1))

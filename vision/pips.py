@@ -29,6 +29,13 @@ CNN_WEIGHT = 1.0
 CLASSICAL_WEIGHT = 0.5
 #: Probabilities are floored before pooling so a single confident zero cannot veto.
 FLOOR = 1e-4
+#: A half with at least this fraction blown out by glare (:func:`vision.halves.tile_crops_washed`)
+#: may hide pips: its value may be anything from what it shows up to the set's largest.
+WASHED_DOUBT = 0.03
+#: How much of a washed half's probability moves to the values it may hide, per unit of the
+#: blown-out fraction (capped at :data:`WASHED_MAX_SHARE`).
+WASHED_SHARE = 2.0
+WASHED_MAX_SHARE = 0.8
 
 
 class PipReadError(ValueError):
@@ -70,11 +77,32 @@ def pool(p_classical: np.ndarray, p_cnn: np.ndarray | None, cnn_weight: float = 
     return p / p.sum(axis=1, keepdims=True)
 
 
-def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives: int = 4
-                ) -> list[TileValue]:
+def hidden_pips(probs: np.ndarray, washed: np.ndarray) -> np.ndarray:
+    """(N, K) half probabilities (values 0..K-1, rows summing to 1) with the doubt of glare:
+    a half whose blown-out fraction ``washed[i]`` is at least :data:`WASHED_DOUBT` shows at
+    most its pips, so a share (:data:`WASHED_SHARE` x the fraction, at most
+    :data:`WASHED_MAX_SHARE`) of its probability is spread evenly over the values from its
+    likeliest one up to K-1. Other rows are returned as they are."""
+    washed = np.asarray(washed, dtype=np.float64)
+    if washed.shape != (len(probs),) or not np.all(np.isfinite(washed)):
+        raise PipReadError(f"washed: expected {len(probs)} finite fractions (one per half), "
+                           f"got shape {washed.shape}")
+    out = probs.copy()
+    for i in np.nonzero(washed >= WASHED_DOUBT)[0]:
+        share = min(WASHED_MAX_SHARE, WASHED_SHARE * float(washed[i]))
+        hidden = np.zeros(probs.shape[1])
+        hidden[int(np.argmax(probs[i])):] = 1.0
+        out[i] = (1.0 - share) * probs[i] + share * hidden / hidden.sum()
+    return out
+
+
+def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives: int = 4,
+                washed: np.ndarray | None = None) -> list[TileValue]:
     """Tiles from (2N, 16) half probabilities (rows 2i, 2i+1 are tile i's halves).
 
     Values above ``set_max`` (the largest pip value of the set in play) are ruled out.
+    ``washed``: each half's blown-out fraction (:func:`hidden_pips`); a tile with a washed half
+    lists every value that half may hide among its alternatives (not only ``n_alternatives``).
     """
     if half_probs.ndim != 2 or half_probs.shape[1] != N_CLASSES or len(half_probs) % 2:
         raise PipReadError(f"half probabilities: expected shape (2N, {N_CLASSES}), "
@@ -83,6 +111,10 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
         raise PipReadError(f"set_max: expected 0..{MAX_PIPS}, got {set_max}")
     probs = half_probs[:, : set_max + 1].astype(np.float64)
     probs = probs / np.maximum(probs.sum(axis=1, keepdims=True), 1e-12)
+    doubtful = np.zeros(len(probs), bool)
+    if washed is not None:
+        probs = hidden_pips(probs, washed)
+        doubtful = np.asarray(washed) >= WASHED_DOUBT
     out = []
     for i in range(len(probs) // 2):
         p0, p1 = probs[2 * i], probs[2 * i + 1]
@@ -99,8 +131,11 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
         alts = tuple((f"{int(lows[i])}-{int(highs[i])}", float(values[i])) for i in order
                      if (int(lows[i]), int(highs[i])) != (min(a, b), max(a, b))
                      and values[i] >= 1e-3)
+        keep = n_alternatives
+        if doubtful[2 * i] or doubtful[2 * i + 1]:
+            keep = max(keep, len(p0) + len(p1))  # every value a washed half may hide
         out.append(TileValue((a, b), float(min(1.0, best_p)),
-                             (float(p0[a]), float(p1[b])), alts[:n_alternatives]))
+                             (float(p0[a]), float(p1[b])), alts[:keep]))
     return out
 
 
@@ -153,9 +188,11 @@ class PipReader:
                                f"{p_classical.shape}, got shape {p_cnn.shape}")
         return pool(p_classical, p_cnn, self.cnn_weight)
 
-    def read_tiles(self, crops: np.ndarray, set_max: int = MAX_PIPS) -> list[TileValue]:
-        """Tile values for (2N, S, S) crops (rows 2i, 2i+1 are tile i's halves)."""
+    def read_tiles(self, crops: np.ndarray, set_max: int = MAX_PIPS,
+                   washed: np.ndarray | None = None) -> list[TileValue]:
+        """Tile values for (2N, S, S) crops (rows 2i, 2i+1 are tile i's halves); ``washed``:
+        each half's blown-out fraction (:func:`vision.halves.tile_crops_washed`), or None."""
         if len(crops) % 2:
             raise PipReadError(f"crops: expected an even number of halves (2 per tile), "
                                f"got {len(crops)}")
-        return tile_values(self.half_probabilities(crops), set_max)
+        return tile_values(self.half_probabilities(crops), set_max, washed=washed)

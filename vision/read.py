@@ -7,8 +7,10 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   (single-level, e.g. all black) image gives an empty reading with a warning;
 - ``detect``: :func:`vision.detect.detect_tiles` on a copy scaled so its long side is at most
   :data:`WORK_SIDE` px (the corners are scaled back to the original pixels);
-- ``crop``: :func:`vision.halves.half_crops` of each tile on the original image;
-- ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier);
+- ``crop``: :func:`vision.halves.tile_crops_washed` of each tile on the original image (its
+  halves, and how much of each a glare spot blows out);
+- ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier;
+  a half under glare is doubted: it may hide pips, and its alternatives say which values);
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
   :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
@@ -37,7 +39,7 @@ import numpy as np
 from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
-from vision.halves import HALF_SIZE, CornersError, half_crops
+from vision.halves import HALF_SIZE, CornersError, tile_crops_washed
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
 from vision.pips import PipReader
@@ -245,20 +247,24 @@ class Reader:
             t2 = t_hints
         whole = []
         parts = []
+        washed = []
         for c, k in found:
             if c.cut:
                 continue
             k[:, 0] = np.clip(k[:, 0], -0.5, w - 0.5)
             k[:, 1] = np.clip(k[:, 1], -0.5, h - 0.5)
             try:
-                parts.append(half_crops(frame_bgr, k))
+                crop, blown = tile_crops_washed(frame_bgr, [k])
             except CornersError:
                 continue  # too small to read: a speck, not a tile
+            parts.append(crop)
+            washed.append(blown)
             whole.append((c, k))
         crops = np.concatenate(parts) if parts else np.zeros((0, HALF_SIZE, HALF_SIZE), np.float32)
         t3 = time.perf_counter()
         times["crop"] = (t3 - t2) * 1000
-        values = self.pips.read_tiles(crops, set_max) if whole else []
+        values = (self.pips.read_tiles(crops, set_max, washed=np.concatenate(washed))
+                  if whole else [])
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
         tiles: list[TileReading] = []

@@ -8,7 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.halves import HALF_SIZE, CornersError, FrameError, half_crops, tile_crops
+from vision.halves import (HALF_SIZE, CornersError, FrameError, half_crops, tile_crops,
+                           tile_crops_washed)
+from vision.virtual_camera import add_glare
 
 # A tile 200 px long and 100 px wide lying left to right; corners[0]-corners[1] is its left
 # short edge (the first half), corners[2]-corners[3] its right short edge.
@@ -138,3 +140,25 @@ def test_a_tile_touching_the_frame_edge_still_reads():
     corners[[1, 2], 1] = -20.0  # 20 px past the edge is more than 10 % of the 100 px edge
     with pytest.raises(CornersError, match="outside"):
         half_crops(frame_bgr, corners)
+
+
+def test_a_glare_spot_is_measured_on_its_half_only():
+    frame_bgr = draw_tile((170, 200, 210), (25, 25, 28), TWO, FIVE)
+    crops, washed = tile_crops_washed(frame_bgr, [LEFT_TO_RIGHT])
+    assert crops.shape == (2, HALF_SIZE, HALF_SIZE) and washed.tolist() == [0.0, 0.0]
+    glared = add_glare(frame_bgr, (350 / 640, 250 / 480), 0.05)  # over the 5, 32 px across
+    crops, washed = tile_crops_washed(glared, [LEFT_TO_RIGHT])
+    assert washed[0] == 0.0 and washed[1] > 0.1
+    np.testing.assert_array_equal(tile_crops(glared, [LEFT_TO_RIGHT]), crops)
+    empty_crops, empty_washed = tile_crops_washed(glared, [])
+    assert empty_crops.shape == (0, HALF_SIZE, HALF_SIZE) and empty_washed.shape == (0,)
+
+
+@pytest.mark.parametrize("face, pip", [
+    ((20, 20, 20), (255, 255, 255)),     # white pips on black: bright, but pip-sized
+    ((252, 252, 252), (25, 25, 28)),     # a white set exposed to the top: no glare on it
+])
+def test_white_pips_and_a_bright_set_are_not_glare(face, pip):
+    frame_bgr = draw_tile(face, pip, TWO, FIVE)
+    _, washed = tile_crops_washed(frame_bgr, [LEFT_TO_RIGHT])
+    assert washed.tolist() == [0.0, 0.0]

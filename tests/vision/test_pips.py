@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import reader_synth as synth
 
-from vision.halves import half_crops
-from vision.pips import PipReader, PipReadError, pool, tile_values
+from vision.halves import half_crops, tile_crops_washed
+from vision.pips import PipReader, PipReadError, hidden_pips, pool, tile_values
+from vision.virtual_camera import add_glare
 from vision.pips_classical import CropError, read_halves
 
 
@@ -101,3 +102,35 @@ def test_reader_options_are_checked():
         PipReader(classifier="cnn")
     with pytest.raises(PipReadError, match="even number"):
         PipReader(classifier=None).read_tiles(np.zeros((3, 48, 48), np.float32))
+
+
+def test_a_washed_half_may_hide_pips_but_never_shows_fewer():
+    probs = np.zeros((2, 7))
+    probs[:, 2] = 1.0
+    out = hidden_pips(probs, np.array([0.4, 0.0]))
+    np.testing.assert_allclose(out.sum(axis=1), 1.0)
+    assert out[0, :2].sum() == 0.0 and out[0, 3:].min() > 0.1  # 2 seen: 2..6 possible
+    assert out[0].argmax() == 2 and out[0, 2] < 0.5
+    np.testing.assert_array_equal(out[1], probs[1])
+    with pytest.raises(PipReadError, match="one per half"):
+        hidden_pips(probs, np.array([0.4]))
+
+
+def test_a_tile_under_glare_is_doubted_and_its_true_value_is_offered():
+    """A lamp's glare blows out most of the 6 of a 5-6 (the live bench's case): whatever the
+    reader makes of that half, the tile must be doubtful and 5-6 offered."""
+    img = synth.table(300, 200, seed=3)
+    corners = synth.draw_tile(img, (150, 100), 20, 50, (5, 6), face=(175, 205, 215))
+    spot = corners[2:].mean(axis=0) * 0.5 + corners.mean(axis=0) * 0.5
+    glared = add_glare(img, (spot[0] / 300, spot[1] / 200), 0.07)
+    reader = PipReader()
+    crops, washed = tile_crops_washed(glared, [corners])
+    assert washed[1] > 0.1 and washed[0] < 0.03
+    (value,) = reader.read_tiles(crops, set_max=6, washed=washed)
+    offered = {str(value.tile)} | {t for t, _ in value.alternatives}
+    assert "5-6" in offered
+    if str(value.tile) != "5-6":
+        assert value.confidence < 0.9  # the live companion asks below 0.9
+    clean, clean_washed = tile_crops_washed(img, [corners])
+    (plain,) = reader.read_tiles(clean, set_max=6, washed=clean_washed)
+    assert str(plain.tile) == "5-6" and plain.confidence > 0.95
