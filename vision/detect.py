@@ -1004,11 +1004,14 @@ def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
 
 
 def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
-                frame_bgr: np.ndarray | None = None) -> tuple[tuple[float, float, int], str]:
+                frame_bgr: np.ndarray | None = None, first: bool = False
+                ) -> tuple[tuple[float, float, int], str]:
     """Divider contrast, rim fill and pips of a quad (:func:`_divider_score` on the quad warped
     upright), for the best of the two ink maps and the name of the better of those; with
     ``frame_bgr``, also on the quad's own principal colour axis (:func:`_colour_axis`: pips
-    that differ from the face in hue more than in lightness, as on coloured sets)."""
+    that differ from the face in hue more than in lightness, as on coloured sets). With
+    ``first``, the maps are tried in that order and the first that shows a divider or pips
+    (:attr:`TileCandidate.is_tile`) is taken (a third of the work for most tiles)."""
     along = float(np.linalg.norm((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2))
     across = float(np.linalg.norm(corners[1] - corners[0]))
     length, width = max(4, int(round(along))), max(2, int(round(across)))
@@ -1020,11 +1023,24 @@ def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
                                     borderMode=cv2.BORDER_REPLICATE)
         return _divider_score(patch, 0.0, 0.0, float(length), float(width), float(width))
 
+    def shows(got: tuple[float, float, int]) -> bool:
+        return got[0] >= MIN_DIVIDER_SCORE or got[2] >= 1
+
+    names = list(ink_maps)
+    if first and names == ["light", "dark"]:
+        # the likelier polarity first: a dark face (black sets) is dark in the light map too
+        x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int), 0)
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+        box = ink_maps["light"][y0:y1, x0:x1]
+        if box.size and float(box.mean()) < 128:
+            names.reverse()
     best: tuple[tuple[float, float, int], str] | None = None
-    for name, fmap in ink_maps.items():
-        got = (score(fmap), name)
+    for name in names:
+        got = (score(ink_maps[name]), name)
         if best is None or _evidence(*got[0]) > _evidence(*best[0]):
             best = got
+        if first and shows(got[0]):
+            return got
     assert best is not None
     if frame_bgr is not None:
         patch = cv2.warpPerspective(frame_bgr, hom, (length, width), flags=cv2.INTER_LINEAR,
@@ -1105,33 +1121,48 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
     by :data:`RESIDUAL_GROW` of the width; slivers opened away) is split whole by the grid cover
     of stage 3 (:func:`_split_any`) at ``width`` px, and its tiles that show a divider or pips and
     lie where no kept tile is are returned. ``face`` is at half the working size, ``scale``
-    working px per image px."""
+    working px per image px; the masks are worked at the working size, and only a blob that is
+    split is brought to image pixels."""
     img_h, img_w = next(iter(ink_maps.values())).shape
-    up = cv2.resize(face, (round(face.shape[1] * 2 / scale), round(face.shape[0] * 2 / scale)),
-                    interpolation=cv2.INTER_LINEAR)[:img_h, :img_w]
-    mask = np.zeros((img_h, img_w), np.uint8)
-    mask[:up.shape[0], :up.shape[1]] = (up >= FACE_LEVEL) * np.uint8(255)
+    wh, ww = min(2 * face.shape[0], round(img_h * scale)), min(2 * face.shape[1], round(img_w * scale))
+    prob = cv2.resize(face, (face.shape[1] * 2, face.shape[0] * 2),
+                      interpolation=cv2.INTER_LINEAR)[:wh, :ww]
+    mask = (prob >= FACE_LEVEL).astype(np.uint8)
     free = mask.copy()
+    w_work = width * scale
     for t in kept:
         c = t.corners.mean(axis=0)
         out = t.corners - c
         grown = t.corners + out / np.linalg.norm(out, axis=1, keepdims=True) * RESIDUAL_GROW * width
-        cv2.fillConvexPoly(free, np.round(grown).astype(np.int32), 0)
-    k = max(3, int(round(0.3 * width)) | 1)  # slivers along kept tiles' edges are not tiles
+        cv2.fillConvexPoly(free, np.round(((grown + 0.5) * scale - 0.5) * 16).astype(np.int32),
+                           0, cv2.LINE_8, 4)
+    k = max(3, int(round(0.3 * w_work)) | 1)  # slivers along kept tiles' edges are not tiles
     free = cv2.morphologyEx(free, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
-    tile_area = 2 * width * width
+    least = RESIDUAL_AREA * 2 * w_work * w_work
+    most = MAX_GRID_CELLS * 2 * w_work * w_work / 8
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     found: list[TileCandidate] = []
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
-        if area < RESIDUAL_AREA * tile_area or area > MAX_GRID_CELLS * tile_area / 8:
+        if area < least or area > most:
             continue
         own = labels[y:y + bh, x:x + bw] == i
-        if np.count_nonzero(free[y:y + bh, x:x + bw][own]) < RESIDUAL_AREA * tile_area:
+        if np.count_nonzero(free[y:y + bh, x:x + bw][own]) < least:
             continue
-        part = np.zeros((img_h, img_w), np.uint8)
-        part[y:y + bh, x:x + bw][own] = 255
-        for blob in _blobs(part, RESIDUAL_AREA * tile_area, dent=DENT * width):
+        # the blob in image pixels: its region of the face probability brought to image size
+        x0, y0 = max(0, int((x - 1) / scale)), max(0, int((y - 1) / scale))
+        x1, y1 = min(img_w, int(math.ceil((x + bw + 1) / scale))), min(img_h, int(math.ceil((y + bh + 1) / scale)))
+        sx = (np.arange(x0, x1) + 0.5) * scale - 0.5
+        sy = (np.arange(y0, y1) + 0.5) * scale - 0.5
+        map_x, map_y = np.meshgrid(sx.astype(np.float32), sy.astype(np.float32))
+        p_img = cv2.remap(np.where(labels == i, prob, 0).astype(np.float32), map_x, map_y,
+                          cv2.INTER_LINEAR)
+        part = (p_img >= FACE_LEVEL).astype(np.uint8) * np.uint8(255)
+        for blob in _blobs(part, RESIDUAL_AREA * 2 * width * width, dent=DENT * width):
+            shift = np.array([x0, y0], np.int32)
+            blob = _Blob(blob.contour + shift, blob.raw + shift, blob.area,
+                         ((blob.rect[0][0] + x0, blob.rect[0][1] + y0), blob.rect[1], blob.rect[2]),
+                         blob.solidity)
             for t in _split_any(blob, ink_maps, width, img_w, img_h):
                 if t.is_tile and not any(_at_one_place(t.corners, k.corners) for k in kept):
                     found.append(t)
@@ -1163,8 +1194,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     for f in found:
-        (divider, fill, pips), polarity = _quad_score(ink_maps, f.corners,
-                                                      frame_bgr if COLOUR_AXIS else None)
+        (divider, fill, pips), polarity = _quad_score(
+            ink_maps, f.corners, frame_bgr if COLOUR_AXIS else None, first=True)
         cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
         if cand.is_tile:
             tiles.append(cand)

@@ -269,28 +269,31 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     full = up(kernel)
     mask = (full >= KERNEL_THRESHOLD).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    # each blob's pixels, mean probability and minimum-area rectangle (a, b: its long and short side)
+    blobs: dict[int, tuple[np.ndarray, np.ndarray, float, np.ndarray, float, float]] = {}
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if area < MIN_KERNEL_AREA:
+            continue
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
+        xs, ys = xs + x, ys + y
+        kquad, a, b = _rect_quad(np.column_stack([xs, ys]))
+        blobs[k] = (xs, ys, float(full[ys, xs].mean()), kquad, a, b)
     nearest = fmask = None
-    if face is not None and FACE_REFINE and n > 1:
+    if face is not None and FACE_REFINE and blobs:
         fmask = up(face) >= 0.5
         # a weak blob inside a strong blob's grown rectangle (a fragment of that tile's kernel,
         # around a pip) claims no face pixels: they are the strong blob's tile
-        area = np.maximum(stats[:, cv2.CC_STAT_AREA], 1)
-        mean = np.bincount(labels.ravel(), weights=full.ravel(), minlength=n) / area
-        strong_rects = np.zeros((wh, ww), np.uint8)
-        for k in range(1, n):
-            if mean[k] >= CLAIM_SCORE and stats[k, cv2.CC_STAT_AREA] >= MIN_KERNEL_AREA:
-                x, y, bw, bh = stats[k, :4]
-                ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
-                kquad = _rect_quad(np.column_stack([xs + x, ys + y]))[0]
-                cv2.fillConvexPoly(strong_rects, np.round(_grown(kquad, 1.0 / KERNEL_SHRINK))
-                                   .astype(np.int32), 1)
-        fragment = np.zeros(n, bool)
-        for k in range(1, n):
-            cx, cy = (int(round(v)) for v in centroids[k])
-            fragment[k] = (mean[k] < CLAIM_SCORE and 0 <= cy < wh and 0 <= cx < ww
-                           and strong_rects[cy, cx] > 0)
-        strong = mask * (~fragment)[labels].astype(np.uint8)
-        _, nearest = cv2.distanceTransformWithLabels(1 - strong, cv2.DIST_L2, 3,
+        strong = [_grown(v[3], 1.0 / KERNEL_SHRINK).astype(np.float32) for v in blobs.values()
+                  if v[2] >= CLAIM_SCORE]
+        seeds = mask
+        for k, v in blobs.items():
+            c = (float(centroids[k][0]), float(centroids[k][1]))
+            if v[2] < CLAIM_SCORE and any(cv2.pointPolygonTest(q, c, False) > 0 for q in strong):
+                if seeds is mask:
+                    seeds = mask.copy()
+                seeds[v[1], v[0]] = 0
+        _, nearest = cv2.distanceTransformWithLabels(1 - seeds, cv2.DIST_L2, 3,
                                                      labelType=cv2.DIST_LABEL_CCOMP)
     tiles: list[FoundTile] = []
 
@@ -305,14 +308,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
             quad[:, 1] = np.clip(quad[:, 1], -0.5, img_h - 0.5)
         tiles.append(FoundTile(quad, cut, score))
 
-    for k in range(1, n):
+    for k, (xs, ys, score, kquad, a, b) in blobs.items():
         x, y, bw, bh, area = stats[k]
-        if area < MIN_KERNEL_AREA:
-            continue
-        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
-        xs, ys = xs + x, ys + y
-        score = float(full[ys, xs].mean())
-        kquad, a, b = _rect_quad(np.column_stack([xs, ys]))
         length, width = a / KERNEL_SHRINK, b / KERNEL_SHRINK
         touches = x == 0 or y == 0 or x + bw >= ww or y + bh >= wh
         if touches:  # a cut tile's blob is any part of one
