@@ -193,6 +193,35 @@ def _warp_tile(frame: np.ndarray, quad: np.ndarray, out: np.ndarray) -> None:
     out[1] = _warp_half(frame, second)
 
 
+def outline_variants(corners: np.ndarray | Sequence[Sequence[float]],
+                     moves: Sequence[float]) -> list[np.ndarray]:
+    """The tile's outline with its ends moved along its long axis: one (4, 2) float64 outline
+    for every pair ``(m0, m1)`` of ``moves`` (the unmoved one, ``(0, 0)``, left out). End 0
+    (``corners[0]-corners[1]``) moves inwards by ``m0`` and end 1 by ``m1`` times the tile's
+    width (a negative move pushes the end outwards); the corner order is kept, so the halves
+    keep their ends. Outlines of touching tiles found a little long or short, or slid along a
+    chain, are read again this way (:mod:`vision.read`)."""
+    quad = np.asarray(corners, dtype=np.float64)
+    if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
+        raise CornersError(f"corners must be 4 finite [x, y] points, got {quad.tolist()}")
+    first, second = (quad[0] + quad[1]) / 2.0, (quad[2] + quad[3]) / 2.0
+    length = float(np.hypot(*(second - first)))
+    if length <= 0:
+        raise CornersError(f"corners {quad.tolist()} have both ends at one place")
+    along = (second - first) / length
+    width = (float(np.hypot(*(quad[1] - quad[0]))) + float(np.hypot(*(quad[3] - quad[2])))) / 2
+    out = []
+    for m0 in moves:
+        for m1 in moves:
+            if m0 == 0 and m1 == 0:
+                continue
+            moved = quad.copy()
+            moved[:2] += along * (m0 * width)
+            moved[2:] -= along * (m1 * width)
+            out.append(moved)
+    return out
+
+
 def half_crops(frame_bgr: np.ndarray, corners: np.ndarray | Sequence[Sequence[float]]
                ) -> np.ndarray:
     """The two halves of one tile as a (2, HALF_SIZE, HALF_SIZE) float32 array.

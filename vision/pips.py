@@ -15,6 +15,7 @@ with the two orders of a pair merged), likeliest first.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
@@ -137,6 +138,31 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
         out.append(TileValue((a, b), float(min(1.0, best_p)),
                              (float(p0[a]), float(p1[b])), alts[:keep]))
     return out
+
+
+def best_of_outlines(first: TileValue, others: Sequence[TileValue],
+                     n_alternatives: int = 4) -> TileValue:
+    """One tile read from several outlines (``first`` from the detector's, ``others`` from
+    moved ones, :func:`vision.halves.outline_variants`): the most confident reading wins, but
+    its confidence is scaled by the share of all the readings' confidence that agrees with it,
+    and the values other outlines read come first among its alternatives (by their share). So
+    a tile that reads one way at one outline and another way a few pixels off stays doubtful."""
+    readings = [first, *others]
+    total = sum(r.confidence for r in readings)
+    best = max(readings, key=lambda r: r.confidence)  # the first wins ties
+    if total <= 0:
+        return best
+    share: dict[str, float] = {}
+    for r in readings:
+        share[str(r.tile)] = share.get(str(r.tile), 0.0) + r.confidence / total
+    chosen = str(best.tile)
+    alts = [(t, best.confidence * p) for t, p in sorted(share.items(), key=lambda kv: -kv[1])
+            if t != chosen]
+    seen = {t for t, _ in alts} | {chosen}
+    alts += [(t, p) for t, p in best.alternatives if t not in seen]
+    keep = max(n_alternatives, len(best.alternatives))
+    return TileValue(best.halves, best.confidence * share[chosen], best.half_confidences,
+                     tuple(alts[:keep]))
 
 
 class PipReader:

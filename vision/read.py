@@ -11,6 +11,11 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   halves, and how much of each a glare spot blows out);
 - ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier;
   a half under glare is doubted: it may hide pips, and its alternatives say which values);
+- ``refine``: only when a tile reads with less confidence than :data:`REFINE_BELOW`: that
+  tile is read again at outlines with its ends moved along its length
+  (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`), and the most confident
+  reading kept, with a confidence that counts how many outlines agree
+  (:func:`vision.pips.best_of_outlines`); the reported corners stay the detector's;
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
   :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
@@ -39,16 +44,22 @@ import numpy as np
 from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
-from vision.halves import HALF_SIZE, CornersError, tile_crops_washed
+from vision.halves import HALF_SIZE, CornersError, outline_variants, tile_crops_washed
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
-from vision.pips import PipReader
+from vision.pips import PipReader, TileValue, best_of_outlines
 from vision.types import Reading, TileReading
 
 #: Longest side, in pixels, that detection works at (larger images are scaled down for it).
 WORK_SIDE = 1280
 #: Images whose long side is shorter than this are enlarged (up to 4x) for detection.
 SMALL_SIDE = 400
+#: A tile read with less confidence than this is read again at moved outlines
+#: (:data:`REFINE_MOVES`) and the most confident reading kept (stage ``refine``).
+REFINE_BELOW = 0.95
+#: Moves of each end of a doubtful tile's outline along its long axis, in tile widths: the
+#: detector's outlines of touching tiles are often a little long, short or slid along a chain.
+REFINE_MOVES = (-0.15, 0.0, 0.15)
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
 #: Largest file accepted, in bytes.
@@ -267,6 +278,11 @@ class Reader:
                   if whole else [])
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
+        if any(v.confidence < REFINE_BELOW for v in values):
+            values = self.refine(frame_bgr, [k for _, k in whole], values, set_max)
+            t4b = time.perf_counter()
+            times["refine"] = (t4b - t4) * 1000
+            t4 = t4b
         tiles: list[TileReading] = []
         for (cand, corners), value in zip(whole, values):
             centre = corners.mean(axis=0)
@@ -296,6 +312,34 @@ class Reader:
             times["layers"] = (time.perf_counter() - t5) * 1000
         times["total"] = sum(v for k, v in times.items() if k != "total")
         return dataclasses.replace(reading, timings_ms=times)
+
+    def refine(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
+                 values: list[TileValue], set_max: int) -> list[TileValue]:
+        """``values`` with every tile below :data:`REFINE_BELOW` read again at its moved
+        outlines (all of them in one batch) and the readings joined by
+        :func:`vision.pips.best_of_outlines`."""
+        owners: list[int] = []
+        parts: list[np.ndarray] = []
+        washed: list[np.ndarray] = []
+        for i, (outline, value) in enumerate(zip(outlines, values)):
+            if value.confidence >= REFINE_BELOW:
+                continue
+            for moved in outline_variants(outline, REFINE_MOVES):
+                try:
+                    crop, blown = tile_crops_washed(frame_bgr, [moved])
+                except CornersError:
+                    continue  # moved out of the frame or too small: that outline is not read
+                owners.append(i)
+                parts.append(crop)
+                washed.append(blown)
+        if not parts:
+            return values
+        again = self.pips.read_tiles(np.concatenate(parts), set_max,
+                                     washed=np.concatenate(washed))
+        out = list(values)
+        for i in sorted(set(owners)):
+            out[i] = best_of_outlines(values[i], [v for o, v in zip(owners, again) if o == i])
+        return out
 
     def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
         """Load an image file (see :func:`load_image`) and read it."""

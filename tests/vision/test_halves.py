@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.halves import (HALF_SIZE, CornersError, FrameError, half_crops, tile_crops,
-                           tile_crops_washed)
+from vision.halves import (HALF_SIZE, CornersError, FrameError, half_crops, outline_variants,
+                           tile_crops, tile_crops_washed)
 from vision.virtual_camera import add_glare
 
 # A tile 200 px long and 100 px wide lying left to right; corners[0]-corners[1] is its left
@@ -162,3 +162,18 @@ def test_white_pips_and_a_bright_set_are_not_glare(face, pip):
     frame_bgr = draw_tile(face, pip, TWO, FIVE)
     _, washed = tile_crops_washed(frame_bgr, [LEFT_TO_RIGHT])
     assert washed.tolist() == [0.0, 0.0]
+
+
+def test_outline_variants_move_each_end_along_the_tile():
+    moved = outline_variants(LEFT_TO_RIGHT, (-0.1, 0.0, 0.2))
+    assert len(moved) == 8  # 3 x 3 moves less the unmoved outline
+    shifts = {(round(q[0, 0] - 200, 6), round(400 - q[2, 0], 6)) for q in moved}
+    # the tile is 100 px wide: end 0 (x = 200) moves in by 0.2 -> 20 px, out by 0.1 -> 10 px
+    assert shifts == {(a, b) for a in (-10.0, 0.0, 20.0) for b in (-10.0, 0.0, 20.0)} - {(0, 0)}
+    for q in moved:
+        np.testing.assert_allclose(q[:, 1], LEFT_TO_RIGHT[:, 1])  # across the tile: unchanged
+        assert q[0, 0] == q[1, 0] and q[2, 0] == q[3, 0]  # corner order kept
+    with pytest.raises(CornersError, match="4 finite"):
+        outline_variants([[0, 0]] * 3, (0.1,))
+    with pytest.raises(CornersError, match="one place"):
+        outline_variants([[0, 0], [0, 10], [0, 10], [0, 0]], (0.1,))

@@ -7,7 +7,8 @@ import pytest
 import reader_synth as synth
 
 from vision.halves import half_crops, tile_crops_washed
-from vision.pips import PipReader, PipReadError, hidden_pips, pool, tile_values
+from vision.pips import (PipReader, PipReadError, TileValue, best_of_outlines, hidden_pips, pool,
+                         tile_values)
 from vision.virtual_camera import add_glare
 from vision.pips_classical import CropError, read_halves
 
@@ -134,3 +135,18 @@ def test_a_tile_under_glare_is_doubted_and_its_true_value_is_offered():
     clean, clean_washed = tile_crops_washed(img, [corners])
     (plain,) = reader.read_tiles(clean, set_max=6, washed=clean_washed)
     assert str(plain.tile) == "5-6" and plain.confidence > 0.95
+
+
+def test_best_of_outlines_keeps_the_most_confident_and_counts_agreement():
+    first = TileValue((4, 6), 0.7, (0.8, 0.9), (("3-6", 0.2),))
+    moved = [TileValue((3, 6), 0.95, (0.97, 0.98), (("4-6", 0.03),)),
+             TileValue((3, 6), 0.9, (0.95, 0.95), ()),
+             TileValue((6, 7), 0.2, (0.5, 0.4), ())]
+    best = best_of_outlines(first, moved)
+    assert best.halves == (3, 6)
+    total = 0.7 + 0.95 + 0.9 + 0.2
+    assert best.confidence == pytest.approx(0.95 * (0.95 + 0.9) / total)
+    assert [t for t, _ in best.alternatives] == ["4-6", "6-7"]
+    agreeing = best_of_outlines(TileValue((3, 6), 0.9, (0.9, 1.0), ()),
+                                [TileValue((3, 6), 0.8, (0.9, 0.9), ())])
+    assert agreeing.confidence == pytest.approx(0.9) and agreeing.alternatives == ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
@@ -11,6 +12,7 @@ import reader_synth as synth
 
 from companion.cli import main
 from vision import read as read_mod
+from vision.halves import tile_crops_washed
 from vision.pips import PipReader
 from vision.read import ImageError, Reader, check_image, load_image
 
@@ -163,3 +165,39 @@ def test_enormous_png_is_refused_from_its_header(tmp_path):
     path = _write(tmp_path, "huge.png", b"\x89PNG\r\n\x1a\n" + chunk)
     with pytest.raises(ImageError, match="100000x100000 px .* megapixel limit"):
         load_image(path)
+
+
+@pytest.fixture(scope="module")
+def shipped_reader():
+    return Reader()  # the shipped classifier pooled with the classical reader
+
+
+@pytest.mark.parametrize("slide", [0.0, 0.2, 0.3, 0.35, 0.4])
+def test_an_outline_slid_along_its_chain_still_reads_right(shipped_reader, slide):
+    """Three tiles end to end; the middle one's outline slid towards its neighbour by up to
+    0.4 of its width (16 px here), as the detector finds touching tiles: read at the slid
+    outline alone it can come out 4-6 or 7-6; read again at moved outlines it is 3-6, and a
+    tile whose first reading was wrong stays doubtful (below the companion's 0.9)."""
+    img = synth.table(420, 160, seed=5)
+    width = 40
+    outlines = [synth.draw_tile(img, (90 + 80.5 * i, 80), 0, width, v, face=(190, 215, 225))
+                for i, v in enumerate([(2, 5), (3, 6), (1, 4)])]
+    slid = outlines[1] + np.array([slide * width, 0.0])
+    crops, washed = tile_crops_washed(img, [slid])
+    (first,) = shipped_reader.pips.read_tiles(crops, 9, washed=washed)
+    (again,) = shipped_reader.refine(img, [slid], [first], 9)
+    assert again.halves == (3, 6)
+    if first.halves != (3, 6):
+        assert again.confidence < 0.9
+    if first.confidence >= read_mod.REFINE_BELOW:
+        assert again == first  # a confident tile is not read again
+
+
+def test_refine_keeps_a_tile_whose_moved_outlines_leave_the_frame(shipped_reader):
+    img = synth.table(82, 60, seed=2)  # the tile spans x 1..81: pushed out 6 px, an end leaves
+    outline = synth.draw_tile(img, (41, 30), 0, 40, (1, 2))
+    crops, washed = tile_crops_washed(img, [outline])
+    (first,) = shipped_reader.pips.read_tiles(crops, 6, washed=washed)
+    doubtful = dataclasses.replace(first, confidence=0.5)
+    (again,) = shipped_reader.refine(img, [outline], [doubtful], 6)
+    assert str(again.tile) == "1-2"
