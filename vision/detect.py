@@ -1077,15 +1077,27 @@ def _reference_sizes(tiles: list[TileCandidate], least: int) -> list[np.ndarray 
     """Per tile, the median (width, length) of its NEIGHBOURS nearest other whole tiles, or None
     when fewer than ``least`` others are whole."""
     whole = [t for t in tiles if not t.cut]
-    if len(whole) <= least:
+    if len(whole) <= least or not tiles:
         return [None] * len(tiles)
     centres = np.array([t.corners.mean(axis=0) for t in whole])
     sizes = np.array([_sides(t.corners) for t in whole])
+    mine = np.array([t.corners.mean(axis=0) for t in tiles])
+    dist = np.linalg.norm(mine[:, None, :] - centres[None, :, :], axis=2)
+    dist[dist <= 1e-6] = np.inf  # a tile is not its own neighbour
+    k = min(NEIGHBOURS, len(whole))
+    nearest = np.argsort(dist, axis=1)[:, :k]
+    usable = np.isfinite(np.take_along_axis(dist, nearest, axis=1))
+    refs = np.median(np.where(usable[:, :, None], sizes[nearest], np.nan), axis=1) \
+        if usable.all() else None
     out: list[np.ndarray | None] = []
-    for t in tiles:
-        dist = np.linalg.norm(centres - t.corners.mean(axis=0), axis=1)
-        order = [k for k in np.argsort(dist) if dist[k] > 1e-6][:NEIGHBOURS]
-        out.append(np.median(sizes[order], axis=0) if len(order) >= least else None)
+    for i in range(len(tiles)):
+        n_ok = int(usable[i].sum())
+        if n_ok < least:
+            out.append(None)
+        elif refs is not None:
+            out.append(refs[i])
+        else:
+            out.append(np.median(sizes[nearest[i][usable[i]]], axis=0))
     return out
 
 
