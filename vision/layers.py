@@ -17,10 +17,17 @@ Cues, strongest first:
   the principal point than one on the table. With :class:`Geometry` (camera ``K``, pose, tile
   size: a calibrated table) the quad's corners are cast back onto the planes ``z`` = 0..6
   thicknesses; at the true height the back-projected rectangle has the tile's real length and
-  width, which gives each tile an absolute height. Without calibration, the cube root of the
-  tiles' picture areas is fitted as an affine function of position (exact for tiles on one
-  plane), and of two overlapping tiles the one that looks larger than the fit predicts is the
-  higher (one layer adds about ``2/3 * thickness / distance``).
+  width, which gives each tile an absolute height. Without calibration the tiles calibrate the
+  picture themselves (:func:`flat_log_sizes`): every top face is a rectangle on a plane
+  parallel to the table, so all share one vanishing line, which each quad shows (where its
+  opposite edges meet); the radial lens distortion is the one that makes those lines agree
+  (:func:`lens_distortion`). Undistorted, and divided by the depth factor that vanishing line
+  gives at its place, the cube root of a tile's picture area is the same for every tile of one
+  layer, and one layer up multiplies it by one scene-wide unit (``1 + 2/3 * thickness /
+  camera height``), measured as what most overlapping pairs differ by (:func:`_layer_unit`).
+  So of two overlapping tiles the larger is the higher, by as many layers as their sizes
+  differ in units, and each tile's size says its height in layers (:func:`size_heights`),
+  even when nothing under it is seen.
 * ``occlusion`` (image only): where two quads overlap, only the upper tile's outline is seen; the
   lower one's outline runs under the upper face. Along each outline inside the other quad, the
   contrast across the outline (face against the lower face, the upper tile's side walls and its
@@ -32,11 +39,13 @@ Pairwise decisions (votes: order 2, calibrated parallax 1.5, uncalibrated size 1
 0.5, each clipped) make a "lies above" graph (cycles broken at their weakest edge); a tile's
 layer from the image is the longest chain of tiles below it. A tile hidden entirely (under a
 square tower) is missing from such a chain; without calibration an edge therefore counts as
-many layers as the two tiles' size difference says, in units of the scene's own one-layer
-difference (from the overlapping pairs' differences, most of which are one layer: see
-:func:`_layer_unit`; it cancels the unknown lens). With geometry, parallax also gives
-each tile an absolute height: it decides when it is confident and says more than the chain (a
-tile whose support was not detected).
+many layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a
+tile's own size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the chain's
+count (a tower whose bottom is hidden, a gap counted too wide) while the tile stays above every
+tile it was found to lie on. With geometry, parallax also gives each tile an absolute height:
+it decides when it is confident and says more than the chain (a tile whose support was not
+detected). Both absolute heights weigh how far the outlines may be off (``outline_px``): with
+the reader's outlines (:data:`READER_OUTLINE_PX`) on tiles of ordinary size they are not used.
 
 A ray from the camera only goes down, so where the top faces of two tiles overlap in the
 picture the higher one is seen: tiles of one layer never overlap in the picture, and an overlap
@@ -60,10 +69,11 @@ from companion.errors import DominoError
 from vision.types import TileReading
 
 CUES = ("table", "order", "parallax", "occlusion")
-#: Without calibration, two overlapping tiles whose size residuals differ by more than these
-#: multiples of the scene's layer unit are 2, 3, 4 layers apart (a tile between them is hidden
-#: entirely). Chosen on training seeds 40-59: one layer apart 0.80-1.46 units (1st to 99th
-#: percentile), two 1.76-2.60, three 2.80-3.65.
+#: Without calibration, two overlapping tiles whose flat sizes (:func:`flat_log_sizes`) differ
+#: by more than these multiples of the scene's layer unit are 2, 3, 4 layers apart (a tile
+#: between them is hidden entirely). Chosen on training seeds 40-59 with an earlier size
+#: measure; with the flat sizes, training seeds 200-299 (true outlines) give one layer apart
+#: 0.97-1.05 units (1st to 99th percentile), two 1.97-2.08, three 2.99-3.10.
 SIZE_GAP_BOUNDS = (1.6, 2.7, 3.8)
 #: IoU a tile needs to be taken for a known tile that was not seen in the previous frame.
 STALE_MATCH_IOU = 0.97
@@ -77,6 +87,15 @@ READER_OUTLINE_PX = 2.0
 #: Highest top-face height (in tile thicknesses) :func:`tile_height` searches by default: a
 #: height found there is the end of the search, not a measurement.
 MAX_HEIGHT_LAYERS = 7
+#: Radial lens distortion searched for in the tiles' shapes (:func:`lens_distortion`): ``k`` in
+#: ``x_picture = x (1 + k rho^2)``, ``rho`` the distance from the picture's centre in picture
+#: widths (the renderer's lenses: -0.31..0.10; a strong webcam barrel about -0.5).
+LENS_K_RANGE = (-0.8, 0.8)
+#: Fewest tiles whose shapes are taken to measure the lens (fewer: no distortion assumed).
+LENS_MIN_TILES = 5
+#: Without calibration, a tile's size above the table (:func:`size_heights`) overrules the
+#: chain of overlaps when it lies within this many layers of a whole layer.
+HEIGHT_CLEAR = 0.35
 
 
 class LayerInputError(DominoError):
@@ -378,33 +397,16 @@ def _footprint_mm(q: np.ndarray, geometry: Geometry, height_mm: float) -> np.nda
     return p[:, :2] / p[:, 2:3]
 
 
-def _size_residuals(quads: list[np.ndarray], width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Without calibration: how much larger each quad looks than tiles on one plane would at
-    its place, and how much one layer would add, both in relative cube-root area.
-
-    For tiles lying on one plane, the cube root of a tile's picture area is an affine function
-    of its position (the plane's homography has area scale ``(g3 . u)^3``); the fit is robust
-    (upper tiles, which look larger, are trimmed). One layer up adds about
-    ``2/3 * thickness / distance``; the distance comes from the tile's pixel length with an
-    assumed 65 degree lens and a thickness of 0.18 tile lengths."""
-    n = len(quads)
-    cube = np.array([cv2.contourArea(_convex(q)) ** (1 / 3) for q in quads])
-    cen = np.array([q.mean(0) for q in quads]) / max(1, width)
-    length = np.array([max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]))
-                       for q in quads])
+def _assumed_unit(quads: list[np.ndarray], shape: tuple[int, ...]) -> float:
+    """One layer's change of :func:`flat_log_sizes` (``2/3 * thickness / distance``) with an
+    assumed lens (65 degrees across the picture) and a thickness of 0.18 tile lengths, the
+    distance from the tiles' median length in pixels: for scenes with too few overlapping
+    pairs to measure it."""
+    width = int(shape[1])
+    length = np.median([max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]))
+                        for q in quads])
     f = (width / 2) / math.tan(math.radians(65.0) / 2)
-    unit = (2 / 3) * 0.18 * length / f
-    A = np.column_stack([np.ones(n), cen]) if n >= 4 else np.ones((n, 1))
-    w = np.ones(n, bool)
-    coef = np.zeros(A.shape[1])
-    for _ in range(4):
-        coef, *_ = np.linalg.lstsq(A[w], cube[w], rcond=None)
-        r = cube / (A @ coef) - 1
-        cut = np.median(r) + 0.5 * np.median(unit)
-        w = r <= cut
-        if w.sum() < A.shape[1] + 1:
-            break
-    return cube / (A @ coef) - 1, unit
+    return float((2 / 3) * 0.18 * length / f)
 
 
 def _layer_unit(diffs: np.ndarray) -> float:
@@ -445,6 +447,115 @@ def _size_trust(quads: list[np.ndarray], outline_px: float, step: np.ndarray) ->
                        for q in quads])
     sigma = (2.0 * outline_px / np.maximum(length, 1.0)) / np.maximum(step, 1e-9)
     return np.asarray(np.clip(1.0 - sigma / 0.5, 0.0, 1.0))
+
+
+# --- absolute height without calibration -----------------------------------------------------------
+
+def _norm(pts: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Picture pixels to coordinates centred on the picture, in picture widths."""
+    h, w = int(shape[0]), int(shape[1])
+    return (np.asarray(pts, np.float64) - [w / 2, h / 2]) / max(1, w)
+
+
+def _cyclic(q: np.ndarray) -> np.ndarray:
+    """The quad's corners in order around it (its convex hull when that has all four)."""
+    h = _convex(q)
+    return h.astype(np.float64) if len(h) == 4 else q
+
+
+def _radial_undistort(pts: np.ndarray, k: float | np.ndarray) -> np.ndarray:
+    """Undo ``x_picture = x (1 + k rho^2)`` on centred, width-normalised points (any shape
+    ending in 2), by fixed-point iteration."""
+    u = np.array(pts, np.float64)
+    for _ in range(4):
+        u = pts / (1.0 + k * (u ** 2).sum(-1, keepdims=True))
+    return u
+
+
+def _vanishing_lines(quads: np.ndarray) -> np.ndarray:
+    """Per quad (n, 4, 2), the vanishing line ``(gx, gy, 1)`` of its plane (where its two pairs
+    of opposite edges meet, homogeneous), as ``g``; ``nan`` where the line runs through the
+    origin. A rectangle seen in perspective: ``1 + g . u`` is proportional to one over the depth
+    of the plane's point seen at ``u``."""
+    p = np.concatenate([quads, np.ones(quads.shape[:2] + (1,))], axis=2)
+    v1 = np.cross(np.cross(p[:, 0], p[:, 1]), np.cross(p[:, 3], p[:, 2]))
+    v2 = np.cross(np.cross(p[:, 1], p[:, 2]), np.cross(p[:, 0], p[:, 3]))
+    line = np.cross(v1, v2)
+    scale = np.abs(line).max(1, keepdims=True)
+    line = line / np.where(scale > 0, scale, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = line[:, :2] / line[:, 2:3]
+    g[np.abs(line[:, 2]) < 1e-9] = np.nan
+    return g
+
+
+def _spreads(quads: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """For each distortion in ``ks``: how far the undistorted quads' vanishing lines lie apart
+    (the median over tiles of their L1 distance from the median line)."""
+    und = _radial_undistort(np.broadcast_to(quads, (len(ks),) + quads.shape),
+                            ks[:, None, None, None])
+    g = _vanishing_lines(und.reshape(-1, 4, 2)).reshape(len(ks), len(quads), 2)
+    with np.errstate(all="ignore"):
+        d = np.abs(g - np.nanmedian(g, axis=1, keepdims=True)).sum(2)
+    d[~np.isfinite(d)] = np.inf
+    return np.median(d, axis=1)
+
+
+def lens_distortion(quads: np.ndarray) -> float:
+    """The radial distortion ``k`` (see :data:`LENS_K_RANGE`) under which the tiles' top faces
+    (centred, width-normalised quads, n x 4 x 2) look most like rectangles of one plane: tiles
+    of one layer, and tiles of parallel layers, share one vanishing line, which a barrel or
+    pincushion lens bends apart from tile to tile by their place in the picture. 0 with fewer
+    than :data:`LENS_MIN_TILES` tiles."""
+    if len(quads) < LENS_MIN_TILES:
+        return 0.0
+    lo, hi = LENS_K_RANGE
+    grid = np.linspace(lo, hi, round((hi - lo) / 0.01) + 1)
+    for _ in range(3):  # steps of 0.01, then 0.001, then 0.0001
+        spread = _spreads(quads, grid)
+        if not np.isfinite(spread).any():
+            return 0.0
+        best = float(grid[int(np.argmin(spread))])
+        step = float(grid[1] - grid[0])
+        grid = np.linspace(best - step, best + step, 21)
+    return best
+
+
+def flat_log_sizes(quads: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    """Per tile, the log of its picture size with the perspective of the table's plane taken
+    out: equal for tiles on one layer wherever they lie, and one layer higher adds about
+    ``2/3 * thickness / camera height`` (one scene-wide unit, :func:`size_heights`).
+
+    The quads are undistorted with the lens the tiles' own shapes show
+    (:func:`lens_distortion`); the cube root of a quad's area is then proportional to
+    ``(1 + g . u) / D^(2/3)`` (``g`` the vanishing line all tiles share, ``u`` the tile's
+    place, ``D`` the camera's distance from the tile's plane)."""
+    qn = np.stack([_norm(_cyclic(q), shape) for q in quads])
+    qn = _radial_undistort(qn, lens_distortion(qn))
+    g = _vanishing_lines(qn)
+    ok = np.isfinite(g).all(1)
+    g0 = np.median(g[ok], 0) if ok.any() else np.zeros(2)
+    cube = np.array([cv2.contourArea(q.astype(np.float32)) ** (1 / 3) for q in qn])
+    depth = 1.0 + qn.mean(1) @ g0
+    return np.log(np.maximum(cube, 1e-12) / np.maximum(depth, 1e-6))
+
+
+def size_heights(log_sizes: np.ndarray, unit: float,
+                 layers: Sequence[int] | None = None) -> np.ndarray:
+    """Each tile's height in layers from :func:`flat_log_sizes` and the scene's one-layer unit
+    (in the same log size). The table's level is the offset that puts the most tiles on whole
+    layers (their phases' circular mean), then the median of their distances to the nearest
+    layer; which whole layer is the table comes from ``layers`` (a first guess per tile, as the
+    chain of overlaps: the shift most tiles agree with) or else from the lowest tile."""
+    z = np.asarray(log_sizes, np.float64) / unit
+    z = z - np.angle(np.exp(2j * np.pi * z).sum()) / (2 * np.pi)
+    for _ in range(2):
+        z = z - float(np.median(z - np.round(z)))
+    if layers is None:
+        return z - float(np.round(z).min())
+    shifts, counts = np.unique(np.round(z).astype(int) - np.asarray(layers, int),
+                               return_counts=True)
+    return z - float(shifts[int(np.argmax(counts))])
 
 
 # --- the tracker --------------------------------------------------------------------------------
@@ -612,16 +723,17 @@ class LayerTracker:
 # --- combining ----------------------------------------------------------------------------------
 
 def _longest_chain(n: int, above: dict[int, list[int]],
-                   gaps: dict[tuple[int, int], int]) -> list[int]:
+                   gaps: dict[tuple[int, int], int],
+                   base: Sequence[int] | None = None) -> list[int]:
     """Each tile's layer: the longest chain of "lies above" edges down from it, an edge counting
-    as many layers as it spans."""
+    as many layers as it spans; at least ``base`` (per tile) where given."""
     memo: dict[int, int] = {}
 
     def depth(i: int) -> int:
         if i not in memo:
             memo[i] = -1  # on the stack (no cycles are left, but stay safe)
-            memo[i] = max((depth(j) + gaps[(i, j)] for j in above.get(i, [])
-                           if memo.get(j) != -1), default=0)
+            memo[i] = max([depth(j) + gaps[(i, j)] for j in above.get(i, [])
+                           if memo.get(j) != -1] + [0 if base is None else int(base[i])])
         return memo[i]
 
     return [depth(i) for i in range(n)]
@@ -695,7 +807,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 and boxes[k][1] + boxes[k][3] > y0]
 
     if geometry is None:
-        resid, unit = _size_residuals(quads, frame_bgr.shape[1])
+        log_size = flat_log_sizes(quads, frame_bgr.shape)
 
     # pairwise "lies above" evidence
     edges: list[tuple[float, int, int, str, int]] = []  # (strength, upper, lower, cue, gap)
@@ -706,14 +818,20 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     size_x: dict[tuple[int, int], float] = {}
     layer_unit = None
     if geometry is None:
-        # size residual difference of each pair in (assumed-lens) layer units; the scene's own
-        # unit is the lower quartile of the clear differences (most overlapping pairs are one
-        # layer apart), which takes out the unknown lens
-        size_x = {(i, j): (resid[i] - resid[j]) / (0.5 * (unit[i] + unit[j])) for i, j in pairs}
-        clear = np.array([abs(v) for v in size_x.values() if abs(v) > 0.3])
-        if len(clear) >= 4:
+        # each pair's difference of flat sizes in the scene's one-layer unit: overlapping
+        # tiles are never on one layer and most are one layer apart, so the unit is what most
+        # differences are (:func:`_layer_unit`); one layer changes a tile's length by 1.5 units
+        diffs = {(i, j): float(log_size[i] - log_size[j]) for i, j in pairs}
+        clear = np.array([abs(v) for v in diffs.values() if abs(v) > 0])
+        if len(clear) >= 3:
             layer_unit = _layer_unit(clear)
-        trust = _size_trust(quads, outline_px, unit * (layer_unit or 1.0))
+        if layer_unit is not None and not (math.isfinite(layer_unit) and layer_unit > 0):
+            layer_unit = None
+        # too few pairs to measure the unit: which of two is higher still comes from their
+        # difference, in the unit an assumed lens gives (not used to count layers)
+        vote_unit = layer_unit if layer_unit is not None else _assumed_unit(quads, frame_bgr.shape)
+        size_x = {ij: v / vote_unit for ij, v in diffs.items()}
+        trust = _size_trust(quads, outline_px, np.full(n, 1.5 * vote_unit))
     # the blurred picture only matters where tiles overlap (most tables of line games: nowhere)
     img = _blurred(frame_bgr) if pairs else frame_bgr
     for i, j in pairs:
@@ -743,7 +861,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         gap = 1
         if layer_unit is not None and size_x[(i, j)] * total > 0 and \
                 min(trust[i], trust[j]) > 0.5:
-            gap += int(np.searchsorted(SIZE_GAP_BOUNDS, abs(size_x[(i, j)]) / layer_unit))
+            gap += int(np.searchsorted(SIZE_GAP_BOUNDS, abs(size_x[(i, j)])))
         edges.append((abs(total), up, lo, cue, gap))
 
     above: dict[int, list[int]] = {}
@@ -756,6 +874,21 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         kept[(up, lo)] = (strength, cue)
         gaps[(up, lo)] = gap
     chain = _longest_chain(n, above, gaps)
+    # without calibration, each tile's height from its size: where clear, it replaces the
+    # chain's count (a hidden tile under the chain, a gap counted too wide), but a tile stays
+    # above every tile it was found to lie on
+    sized: dict[int, float] = {}
+    if geometry is None and layer_unit is not None:
+        z_size = size_heights(log_size, layer_unit, chain)
+        for i in range(n):
+            z_layer = max(0, round(float(z_size[i])))
+            off = abs(float(z_size[i]) - z_layer)
+            if trust[i] >= 0.5 and off < HEIGHT_CLEAR:
+                sized[i] = float(np.clip(1.0 - 2.0 * off, 0.0, 1.0) * trust[i])
+        if sized:
+            base = [max(0, round(float(z_size[i]))) if i in sized else chain[i]
+                    for i in range(n)]
+            sized_chain = _longest_chain(n, above, {e: 1 for e in gaps}, base)
 
     out: list[LayerEstimate] = []
     for i in range(n):
@@ -766,6 +899,11 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
             conf = float(min(0.99, 0.5 + 0.5 * min(1.0, strength)))
         else:
             conf = 0.9 if not overlapping[i] else 0.75
+        if sized and sized_chain[i] != layer:
+            layer, cue = sized_chain[i], "parallax"
+            conf = sized.get(i, conf)
+        elif i in sized:
+            conf = max(conf, sized[i])
         if geometry is not None:
             z, err = heights[i]
             g_layer = max(0, round(z / T) - 1)
@@ -889,5 +1027,5 @@ def read_layers(reading: Any, frame_bgr: np.ndarray, geometry: Geometry | None =
 
 __all__ = ["CUES", "Geometry", "LayerEstimate", "LayerInputError", "LayerTracker",
            "LayeredTileReading",
-           "apply_layers", "estimate_layers", "occlusion_score", "quad_iou", "read_layers",
-           "tile_height"]
+           "apply_layers", "estimate_layers", "flat_log_sizes", "lens_distortion",
+           "occlusion_score", "quad_iou", "read_layers", "size_heights", "tile_height"]
