@@ -1132,7 +1132,8 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
     in which at least :data:`RESIDUAL_AREA` tile areas of face lie outside the kept tiles (grown
     by :data:`RESIDUAL_GROW` of the width; slivers opened away) is split whole by the grid cover
     of stage 3 (:func:`_split_any`) at ``width`` px, and its tiles that show a divider or pips and
-    lie where no kept tile is are returned. ``face`` is at half the working size, ``scale``
+    lie where no kept tile is are returned; where the whole blob gives none, the face the kept
+    tiles leave in it is split, piece by piece. ``face`` is at half the working size, ``scale``
     working px per image px; the masks are worked at the working size, and only a blob that is
     split is brought to image pixels."""
     img_h, img_w = next(iter(ink_maps.values())).shape
@@ -1163,21 +1164,38 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
             continue
         # the blob in image pixels: its region of the face probability brought to image size
         x0, y0 = max(0, int((x - 1) / scale)), max(0, int((y - 1) / scale))
-        x1, y1 = min(img_w, int(math.ceil((x + bw + 1) / scale))), min(img_h, int(math.ceil((y + bh + 1) / scale)))
-        sx = (np.arange(x0, x1) + 0.5) * scale - 0.5
-        sy = (np.arange(y0, y1) + 0.5) * scale - 0.5
-        map_x, map_y = np.meshgrid(sx.astype(np.float32), sy.astype(np.float32))
-        p_img = cv2.remap(np.where(labels == i, prob, 0).astype(np.float32), map_x, map_y,
-                          cv2.INTER_LINEAR)
-        part = (p_img >= FACE_LEVEL).astype(np.uint8) * np.uint8(255)
-        for blob in _blobs(part, RESIDUAL_AREA * 2 * width * width, dent=DENT * width):
-            shift = np.array([x0, y0], np.int32)
-            blob = _Blob(blob.contour + shift, blob.raw + shift, blob.area,
-                         ((blob.rect[0][0] + x0, blob.rect[0][1] + y0), blob.rect[1], blob.rect[2]),
-                         blob.solidity)
-            for t in _split_any(blob, ink_maps, width, img_w, img_h):
-                if t.is_tile and not any(_at_one_place(t.corners, k.corners) for k in kept):
-                    found.append(t)
+        x1 = min(img_w, int(math.ceil((x + bw + 1) / scale)))
+        y1 = min(img_h, int(math.ceil((y + bh + 1) / scale)))
+        rx0, ry0 = max(0, x - 2), max(0, y - 2)
+        rx1, ry1 = min(ww, x + bw + 2), min(wh, y + bh + 2)
+        sx = ((np.arange(x0, x1) + 0.5) * scale - 0.5 - rx0).astype(np.float32)
+        sy = ((np.arange(y0, y1) + 0.5) * scale - 0.5 - ry0).astype(np.float32)
+        map_x, map_y = np.meshgrid(sx, sy)
+        mine = labels[ry0:ry1, rx0:rx1] == i
+        p_roi = prob[ry0:ry1, rx0:rx1]
+        shift = np.array([x0, y0], np.int32)
+
+        def split(region: np.ndarray) -> list[TileCandidate]:
+            """New tiles in the image-size blobs of the face probability inside ``region``."""
+            p_img = cv2.remap(np.where(region, p_roi, 0).astype(np.float32), map_x, map_y,
+                              cv2.INTER_LINEAR)
+            part = (p_img >= FACE_LEVEL).astype(np.uint8) * np.uint8(255)
+            new: list[TileCandidate] = []
+            for blob in _blobs(part, RESIDUAL_AREA * 2 * width * width, dent=DENT * width):
+                blob = _Blob(blob.contour + shift, blob.raw + shift, blob.area,
+                             ((blob.rect[0][0] + x0, blob.rect[0][1] + y0), blob.rect[1],
+                              blob.rect[2]), blob.solidity)
+                new += [t for t in _split_any(blob, ink_maps, width, img_w, img_h)
+                        if t.is_tile and not any(_at_one_place(t.corners, k.corners)
+                                                 for k in kept)]
+            return new
+
+        # the whole blob first (tiles on one grid with the kept ones); where that gives nothing,
+        # the face the kept tiles leave, blob by blob
+        got = split(mine)
+        if not got:
+            got = split(mine & (free[ry0:ry1, rx0:rx1] > 0))
+        found += got
     return found
 
 def detect_tiles(frame_bgr: np.ndarray) -> Detection:
