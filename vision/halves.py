@@ -119,6 +119,13 @@ def _check_corners(corners: np.ndarray | Sequence[Sequence[float]], width: int,
     return quad
 
 
+def check_corners(frame_bgr: np.ndarray, corners: np.ndarray | Sequence[Sequence[float]]
+                  ) -> np.ndarray:
+    """The corners as a (4, 2) float64 array if :func:`half_crops` can read the tile they
+    outline in this frame, else :class:`CornersError` saying why not."""
+    return _check_corners(corners, frame_bgr.shape[1], frame_bgr.shape[0])
+
+
 def _half_quads(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Source quads (top-left, top-right, bottom-right, bottom-left) of the two halves."""
     c0, c1, c2, c3 = quad
@@ -174,16 +181,21 @@ def _washed(pairs: np.ndarray) -> np.ndarray:
     Pips under such a spot cannot be seen, so the half may hold more pips than it shows.
     Returns (N, 2) float32."""
     count = pairs.shape[0]
-    if count == 0:
-        return np.zeros((0, 2), np.float32)
-    bright = pairs.max(axis=4) if pairs.ndim == 5 else pairs
-    body = np.median(bright.reshape(count, -1)[:, ::_PERCENTILE_STRIDE], axis=1)
-    level = np.maximum(WASHED_LEVEL, body + WASHED_MARGIN)[:, None, None, None]
-    blown = (bright >= level).astype(np.uint8)
     out = np.zeros((count, 2), np.float32)
-    for i, j in zip(*np.nonzero(blown.any(axis=(2, 3)))):
-        spots = cv2.morphologyEx(blown[i, j], cv2.MORPH_OPEN, _SPOT_KERNEL)
-        out[i, j] = float(spots.mean())
+    if count == 0:
+        return out
+    bright = pairs.max(axis=4) if pairs.ndim == 5 else pairs
+    # a spot that survives the opening holds at least the kernel's area of blown pixels
+    enough = int(_SPOT_KERNEL.sum())
+    candidates = np.nonzero((bright >= WASHED_LEVEL).sum(axis=(2, 3)).max(axis=1) >= enough)[0]
+    for i in candidates:  # most tiles have no blown spot that large
+        sample = bright[i].reshape(-1)[::_PERCENTILE_STRIDE]
+        body = float(np.partition(sample, len(sample) // 2)[len(sample) // 2])
+        blown = (bright[i] >= max(WASHED_LEVEL, body + WASHED_MARGIN)).astype(np.uint8)
+        for j in range(2):
+            if int(blown[j].sum()) >= enough:
+                spots = cv2.morphologyEx(blown[j], cv2.MORPH_OPEN, _SPOT_KERNEL)
+                out[i, j] = float(spots.mean())
     return out
 
 
@@ -249,7 +261,7 @@ def tile_crops(frame_bgr: np.ndarray,
     Rows ``2 * i`` and ``2 * i + 1`` are ``halves[0]`` and ``halves[1]`` of tile ``i``, as
     :func:`half_crops` gives them. A bad tile raises :class:`CornersError` naming its index.
     """
-    return tile_crops_washed(frame_bgr, corners_list)[0]
+    return _tile_crops(frame_bgr, corners_list, washed=False)[0]
 
 
 def tile_crops_washed(frame_bgr: np.ndarray,
@@ -257,6 +269,13 @@ def tile_crops_washed(frame_bgr: np.ndarray,
                       ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`tile_crops`, and the blown-out fraction of every half as a (2N,) float32 array
     (rows as the crops'; see :data:`WASHED_LEVEL`): a glare spot that hides pips."""
+    crops, washed = _tile_crops(frame_bgr, corners_list, washed=True)
+    return crops, np.zeros(0, np.float32) if washed is None else washed
+
+
+def _tile_crops(frame_bgr: np.ndarray,
+                corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]], washed: bool
+                ) -> tuple[np.ndarray, np.ndarray | None]:
     _check_frame(frame_bgr)
     height, width = frame_bgr.shape[:2]
     pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
@@ -270,4 +289,4 @@ def tile_crops_washed(frame_bgr: np.ndarray,
     if len(corners_list) == 0:
         return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)
     return (_normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE),
-            _washed(pairs).reshape(-1))
+            _washed(pairs).reshape(-1) if washed else None)

@@ -37,6 +37,9 @@ WASHED_DOUBT = 0.03
 #: blown-out fraction (capped at :data:`WASHED_MAX_SHARE`).
 WASHED_SHARE = 2.0
 WASHED_MAX_SHARE = 0.8
+#: Of many outlines of one tile (:meth:`PipReader.read_shortlist`) the classifier ranks all and
+#: this many are read in full.
+SHORTLIST = 2
 
 
 class PipReadError(ValueError):
@@ -129,14 +132,18 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
         values = merged[lows, highs]
         order = np.argsort(-values, kind="stable")
         best_p = float(merged[min(a, b), max(a, b)])
-        alts = tuple((f"{int(lows[i])}-{int(highs[i])}", float(values[i])) for i in order
-                     if (int(lows[i]), int(highs[i])) != (min(a, b), max(a, b))
-                     and values[i] >= 1e-3)
         keep = n_alternatives
         if doubtful[2 * i] or doubtful[2 * i + 1]:
             keep = max(keep, len(p0) + len(p1))  # every value a washed half may hide
+        alts: list[tuple[str, float]] = []
+        for k in order[: keep + 1].tolist():  # likeliest first: the chosen tile and `keep` more
+            if values[k] < 1e-3:
+                break
+            low, high = int(lows[k]), int(highs[k])
+            if (low, high) != (min(a, b), max(a, b)):
+                alts.append((f"{low}-{high}", float(values[k])))
         out.append(TileValue((a, b), float(min(1.0, best_p)),
-                             (float(p0[a]), float(p1[b])), alts[:keep]))
+                             (float(p0[a]), float(p1[b])), tuple(alts[:keep])))
     return out
 
 
@@ -213,6 +220,37 @@ class PipReader:
             raise PipReadError(f"pip classifier output: expected finite probabilities of shape "
                                f"{p_classical.shape}, got shape {p_cnn.shape}")
         return pool(p_classical, p_cnn, self.cnn_weight)
+
+    def read_shortlist(self, crops: np.ndarray, owners: Sequence[int], set_max: int = MAX_PIPS,
+                       washed: np.ndarray | None = None, keep: int = SHORTLIST
+                       ) -> dict[int, list[TileValue]]:
+        """Readings of many outlines of a few tiles, cheaply: (2M, S, S) crops of M outlines,
+        ``owners[m]`` the tile outline ``m`` belongs to. The classifier ranks every outline of a
+        tile (one batch); only its ``keep`` most confident outlines are read in full (the
+        classical reader pooled in, as :meth:`read_tiles`). Without a classifier every outline
+        is read in full. Returns, per tile, those readings."""
+        if len(crops) != 2 * len(owners):
+            raise PipReadError(f"crops: expected 2 halves for each of the {len(owners)} "
+                               f"outlines, got {len(crops)}")
+        if washed is not None and len(washed) != len(crops):
+            raise PipReadError(f"washed: expected {len(crops)} fractions, got {len(washed)}")
+        by_owner: dict[int, list[int]] = {}
+        for m, owner in enumerate(owners):
+            by_owner.setdefault(int(owner), []).append(m)
+        chosen = list(range(len(owners)))
+        if self.classifier is not None and len(owners):
+            p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
+                               dtype=np.float64)
+            ranks = tile_values(p_cnn, set_max, washed=washed)
+            chosen = sorted(m for ms in by_owner.values()
+                            for m in sorted(ms, key=lambda m: -ranks[m].confidence)[:keep])
+        rows = np.array([[2 * m, 2 * m + 1] for m in chosen], dtype=np.intp).reshape(-1)
+        values = self.read_tiles(crops[rows], set_max,
+                                 washed=None if washed is None else np.asarray(washed)[rows])
+        out: dict[int, list[TileValue]] = {}
+        for m, value in zip(chosen, values):
+            out.setdefault(int(owners[m]), []).append(value)
+        return out
 
     def read_tiles(self, crops: np.ndarray, set_max: int = MAX_PIPS,
                    washed: np.ndarray | None = None) -> list[TileValue]:

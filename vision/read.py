@@ -13,7 +13,8 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   a half under glare is doubted: it may hide pips, and its alternatives say which values);
 - ``refine``: only when a tile reads with less confidence than :data:`REFINE_BELOW`: that
   tile is read again at outlines with its ends moved along its length
-  (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`), and the most confident
+  (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`; the classifier ranks them and
+  the two likeliest are read in full), and the most confident
   reading kept, with a confidence that counts how many outlines agree
   (:func:`vision.pips.best_of_outlines`); the reported corners stay the detector's;
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
@@ -44,7 +45,8 @@ import numpy as np
 from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
-from vision.halves import HALF_SIZE, CornersError, outline_variants, tile_crops_washed
+from vision.halves import (CornersError, check_corners, outline_variants, tile_crops,
+                           tile_crops_washed)
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
 from vision.pips import PipReader, TileValue, best_of_outlines
@@ -257,29 +259,24 @@ class Reader:
             times["hints"] = (t_hints - t2) * 1000
             t2 = t_hints
         whole = []
-        parts = []
-        washed = []
         for c, k in found:
             if c.cut:
                 continue
             k[:, 0] = np.clip(k[:, 0], -0.5, w - 0.5)
             k[:, 1] = np.clip(k[:, 1], -0.5, h - 0.5)
             try:
-                crop, blown = tile_crops_washed(frame_bgr, [k])
+                check_corners(frame_bgr, k)
             except CornersError:
                 continue  # too small to read: a speck, not a tile
-            parts.append(crop)
-            washed.append(blown)
             whole.append((c, k))
-        crops = np.concatenate(parts) if parts else np.zeros((0, HALF_SIZE, HALF_SIZE), np.float32)
+        crops, blown = tile_crops_washed(frame_bgr, [k for _, k in whole])
         t3 = time.perf_counter()
         times["crop"] = (t3 - t2) * 1000
-        values = (self.pips.read_tiles(crops, set_max, washed=np.concatenate(washed))
-                  if whole else [])
+        values = self.pips.read_tiles(crops, set_max, washed=blown) if whole else []
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
         if any(v.confidence < REFINE_BELOW for v in values):
-            values = self.refine(frame_bgr, [k for _, k in whole], values, set_max)
+            values = self.refine(frame_bgr, [k for _, k in whole], values, set_max, blown)
             t4b = time.perf_counter()
             times["refine"] = (t4b - t4) * 1000
             t4 = t4b
@@ -314,31 +311,36 @@ class Reader:
         return dataclasses.replace(reading, timings_ms=times)
 
     def refine(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
-                 values: list[TileValue], set_max: int) -> list[TileValue]:
+                 values: list[TileValue], set_max: int,
+                 washed: np.ndarray | None = None) -> list[TileValue]:
         """``values`` with every tile below :data:`REFINE_BELOW` read again at its moved
-        outlines (all of them in one batch) and the readings joined by
-        :func:`vision.pips.best_of_outlines`."""
+        outlines (all of them in one batch; the classifier shortlists the likeliest,
+        :meth:`vision.pips.PipReader.read_shortlist`) and the readings joined by
+        :func:`vision.pips.best_of_outlines`. ``washed``: the blown-out fraction of each
+        tile's halves at its own outline ((2N,), :func:`vision.halves.tile_crops_washed`),
+        used for its moved outlines too (they cover nearly the same pixels)."""
         owners: list[int] = []
-        parts: list[np.ndarray] = []
-        washed: list[np.ndarray] = []
+        moved_outlines: list[np.ndarray] = []
         for i, (outline, value) in enumerate(zip(outlines, values)):
             if value.confidence >= REFINE_BELOW:
                 continue
             for moved in outline_variants(outline, REFINE_MOVES):
                 try:
-                    crop, blown = tile_crops_washed(frame_bgr, [moved])
+                    check_corners(frame_bgr, moved)
                 except CornersError:
                     continue  # moved out of the frame or too small: that outline is not read
                 owners.append(i)
-                parts.append(crop)
-                washed.append(blown)
-        if not parts:
+                moved_outlines.append(moved)
+        if not moved_outlines:
             return values
-        again = self.pips.read_tiles(np.concatenate(parts), set_max,
-                                     washed=np.concatenate(washed))
+        crops = tile_crops(frame_bgr, moved_outlines)
+        moved_washed = None
+        if washed is not None:
+            moved_washed = np.asarray(washed).reshape(-1, 2)[owners].reshape(-1)
+        again = self.pips.read_shortlist(crops, owners, set_max, washed=moved_washed)
         out = list(values)
-        for i in sorted(set(owners)):
-            out[i] = best_of_outlines(values[i], [v for o, v in zip(owners, again) if o == i])
+        for i, readings in again.items():
+            out[i] = best_of_outlines(values[i], readings)
         return out
 
     def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
