@@ -150,3 +150,35 @@ def test_best_of_outlines_keeps_the_most_confident_and_counts_agreement():
     agreeing = best_of_outlines(TileValue((3, 6), 0.9, (0.9, 1.0), ()),
                                 [TileValue((3, 6), 0.8, (0.9, 0.9), ())])
     assert agreeing.confidence == pytest.approx(0.9) and agreeing.alternatives == ()
+
+
+class RankingClassifier:
+    """Says each half shows ``value`` with the probability written in the crop's top-left
+    pixel (so a test sets how confident each outline reads); counts the halves it is given."""
+
+    def __init__(self, value: int) -> None:
+        self.value, self.calls = value, []
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        self.calls.append(len(crops))
+        p = np.clip(crops[:, 0, 0].astype(np.float64), 0.07, 0.99)
+        out = np.repeat(((1 - p) / 15)[:, None], 16, axis=1)
+        out[:, self.value] = p
+        return out
+
+
+def test_read_shortlist_reads_in_full_only_the_likeliest_outlines_of_each_tile():
+    crops = np.zeros((10, 48, 48), np.float32)  # 5 outlines: 3 of tile 0, 2 of tile 4
+    for m, p in enumerate([0.3, 0.9, 0.6, 0.2, 0.8]):
+        crops[2 * m:2 * m + 2, 0, 0] = p
+    fake = RankingClassifier(3)
+    out = PipReader(classifier=fake).read_shortlist(crops, [0, 0, 0, 4, 4], 6, keep=2)
+    assert sorted(out) == [0, 4] and [len(out[0]), len(out[4])] == [2, 2]
+    assert fake.calls == [10, 8]  # all 5 outlines ranked, then 4 (2 a tile) read in full
+    ranked = PipReader(classifier=fake).read_shortlist(crops, [0, 0, 0, 4, 4], 6, keep=1)
+    assert [len(ranked[0]), len(ranked[4])] == [1, 1]
+    reader = PipReader(classifier=RankingClassifier(3))
+    assert ranked[0] == reader.read_tiles(crops[2:4], 6)  # outline 1: 0.9, tile 0's likeliest
+    assert ranked[4] == reader.read_tiles(crops[8:10], 6)  # outline 4: 0.8
+    with pytest.raises(PipReadError, match="2 halves for each"):
+        PipReader(classifier=fake).read_shortlist(crops, [0, 0], 6)
