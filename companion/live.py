@@ -34,6 +34,7 @@ in a background thread for the live mode. :meth:`LiveLoop.status` and
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import threading
 import time
@@ -47,7 +48,7 @@ import numpy as np
 from companion.interpret import Interpreter, interpreter_for
 from companion.session import Session
 from companion.tiles import Tile
-from companion.tracking import Seen, diff
+from companion.tracking import Seen, change_picture, changed_fractions, diff
 from vision.still import ChangedRegion, small_grey
 
 
@@ -134,6 +135,9 @@ class LiveLoop:
         #: the picture (:func:`vision.still.small_grey`) whose reading was last accepted: only
         #: tiles where a new frame differs from it must be confirmed again (None: all of them)
         self._reference: np.ndarray | None = None
+        #: the same picture finer (:func:`companion.tracking.change_picture`), for the
+        #: tracking's memory of tiles the readings missed where nothing changed
+        self._fine_reference: np.ndarray | None = None
         #: the median tile width in image pixels of the accepted table (0: none accepted yet)
         self._tile_px = 0.0
         #: times in a row the readings did not explain a change of the picture (it is read
@@ -211,6 +215,11 @@ class LiveLoop:
         reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
         region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
+        # where the picture changed, finely, for the tracking's memory of tiles missed there
+        fine = change_picture(frame_bgr)
+        changed = changed_fractions(
+            ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA),
+            None if plane is None else functools.partial(_image_corners, plane=plane))
         tile = self._tile_size(region)
         region = region.grown(REGION_GROW * tile)
         box = self._crop(region, tile)
@@ -258,12 +267,12 @@ class LiveLoop:
             self._recheck_at = self.stats.frames + RECHECK_FRAMES
             self._note("unexplained", rechecks=self._rechecks)
         else:
-            self._reference = small
+            self._reference, self._fine_reference = small, fine
             self._rechecks = 0
         widths = [_width(_image_corners(t, plane)) for t in table]
         if widths:
             self._tile_px = float(np.median(widths))
-        return self._accept(table)
+        return self._accept(table, changed)
 
     def _tile_size(self, region: ChangedRegion) -> float:
         """A tile's width in image pixels: the accepted table's median, or before any tile
@@ -348,7 +357,7 @@ class LiveLoop:
                 self.interpreter = interpreter_for(current.game.name)
             self.set_max = current.game.set_max
             self.baseline = []
-            self._reference = None
+            self._reference = self._fine_reference = None
             self._rechecks, self._recheck_at = 0, 0
             self._reads = []
 
@@ -395,11 +404,15 @@ class LiveLoop:
             out.append(s)
         return out
 
-    def _accept(self, seen: list[Seen]) -> list[dict[str, Any]]:
+    def _accept(self, seen: list[Seen],
+                changed: Callable[[Seen], float] | None = None) -> list[dict[str, Any]]:
+        """Take ``seen`` as the table now (``changed``: where the picture changed since the
+        last accepted reading, for :func:`companion.tracking.diff`'s memory) and publish what
+        the game's interpreter makes of the change."""
         seen = self._relabel(seen)
         self.baseline = self._relabel(self.baseline)
         self._note("relabelled")
-        change = diff(self.baseline, seen)
+        change = diff(self.baseline, seen, changed=changed)
         self.baseline = change.table  # the new reading with the layers watched being built
         self.stats.accepted += 1
         happened: list[dict[str, Any]] = []

@@ -13,21 +13,25 @@ them, one layer above the highest of them (``under``); a known tile that vanishe
 added one is ``covered``, not removed, and remembered as ``hidden``; when it is seen again (the
 tile over it was taken back) it is ``uncovered``, with its layer, not added. A tile that stayed
 keeps the layer it was given when it appeared; a tile of the first reading (nothing watched
-yet) keeps the reader's cold-start layer. ``table`` is the new reading with these layers plus
-the hidden tiles still covered: the next change is computed against it.
+yet) keeps the reader's cold-start layer. A tile laid on another hides it, so a sighting of
+another value over the outline of a tile seen in the same reading (outlines overlapping by
+:data:`REREAD_MIN_IOU`) is that tile read twice and is left out. ``table`` is the new reading
+with these layers plus the hidden tiles still covered (and the tiles the memory below keeps):
+the next change is computed against it.
 
 A short memory against a reader that misses a tile now and then, or reads it with another
 outline or value for a frame, when the caller says where the picture changed since the
-``before`` reading (``changed``, e.g. :func:`changed_fractions`; a place did not change when at
-most :data:`STILL_MAX_CHANGED` of a tile's outline did): a known tile not found where the
-picture did not change is kept, ``unseen`` (for at most :data:`UNSEEN_MAX` readings in a row),
-not removed; a tile found there with another outline is the same tile where it was (not
-moved), and a tile of another value found over it (outlines overlapping by
-:data:`REREAD_MIN_IOU`) is the known tile read again, not a tile laid on it; a tile found for
-the first time where the picture did not change was not laid now (the reader missed it
-before): it covers nothing and keeps the reader's cold-start layer. Where the picture changed
-(a tile taken away, or laid there) the change is as without the memory: a tile gone with
-nothing over it is removed. Without ``changed`` nothing is remembered.
+``before`` reading (``changed``: the fraction of a tile's outline that changed, e.g.
+:func:`changed_fractions`). A known tile whose place did not change (at most
+:data:`STILL_MAX_CHANGED` of its outline) and that the reading did not find is kept, ``unseen``
+(for at most :data:`UNSEEN_MAX` readings in a row), not removed; its value found away from it
+is another tile, not this one moved. A tile found where less than :data:`LAID_MIN_CHANGED` of
+its own outline changed was not laid now: over a known tile the reading did not find (outlines
+overlapping by :data:`REREAD_MIN_IOU`) it is that tile read again, as another value, and the
+known tile stays as it was; elsewhere it was missed before and is found late: it covers
+nothing and keeps the reader's cold-start layer. Where the picture changed (a tile taken away,
+or laid there) the change is as without the memory: a tile gone with nothing over it is
+removed. Without ``changed`` nothing is remembered.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
 
@@ -192,12 +196,17 @@ SAME_FACE_MAX_LAB = 25.0
 #: readings in a row, then removed (kept longer, a phantom read once lingers and lies under
 #: later tiles: on rendered build sequences 1 puts the most tiles on the right layer).
 UNSEEN_MAX = 1
-#: A tile of another value found over a known tile whose place did not change is that tile read
-#: again when their outlines overlap by at least this IoU (a tile laid there changes the picture).
+#: Outlines overlapping by at least this IoU are one tile read twice (in one reading) or again
+#: (a tile not laid now over a known tile not found); a tile laid across half of another (a
+#: span) overlaps it by about 0.33.
 REREAD_MIN_IOU = 0.5
-#: The picture at a tile did not change when at most this fraction of its outline changed (a
-#: tile laid on another changes a tenth of its outline and more on rendered build sequences).
+#: The picture at a known tile did not change when at most this fraction of its outline changed
+#: (a tile laid on another changes a tenth of its outline and more on rendered build sequences).
 STILL_MAX_CHANGED = 0.05
+#: A tile found where less than this fraction of its own outline changed was not laid now (a
+#: tile laid changes 0.3 of its outline and more on rendered build sequences, 0.34 and more in
+#: the stacking demos; a known tile read again with another value next to a tall stack, 0.11).
+LAID_MIN_CHANGED = 0.2
 
 
 def overlap_fraction(a: Seen, b: Seen) -> float:
@@ -236,6 +245,21 @@ def outline_iou(a: Seen, b: Seen) -> float:
     inter, _ = cv2.intersectConvexConvex(qa, qb)
     union = float(cv2.contourArea(qa)) + float(cv2.contourArea(qb)) - float(inter)
     return float(inter) / union if union > 0 else 0.0
+
+
+def change_picture(image_bgr: np.ndarray) -> np.ndarray:
+    """The picture two readings are compared on for :func:`changed_fractions` (with
+    :class:`vision.still.ChangedRegion`): grey, half size, lightly blurred. The still gate's
+    160-px-wide picture is too coarse here: a tile laid beside another would seem to change a
+    fifth of the other's outline, a tile laid exactly on another sometimes none of it."""
+    import cv2
+
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise ValueError(f"expected a BGR picture (height x width x 3), got shape "
+                         f"{image_bgr.shape}")
+    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    half = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(half, (3, 3), 0)
 
 
 def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None
@@ -287,6 +311,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     def still(s: Seen) -> bool:
         return changed_at(s) <= STILL_MAX_CHANGED
 
+    def laid_now(s: Seen) -> bool:
+        return changed_at(s) > LAID_MIN_CHANGED
+
     # one tile in both readings: same value (and face), nearest pairs first
     pairs = sorted((float(np.linalg.norm(o.center - s.center)) / max(1e-6, o.width), i, j)
                    for i, o in enumerate(before) for j, s in enumerate(after)
@@ -300,8 +327,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             continue
         if i not in match_old and j not in match_new:
             match_old[i], match_new[j] = j, i
-    # the memory: a tile of another value over a known tile whose place did not change is that
-    # tile read again (most overlapping pairs first)
+    # the memory: a tile not laid now over a known tile not found is that tile read again
+    # (most overlapping pairs first)
     reread: dict[int, int] = {}
     if changed is not None:
         cand = sorted(((outline_iou(before[i], s), i, j) for j, s in enumerate(after)
@@ -311,15 +338,23 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         for iou, i, j in cand:
             if iou < REREAD_MIN_IOU:
                 break
-            if j not in reread and i not in reread.values() and still(before[i]):
+            if j not in reread and i not in reread.values() and not laid_now(after[j]):
                 reread[j] = i
     visible = [o for o in before if not o.hidden]
+    # tiles seen in this reading that were seen before too (stayed or read again): another
+    # value read over one of their outlines is that tile read twice, not a tile laid on it (a
+    # tile laid on another hides it)
+    known_now = [after[j] for j, i in match_new.items() if not before[i].hidden] + \
+        [after[j] for j in reread]
     change = TableChange()
     table: list[Seen] = []
     for j, s in enumerate(after):
         if j in reread:  # the known tile, read as another value this time: kept as it was
             table.append(dataclasses.replace(before[reread[j]], unseen=0))
             continue
+        if j not in match_new and before and any(
+                outline_iou(s, k) >= REREAD_MIN_IOU for k in known_now):
+            continue  # a known tile seen twice in this reading, once as another value
         if j in match_new:
             o = before[match_new[j]]
             if o.hidden:  # the tile over it was taken away: seen again where it lay
@@ -332,9 +367,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             else:  # the same tile where it was: it keeps the layer it was given then
                 table.append(dataclasses.replace(s, layer=o.layer))
             continue
-        if before and changed is not None and still(s):
-            # found late, where the picture did not change: it was not laid now, so it covers
-            # nothing known and keeps the reader's cold-start layer
+        if before and changed is not None and not laid_now(s):
+            # not laid now (the picture at it hardly changed): found late, so it covers nothing
+            # known and keeps the reader's cold-start layer
             change.added.append(s)
             change.under[s] = []
             table.append(s)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion.tiles import Tile
-from companion.tracking import (UNSEEN_MAX, Seen, changed_fractions, diff)
+from companion.tracking import UNSEEN_MAX, Seen, changed_fractions, diff
 from live_helpers import tile_at
 
 
@@ -113,12 +113,12 @@ def test_another_value_where_nothing_changed_is_the_known_tile_read_again() -> N
 def test_a_tile_found_late_where_nothing_changed_covers_nothing_and_keeps_its_cold_layer() -> None:
     low = tile_at(1, 2, 100, 100)
     table = diff([], [low]).table
-    late = dataclasses.replace(_on(low, 6, 6, dx=8.0, dy=0.0), layer=0)
+    late = dataclasses.replace(_on(low, 6, 6, dx=20.0, dy=0.0), layer=0)
     found = diff(table, [low, late], changed=_changed_at())
     assert [(s.tile, s.layer) for s in found.added] == [(Tile.of(6, 6), 0)]
     assert found.covered == [] and found.under[found.added[0]] == []
     # laid there now (the picture changed): on 1-2, one layer up
-    laid = diff(table, [low, late], changed=_changed_at((104, 100)))
+    laid = diff(table, [low, late], changed=_changed_at((120, 100)))
     assert laid.added[0].layer == 1 and laid.under[laid.added[0]] == [low]
 
 
@@ -138,3 +138,33 @@ def test_changed_fractions_reads_the_changed_mask_over_each_outline() -> None:
     assert shifted(tile_at(1, 2, 40, 50)) == 1.0
     with pytest.raises(ValueError, match="2-d mask and a positive scale"):
         changed_fractions(SimpleNamespace(mask=np.zeros(5, bool), scale=0.5))
+
+
+def test_another_value_over_a_tile_seen_in_the_same_reading_is_that_tile_read_twice() -> None:
+    low = tile_at(3, 7, 100, 100)
+    table = diff([], [low]).table
+    twice = Seen(Tile.of(2, 7), (2, 7), tuple((x + 2.0, y) for x, y in low.corners), 0.6)
+    again = diff(table, [low, twice])
+    assert again.empty and [s.tile for s in again.table] == [Tile.of(3, 7)]
+    # a tile laid across half of it (the span of a stacking game) is laid on it
+    span = Seen(Tile.of(2, 7), (2, 7), tuple((x + 20.0, y) for x, y in low.corners), 0.9)
+    laid = diff(table, [low, span])
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(2, 7), 1)]
+
+
+def test_a_sighting_whose_own_outline_hardly_changed_was_not_laid_now() -> None:
+    """As in the Stackernoes demo: a tall stack laid beside 4-7 changes a sixth of its outline
+    (not still), and 4-7 read as 7-8 there changes a tenth of its own: not a tile laid on 4-7.
+    A tile really laid changes a third of its outline and more."""
+    low = tile_at(4, 7, 100, 100)
+    table = diff([], [low]).table
+    misread = Seen(Tile.of(7, 8), (7, 8), tuple((x - 3.0, y) for x, y in low.corners), 0.8)
+
+    def fractions(at_misread: float) -> Callable[[Seen], float]:
+        return lambda s: at_misread if s.tile == Tile.of(7, 8) else 0.17
+
+    again = diff(table, [misread], changed=fractions(0.11))
+    assert again.empty and [(s.tile, s.layer) for s in again.table] == [(Tile.of(4, 7), 0)]
+    laid = diff(table, [misread], changed=fractions(0.34))
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(7, 8), 1)]
+    assert [a.tile for a, _ in laid.covered] == [Tile.of(4, 7)]

@@ -11,7 +11,7 @@
   per still frame) read frame by frame by the same reader and followed as the live loop follows
   them (:func:`companion.tracking.diff`: a tile added over known tiles lies one layer above
   the highest of them), with the tracking's memory (``changed``: where each frame differs from
-  the one before, :func:`change_picture`; ``--no-memory`` leaves it out); counted on the last
+  the one before, :func:`companion.tracking.change_picture`; ``--no-memory`` leaves it out); counted on the last
   frame of each sequence and on every frame, on the tiles the table shows (the tiles it
   remembers as hidden under others are not matched to what the camera sees).
 
@@ -27,7 +27,6 @@ import time
 from collections import Counter
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.layers import Geometry, quad_iou
@@ -40,16 +39,6 @@ DEFAULT_SEED = HELD_OUT_SEED_MIN + 100
 #: Grey levels a pixel of :func:`change_picture` must change by to count as changed (as the
 #: live loop's ``REGION_DELTA``).
 CHANGE_DELTA = 12
-
-
-def change_picture(image_bgr: np.ndarray) -> np.ndarray:
-    """The picture consecutive frames are compared on for the tracking's memory: grey, half
-    size, lightly blurred (the live loop's 160-px-wide picture is too coarse for the rendered
-    scenes' tiles, about 35 px wide: a tile laid beside another would change the other's
-    outline there)."""
-    grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
-    half = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    return cv2.GaussianBlur(half, (3, 3), 0)
 
 
 def _must_report(truth: dict[str, Any]) -> list[dict[str, Any]]:
@@ -80,7 +69,7 @@ def _per_layer(c: Counter, key: str, what: str) -> dict[str, str]:
 def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> dict[str, Any]:
     """Run the measurement and return its figures (see the module docstring; ``memory``: the
     tracking is told where each frame changed)."""
-    from companion.tracking import Seen, changed_fractions, diff
+    from companion.tracking import Seen, change_picture, changed_fractions, diff
     from vision.read import Reader
     from vision.still import ChangedRegion
 
