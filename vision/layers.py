@@ -521,17 +521,20 @@ def lens_distortion(quads: np.ndarray) -> float:
     return best
 
 
-def flat_log_sizes(quads: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+def flat_log_sizes(quads: list[np.ndarray], shape: tuple[int, ...],
+                   lens: bool = True) -> np.ndarray:
     """Per tile, the log of its picture size with the perspective of the table's plane taken
     out: equal for tiles on one layer wherever they lie, and one layer higher adds about
     ``2/3 * thickness / camera height`` (one scene-wide unit, :func:`size_heights`).
 
     The quads are undistorted with the lens the tiles' own shapes show
-    (:func:`lens_distortion`); the cube root of a quad's area is then proportional to
+    (:func:`lens_distortion`; ``lens=False``: none, for sizes only compared between
+    neighbours); the cube root of a quad's area is then proportional to
     ``(1 + g . u) / D^(2/3)`` (``g`` the vanishing line all tiles share, ``u`` the tile's
     place, ``D`` the camera's distance from the tile's plane)."""
     qn = np.stack([_norm(_cyclic(q), shape) for q in quads])
-    qn = _radial_undistort(qn, lens_distortion(qn))
+    if lens:
+        qn = _radial_undistort(qn, lens_distortion(qn))
     g = _vanishing_lines(qn)
     ok = np.isfinite(g).all(1)
     g0 = np.median(g[ok], 0) if ok.any() else np.zeros(2)
@@ -806,9 +809,6 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 and boxes[k][0] + boxes[k][2] > x0 and boxes[k][1] < y1
                 and boxes[k][1] + boxes[k][3] > y0]
 
-    if geometry is None:
-        log_size = flat_log_sizes(quads, frame_bgr.shape)
-
     # pairwise "lies above" evidence
     edges: list[tuple[float, int, int, str, int]] = []  # (strength, upper, lower, cue, gap)
     overlapping: dict[int, set[int]] = {i: set() for i in range(n)}
@@ -816,22 +816,29 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
              if _overlap(quads[i], quads[j])[0] > max(6.0, 0.01 * min(areas[i], areas[j]))]
     size_x: dict[tuple[int, int], float] = {}
-    layer_unit = None
+    layer_unit: float | None = None
+    log_size = np.zeros(n)
     if geometry is None:
         # each pair's difference of flat sizes in the scene's one-layer unit: overlapping
         # tiles are never on one layer and most are one layer apart, so the unit is what most
-        # differences are (:func:`_layer_unit`); one layer changes a tile's length by 1.5 units
-        diffs = {(i, j): float(log_size[i] - log_size[j]) for i, j in pairs}
-        clear = np.array([abs(v) for v in diffs.values() if abs(v) > 0])
-        if len(clear) >= 3:
-            layer_unit = _layer_unit(clear)
-        if layer_unit is not None and not (math.isfinite(layer_unit) and layer_unit > 0):
-            layer_unit = None
-        # too few pairs to measure the unit: which of two is higher still comes from their
-        # difference, in the unit an assumed lens gives (not used to count layers)
-        vote_unit = layer_unit if layer_unit is not None else _assumed_unit(quads, frame_bgr.shape)
-        size_x = {ij: v / vote_unit for ij, v in diffs.items()}
-        trust = _size_trust(quads, outline_px, np.full(n, 1.5 * vote_unit))
+        # differences are (:func:`_layer_unit`); one layer changes a tile's length by 1.5
+        # units. The lens only matters for sizes compared across the picture (a tile's height
+        # above the table): it is measured when some tile's outline is exact enough for that.
+        for lens in (False, True):
+            log_size = flat_log_sizes(quads, frame_bgr.shape, lens=lens)
+            diffs = {(i, j): float(log_size[i] - log_size[j]) for i, j in pairs}
+            clear = np.array([abs(v) for v in diffs.values() if abs(v) > 0])
+            layer_unit = _layer_unit(clear) if len(clear) >= 3 else None
+            if layer_unit is not None and not (math.isfinite(layer_unit) and layer_unit > 0):
+                layer_unit = None
+            # too few pairs to measure the unit: which of two is higher still comes from
+            # their difference, in the unit an assumed lens gives (not used to count layers)
+            vote_unit = (layer_unit if layer_unit is not None
+                         else _assumed_unit(quads, frame_bgr.shape))
+            size_x = {ij: v / vote_unit for ij, v in diffs.items()}
+            trust = _size_trust(quads, outline_px, np.full(n, 1.5 * vote_unit))
+            if layer_unit is None or trust.max() < 0.5:
+                break
     # the blurred picture only matters where tiles overlap (most tables of line games: nowhere)
     img = _blurred(frame_bgr) if pairs else frame_bgr
     for i, j in pairs:
