@@ -20,8 +20,9 @@ go on one top only, that top is the guess a person is asked about. A tile whose 
 another player's set is proposed as read, so the rules say whose set it is. Several tiles at
 once are played in the order read, each asking a person (confidence at most 0.5). A tile added
 over nothing known is a notice (it went on the table, or the camera missed the stack under it);
-tiles the deal put on the table (the layouts) are no play; a stack top taken away from the
-table is a notice. Deals, passes and the ends of rounds are entered on the tablet.
+tiles the deal put on the table (the layouts) are no play; a stack top no longer seen is a
+notice (a tile the camera could not read may lie on it, or it was taken away). Deals, passes
+and the ends of rounds are entered on the tablet.
 
 Stackernoes (:class:`StackernoesInterpreter`): the rules core models the table as a grid of
 half-tile cells with levels, and a play names its two cells and its level. The first tile
@@ -205,8 +206,11 @@ class BuildUpInterpreter:
         tops_now = set(game.tops())
         for s in change.removed:
             if s.tile in tops_now:
-                out.append(Proposal(None, f"{s.tile} was taken off the table: Build Up stacks "
-                                          "stay until the game ends; put it back", s))
+                out.append(Proposal(None, f"{s.tile} is not seen any more: if a tile was laid "
+                                          "on it that the camera could not read, enter that "
+                                          "play on the tablet; if it was taken off the table, "
+                                          "put it back (Build Up stacks stay until the game "
+                                          "ends)", s))
         return out
 
 

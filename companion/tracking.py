@@ -282,12 +282,18 @@ def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None
     def fraction(s: Seen) -> float:
         corners = np.asarray(to_image(s) if to_image is not None else s.corners, np.float64)
         poly = np.round(corners.reshape(-1, 2) * scale).astype(np.int32)
-        inside = np.zeros(mask.shape, np.uint8)
-        cv2.fillConvexPoly(inside, poly, 1)
+        # rasterise the outline in its bounding box only (clipped to the picture)
+        x0, y0 = np.maximum(poly.min(axis=0), 0)
+        x1 = min(int(poly[:, 0].max()) + 1, mask.shape[1])
+        y1 = min(int(poly[:, 1].max()) + 1, mask.shape[0])
+        if x1 <= x0 or y1 <= y0:
+            return 1.0
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, poly - np.array([x0, y0], np.int32), 1)
         area = int(inside.sum())
         if area == 0:
             return 1.0
-        return 0.0 if nothing else float(mask[inside > 0].sum()) / area
+        return 0.0 if nothing else float(mask[y0:y1, x0:x1][inside > 0].sum()) / area
 
     return fraction
 

@@ -176,6 +176,7 @@ def test_notices_before_the_deal_and_for_a_tile_beside_the_stacks(tmp_path: Path
     gone = diff(before, _observed(s2, table[1:]))
     (p,) = interp.proposals(gone, s2.game)
     assert p.entry is None and "taken off the table" in p.message
+    assert "laid on it that the camera could not read" in p.message
 
 
 # --- Stackernoes ----------------------------------------------------------------------------------
