@@ -1,12 +1,15 @@
 """Choose the detector's gates on rendered tuning scenes, never on the real photos.
 
 ``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6]
-[--residual 0.6] [--scenes 30] [--seed 1600000] [--model PATH]`` reads held-out rendered scenes
-of a seed range that ``domino-companion evaluate`` does not use (its default seeds start at
-1,000,000) once per combination of the values given for :data:`vision.detect.NET_LOW_SCORE`
-(a kept network tile's least kernel score), :data:`vision.detect.SIZE_LOW` and
-:data:`vision.detect.SIZE_HIGH` (its size against its neighbours') and
-:data:`vision.detect.RESIDUAL_AREA` (unexplained face, in tile areas, that is split again), and
+[--residual 0.6] [--pips-alone 2] [--face-min 0.6] [--decor] [--scenes 30] [--seed 1600000]
+[--model PATH]`` reads held-out rendered scenes of a seed range that ``domino-companion
+evaluate`` does not use (its default seeds start at 1,000,000; ``--decor``: with printed board
+art on the table, e.g. ``--seed 1650000``) once per combination of the values given for
+:data:`vision.detect.NET_LOW_SCORE` (a kept network tile's least kernel score),
+:data:`vision.detect.SIZE_LOW` and :data:`vision.detect.SIZE_HIGH` (its size against its
+neighbours'), :data:`vision.detect.RESIDUAL_AREA` (unexplained face, in tile areas, that is split
+again), :data:`vision.detect.PIPS_ALONE` (pips it must show without a divider) and
+:data:`vision.detect.FACE_MIN` (network face probability over it), and
 prints tiles right, precision, recall and frames entirely right for each, so the gates are set
 from the project's own pictures. ``--model`` tries another tile-finder ONNX file (for example a
 longer training run under ``runs/``). The scenes are rendered once and read for every setting.
@@ -27,7 +30,7 @@ from vision.read import Reader
 #: First seed of the tuning scenes (held-out looks, never used for training or ``evaluate``).
 TUNING_SEED = 1_600_000
 #: The detector constants swept, in the order of a row's settings.
-GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA")
+GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA", "PIPS_ALONE", "FACE_MIN")
 
 
 def _floats(text: str) -> list[float]:
@@ -41,21 +44,25 @@ def _floats(text: str) -> list[float]:
     return values
 
 
-def sweep(settings: dict[str, Sequence[float]], scenes: int, seed: int) -> list[dict[str, float]]:
+def sweep(settings: dict[str, Sequence[float]], scenes: int, seed: int, decor: bool = False
+          ) -> list[dict[str, float]]:
     """One summary row per combination of ``settings`` (detector constant name -> values; names
-    from :data:`GATES`, a name left out keeps its value); the module constants are restored."""
+    from :data:`GATES`, a name left out keeps its value) on ``scenes`` held-out scenes from
+    ``seed`` (with printed board art on the table when ``decor``); the module constants are
+    restored."""
     unknown = sorted(set(settings) - set(GATES))
     if unknown:
         raise ValueError(f"cannot sweep {unknown}: the gates are {list(GATES)}")
     names = [n for n in GATES if n in settings]
-    pictures = list(rendered_scenes(scenes, seed))
+    pictures = list(rendered_scenes(scenes, seed, decor=True) if decor
+                    else rendered_scenes(scenes, seed))
     reader = Reader()
     saved = {n: getattr(detect, n) for n in GATES}
     rows = []
     try:
         for values in itertools.product(*(settings[n] for n in names)):
             for n, v in zip(names, values):
-                setattr(detect, n, v)
+                setattr(detect, n, type(saved[n])(v))
             scored = [score_rendered(reader.read(img), truth, name) for name, img, truth in pictures]
             summary = next(iter(summarise(scored).values()))
             row = {n: float(getattr(detect, n)) for n in GATES}
@@ -76,6 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size-high", type=_floats, default=[detect.SIZE_HIGH])
     parser.add_argument("--residual", type=_floats, default=[detect.RESIDUAL_AREA],
                         help="values of RESIDUAL_AREA")
+    parser.add_argument("--pips-alone", type=_floats, default=[detect.PIPS_ALONE],
+                        help="values of PIPS_ALONE (whole numbers)")
+    parser.add_argument("--face-min", type=_floats, default=[detect.FACE_MIN],
+                        help="values of FACE_MIN")
+    parser.add_argument("--decor", action="store_true",
+                        help="scenes with printed board art on the table (decor=True)")
     parser.add_argument("--scenes", type=int, default=30)
     parser.add_argument("--seed", type=int, default=TUNING_SEED)
     parser.add_argument("--model", type=Path, default=None,
@@ -86,13 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.model is not None:
         tile_finder._SHARED[tile_finder.default_model_path()] = tile_finder.TileFinder(args.model)
     settings = {"NET_LOW_SCORE": args.scores, "SIZE_LOW": args.size_low,
-                "SIZE_HIGH": args.size_high, "RESIDUAL_AREA": args.residual}
-    print("net_low_score size_low size_high residual_area tiles_right precision recall "
-          "frames_right")
-    for row in sweep(settings, args.scenes, args.seed):
-        print(f"{row['NET_LOW_SCORE']:.2f} {row['SIZE_LOW']:.2f} {row['SIZE_HIGH']:.2f} "
-              f"{row['RESIDUAL_AREA']:.2f} {row['tiles_right']:.4f} {row['precision']:.4f} "
-              f"{row['recall']:.4f} {row['frames_right']:.4f}")
+                "SIZE_HIGH": args.size_high, "RESIDUAL_AREA": args.residual,
+                "PIPS_ALONE": args.pips_alone, "FACE_MIN": args.face_min}
+    print(" ".join(n.lower() for n in GATES) + " tiles_right precision recall frames_right")
+    for row in sweep(settings, args.scenes, args.seed, args.decor):
+        print(" ".join(f"{row[n]:.2f}" for n in GATES) + " " + " ".join(
+            f"{row[k]:.4f}" for k in ("tiles_right", "precision", "recall", "frames_right")))
     return 0
 
 
