@@ -216,6 +216,26 @@ def test_a_tower_top_with_nothing_below_it_in_the_input_gets_its_layer(seed: int
         assert estimate_layers(scene.image_bgr, rest)[rest.index(top)].layer == 0
 
 
+def test_size_heights_are_left_out_when_the_outlines_are_a_tenth_of_a_pixel_off() -> None:
+    # corners jittered by 0.1 px scatter the tiles' sizes between whole layers: the estimate
+    # is then the chain of overlaps alone, not sizes that would move whole towers
+    from vision import layers
+
+    scene = render_scene(stacked_scene_spec(208))
+    tiles = _visible_tiles(scene.truth)
+    rng = np.random.default_rng(1)
+    jittered = [np.array(t["corners"]) + rng.normal(0.0, 0.1, (4, 2)) for t in tiles]
+    exact = [np.array(t["corners"], float) for t in tiles]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(layers, "HEIGHT_CLEAR", 0.0)  # sizes never overrule the chain
+        chain_jittered = estimate_layers(scene.image_bgr, jittered)
+        chain_exact = estimate_layers(scene.image_bgr, exact)
+    assert estimate_layers(scene.image_bgr, jittered) == chain_jittered
+    sized_exact = estimate_layers(scene.image_bgr, exact)
+    assert sized_exact != chain_exact  # the gate is what left them out, not the scene
+    assert [e.layer for e in sized_exact] == [t["layer"] for t in tiles]
+
+
 @pytest.mark.slow
 def test_tracker_follows_a_rendered_build() -> None:
     tracker = LayerTracker()
