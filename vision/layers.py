@@ -541,6 +541,9 @@ def flat_log_sizes(quads: list[np.ndarray], shape: tuple[int, ...],
     neighbours); the cube root of a quad's area is then proportional to
     ``(1 + g . u) / D^(2/3)`` (``g`` the vanishing line all tiles share, ``u`` the tile's
     place, ``D`` the camera's distance from the tile's plane)."""
+    quads = _quads(quads)
+    if not quads:
+        return np.zeros(0)
     qn = np.stack([_norm(_cyclic(q), shape) for q in quads])
     if lens:
         qn = _radial_undistort(qn, lens_distortion(qn))
@@ -559,7 +562,15 @@ def size_heights(log_sizes: np.ndarray, unit: float,
     layers (their phases' circular mean), then the median of their distances to the nearest
     layer; which whole layer is the table comes from ``layers`` (a first guess per tile, as the
     chain of overlaps: the shift most tiles agree with) or else from the lowest tile."""
-    z = np.asarray(log_sizes, np.float64) / unit
+    if not (isinstance(unit, (int, float, np.floating)) and math.isfinite(unit) and unit > 0):
+        raise LayerInputError(f"unit: expected the scene's one-layer size step (> 0), got "
+                              f"{unit!r}")
+    z = np.asarray(log_sizes, np.float64).reshape(-1) / unit
+    if layers is not None and len(layers) != len(z):
+        raise LayerInputError(f"layers: expected one first guess per tile ({len(z)}), got "
+                              f"{len(layers)}")
+    if not len(z):
+        return z
     z = z - np.angle(np.exp(2j * np.pi * z).sum()) / (2 * np.pi)
     for _ in range(2):
         z = z - float(np.median(z - np.round(z)))

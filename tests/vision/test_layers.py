@@ -186,6 +186,11 @@ def test_lens_and_flat_sizes_from_the_tiles_shapes(tilt: float, k1: float) -> No
     assert np.array_equal(np.round(z).astype(int), truth)
     # the anchor: which whole layer is the table comes from most tiles' first guess
     assert np.array_equal(np.round(size_heights(logs, unit, truth + 1)).astype(int), truth + 1)
+    with pytest.raises(LayerInputError, match="unit"):
+        size_heights(logs, 0.0)
+    with pytest.raises(LayerInputError, match="one first guess per tile"):
+        size_heights(logs, unit, truth[:3])
+    assert flat_log_sizes([], shape).shape == (0,)
 
 
 @pytest.mark.parametrize("seed", [208, 225])
