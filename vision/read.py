@@ -47,6 +47,7 @@ from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
 from vision.halves import (CornersError, check_corners, outline_variants, tile_crops,
                            tile_crops_washed)
+from vision.halves import half_crops as half_crops  # re-exported: callers cut halves from here
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
 from vision.pips import PipReader, TileValue, best_of_outlines
@@ -272,10 +273,16 @@ class Reader:
         crops, blown = tile_crops_washed(frame_bgr, [k for _, k in whole])
         t3 = time.perf_counter()
         times["crop"] = (t3 - t2) * 1000
-        values = self.pips.read_tiles(crops, set_max, washed=blown) if whole else []
+        # glare doubt and refinement need a PipReader; a stand-in with only
+        # read_tiles(crops, set_max) (tests, other pip readers) is read as it is
+        full = isinstance(self.pips, PipReader)
+        values: list[TileValue] = []
+        if whole:
+            values = (self.pips.read_tiles(crops, set_max, washed=blown) if full
+                      else self.pips.read_tiles(crops, set_max))
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
-        if any(v.confidence < REFINE_BELOW for v in values):
+        if full and any(v.confidence < REFINE_BELOW for v in values):
             values = self.refine(frame_bgr, [k for _, k in whole], values, set_max, blown)
             t4b = time.perf_counter()
             times["refine"] = (t4b - t4) * 1000
