@@ -152,7 +152,8 @@ def best_of_outlines(first: TileValue, others: Sequence[TileValue],
     """One tile read from several outlines (``first`` from the detector's, ``others`` from
     moved ones, :func:`vision.halves.outline_variants`): the most confident reading wins, but
     its confidence is scaled by the share of all the readings' confidence that agrees with it,
-    and the values other outlines read come first among its alternatives (by their share). So
+    and the values other outlines read join its alternatives (the winner's confidence times
+    their share; likeliest first). So
     a tile that reads one way at one outline and another way a few pixels off stays doubtful."""
     readings = [first, *others]
     total = sum(r.confidence for r in readings)
@@ -163,13 +164,13 @@ def best_of_outlines(first: TileValue, others: Sequence[TileValue],
     for r in readings:
         share[str(r.tile)] = share.get(str(r.tile), 0.0) + r.confidence / total
     chosen = str(best.tile)
-    alts = [(t, best.confidence * p) for t, p in sorted(share.items(), key=lambda kv: -kv[1])
-            if t != chosen]
-    seen = {t for t, _ in alts} | {chosen}
-    alts += [(t, p) for t, p in best.alternatives if t not in seen]
+    alts: dict[str, float] = {t: best.confidence * p for t, p in share.items() if t != chosen}
+    for t, p in best.alternatives:
+        alts[t] = max(p, alts.get(t, 0.0))
     keep = max(n_alternatives, len(best.alternatives))
+    ranked = sorted(alts.items(), key=lambda kv: -kv[1])  # likeliest first
     return TileValue(best.halves, best.confidence * share[chosen], best.half_confidences,
-                     tuple(alts[:keep]))
+                     tuple(ranked[:keep]))
 
 
 class PipReader:

@@ -147,6 +147,9 @@ def test_best_of_outlines_keeps_the_most_confident_and_counts_agreement():
     total = 0.7 + 0.95 + 0.9 + 0.2
     assert best.confidence == pytest.approx(0.95 * (0.95 + 0.9) / total)
     assert [t for t, _ in best.alternatives] == ["4-6", "6-7"]
+    assert best.alternatives[0][1] == pytest.approx(0.95 * 0.7 / total)  # 4-6 by its share
+    probs = [p for _, p in best.alternatives]
+    assert probs == sorted(probs, reverse=True)
     agreeing = best_of_outlines(TileValue((3, 6), 0.9, (0.9, 1.0), ()),
                                 [TileValue((3, 6), 0.8, (0.9, 0.9), ())])
     assert agreeing.confidence == pytest.approx(0.9) and agreeing.alternatives == ()
