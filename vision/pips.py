@@ -242,9 +242,13 @@ class PipReader:
         if self.classifier is not None and len(owners):
             p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
                                dtype=np.float64)
-            ranks = tile_values(p_cnn, set_max, washed=washed)
+            # each outline's rank: the probability of its likeliest pair (tile_values'
+            # confidence without the glare doubt), for all outlines at once
+            p_set = p_cnn[:, : set_max + 1]
+            p_set = p_set / np.maximum(p_set.sum(axis=1, keepdims=True), 1e-12)
+            rank = p_set.max(axis=1).reshape(-1, 2).prod(axis=1)
             chosen = sorted(m for ms in by_owner.values()
-                            for m in sorted(ms, key=lambda m: -ranks[m].confidence)[:keep])
+                            for m in sorted(ms, key=lambda m: -rank[m])[:keep])
         rows = np.array([[2 * m, 2 * m + 1] for m in chosen], dtype=np.intp).reshape(-1)
         values = self.read_tiles(crops[rows], set_max,
                                  washed=None if washed is None else np.asarray(washed)[rows])
