@@ -201,3 +201,18 @@ def test_refine_keeps_a_tile_whose_moved_outlines_leave_the_frame(shipped_reader
     doubtful = dataclasses.replace(first, confidence=0.5)
     (again,) = shipped_reader.refine(img, [outline], [doubtful], 6)
     assert str(again.tile) == "1-2"
+
+
+def test_refine_reads_again_only_the_least_confident_tiles(shipped_reader, monkeypatch):
+    img = synth.table(420, 160, seed=5)
+    outlines = [synth.draw_tile(img, (90 + 80.5 * i, 80), 0, 40, v, face=(190, 215, 225))
+                for i, v in enumerate([(2, 5), (3, 6), (1, 4)])]
+    slid = [q + np.array([14.0, 0.0]) for q in outlines[:2]]
+    crops, washed = tile_crops_washed(img, slid)
+    first = shipped_reader.pips.read_tiles(crops, 9, washed=washed)
+    doubtful = [dataclasses.replace(first[0], confidence=0.6),
+                dataclasses.replace(first[1], confidence=0.5)]
+    monkeypatch.setattr(read_mod, "REFINE_MAX_TILES", 1)
+    again = shipped_reader.refine(img, slid, doubtful, 9, washed)
+    assert again[0] is doubtful[0]  # the surer one is left as it was
+    assert again[1] is not doubtful[1] and again[1].halves == (3, 6)
