@@ -298,7 +298,7 @@ def card_text(meta: dict) -> str:
         "## Training data",
         "",
         f"- Only scenes drawn by the project's renderer `vision.render` (commit "
-        f"`{rend['commit']}`): training seeds {rend['training_seeds']}, training tile and "
+        f"`{rend['commit']}`{'; ' + rend['note'] if rend.get('note') else ''}): training seeds {rend['training_seeds']}, training tile and "
         "table families only (held-out looks `marbled` tiles and `stone` tables never seen), "
         f"{tr['crops_per_scene']} crops of {tr['crop']} px per scene at the working scale "
         "times 0.7..1.45, most centred near a tile; close-ups of single ivory tiles "
