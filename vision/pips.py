@@ -10,6 +10,16 @@ All halves of a frame go to the classifier in one batched call. A tile's probabi
 ``(a, b)`` is the product of its halves' probabilities; its confidence is the probability of
 the chosen pair, and its alternatives are the next likeliest tiles (as canonical tile text,
 with the two orders of a pair merged), likeliest first.
+
+Two doubts are added on top (both measured on rendered tuning scenes, see the commits):
+
+- glare: a half partly blown out by a lamp's reflection (its fraction from
+  :func:`vision.halves.tile_crops_washed`) may hide pips, never show extra ones, so
+  :func:`hidden_pips` moves part of its probability to every value from its likeliest up, and
+  the tile lists them all among its alternatives;
+- the outline: a doubtful tile is read again at moved outlines (:mod:`vision.read`);
+  :meth:`PipReader.read_shortlist` reads those cheaply and :func:`best_of_outlines` keeps the
+  most confident reading, its confidence scaled by how many outlines agree.
 """
 
 from __future__ import annotations
