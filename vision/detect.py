@@ -969,14 +969,19 @@ MODE = "net"
 #: Two tiles are at one place when either covers this fraction of the other's area.
 NET_OVERLAP = 0.2
 #: A network tile is kept when its mean kernel probability is at least this (weaker tiles are
-#: never kept), and it shows a divider or pips (:attr:`TileCandidate.is_tile`) ...
-NET_LOW_SCORE = 0.75
+#: never kept), it shows a divider or PIPS_ALONE pips and the network sees face over it
+#: (FACE_MIN) ... Chosen on rendered tuning scenes with the shipped finder (baf1d17): 120 plain
+#: (seeds 1,600,000-119) and 80 with printed board art (decor=True, 1,650,000-039 and
+#: 1,660,000-039): 0.75 / 0.8 / 0.85 gave plain tiles right 0.9323 / 0.9310 / 0.9186, frames
+#: 0.750 / 0.750 / 0.733, decorated frames 0.75 / 0.80 / 0.80 and 0.40 / 0.40 (0.7 as 0.75).
+NET_LOW_SCORE = 0.8
 #: ... and its width and length are at least SIZE_LOW times the median of its NEIGHBOURS
 #: nearest whole kept tiles (when at least SIZE_REFERENCE are there; under a camera tilted
 #: 40 degrees near tiles look larger than far ones, so the reference is local). A tile more than
 #: SIZE_HIGH times as wide or long as the tiles near it (even one) is the kernels of touching
 #: tiles that ran together: its place is split again (:func:`_residual_tiles`) and it stays only
-#: where that finds no tile.
+#: where that finds no tile. (Swept on the plain tuning scenes with both finders: SIZE_LOW 0.5 /
+#: 0.7 and SIZE_HIGH 1.4 / 2.0 read no more tiles right and no more frames right.)
 SIZE_LOW, SIZE_HIGH = 0.6, 1.6
 SIZE_REFERENCE = 3
 NEIGHBOURS = 6
@@ -988,17 +993,15 @@ RESIDUAL_AREA = 0.6
 RESIDUAL_GROW = 0.15
 #: Candidates are also checked on their own principal colour axis (:func:`_colour_axis`).
 COLOUR_AXIS = True
-#: A network tile showing no divider must show at least PIPS_ALONE pip-like blobs (a printed
-#: dot is one), and the network must see top face over it: mean face probability at least
-#: FACE_MIN. Chosen on rendered tuning scenes (120 plain, seeds 1,600,000-119, and 40 with
-#: printed board art, decor=True, seeds 1,650,000-039): PIPS_ALONE 1 -> 2 and FACE_MIN 0 -> 0.6
-#: took precision on the decorated scenes from 0.856 to 0.904 (frames right 0.30 -> 0.40) and
-#: frames right on the plain ones from 0.675 to 0.692 for one tile fewer read right; FACE_MIN 0.5
-#: / 0.7 gave 0.897 / 0.918 precision but 0.9167 / 0.9093 tiles right on the plain scenes;
-#: also asking length >= 1.45 width lost tiles on both sets. Tiles split from the face map
-#: (:func:`_residual_tiles`) need PIPS_ALONE pips without a divider too (decorated precision
-#: 0.904 -> 0.909, frames 0.40 -> 0.425; plain tiles right 0.9167 -> 0.9155, frames unchanged).
-PIPS_ALONE = 2
+#: A tile showing no divider must show at least PIPS_ALONE pip-like blobs (a printed dot is
+#: one), also one split from the face map (:func:`_residual_tiles`), and the network must see
+#: top face over a network tile: mean face probability at least FACE_MIN. With the previous
+#: finder (9 epochs, no board art in training) PIPS_ALONE 2 and FACE_MIN 0.6 took decorated
+#: precision from 0.856 to 0.909 (frames 0.30 -> 0.425) for 1.5 plain tiles fewer; with the
+#: shipped one, which sees printed art as table, PIPS_ALONE 1 reads more (plain tiles right 0.9310
+#: -> 0.9323, decorated 0.9775 -> 0.9816 at NET_LOW_SCORE 0.75) and FACE_MIN 0.5 / 0.6 / 0.7 gave
+#: plain tiles right 0.9335 / 0.9323 / 0.9279 and decorated precision 0.978 / 0.980 / 0.984.
+PIPS_ALONE = 1
 FACE_MIN = 0.6
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:

@@ -315,7 +315,16 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
         if touches:  # a cut tile's blob is any part of one
             emit(_grown(kquad, 1.0 / KERNEL_SHRINK), width, True, score)
             continue
-        if not _tile_shaped(length, width, float(area)):
+        shaped = _tile_shaped(length, width, float(area))
+        if not shaped and a <= 2.2 * b:
+            # no longer than one tile's kernel, but not tile-shaped: the visible part of a tile
+            # running out of the picture when its grown outline leaves it
+            grown = _grown(kquad, 1.0 / KERNEL_SHRINK)
+            if ((grown < -0.5).any() or (grown[:, 0] > ww - 0.5).any()
+                    or (grown[:, 1] > wh - 0.5).any()):
+                emit(grown, width, True, score)
+                continue
+        if not shaped:
             for px, py in _split_blob(full, xs, ys):
                 if len(px) < MIN_KERNEL_AREA:
                     continue

@@ -124,30 +124,38 @@ def test_both_modes_find_a_chain_and_a_lone_tile(monkeypatch, mode):
     assert all(max(_poly_iou(t.corners, q) for t in whole) > 0.6 for q in truths)
 
 
-def test_printed_board_art_passes_for_fewer_tiles(monkeypatch):
-    """Held-out scenes 1,720,000 and 1,720,004 (seeds no training, tuning or evaluation uses)
-    with printed board art on the table (decor=True): measured 18 of 18 tiles found either way,
-    phantoms 13 with one pip enough and no face check, 7 with PIPS_ALONE 2 and FACE_MIN 0.6."""
+def test_printed_board_art_is_not_taken_for_tiles():
+    """Held-out scenes 1,720,000 and 1,720,002 (seeds no training, tuning or evaluation uses) with
+    printed board art on the table (decor=True). Measured with the shipped finder: 35 of 35
+    tiles found and no phantom (the previous finder, trained without board art, found 35 with 8
+    phantoms at these gates)."""
     from vision.render import random_scene_spec, render_scene
-    found = {True: 0, False: 0}
-    phantoms = {True: 0, False: 0}
-    truth = 0
-    for seed in (1_720_000, 1_720_004):
+    found = phantoms = truth = 0
+    for seed in (1_720_000, 1_720_002):
         scene = render_scene(random_scene_spec(seed, held_out=True, decor=True, set_max=6))
         tiles = scene.truth["tiles"]
         should = [np.asarray(t["corners"]) for t in tiles
                   if t["face_up"] and t["visible"] >= 0.9 and not t["cut"]]
         faceup = [np.asarray(t["corners"]) for t in tiles if t["face_up"]]
         truth += len(should)
-        for strict in (True, False):
-            if not strict:
-                monkeypatch.setattr(detect, "PIPS_ALONE", 1)
-                monkeypatch.setattr(detect, "FACE_MIN", 0.0)
-            whole = [t for t in detect_tiles(np.array(scene.image_bgr)).tiles if not t.cut]
-            found[strict] += sum(1 for q in should
-                                 if any(_poly_iou(t.corners, q) >= 0.5 for t in whole))
-            phantoms[strict] += sum(1 for t in whole
-                                    if all(_poly_iou(t.corners, q) < 0.3 for q in faceup))
-            monkeypatch.undo()
-    assert truth == 18 and found[True] == found[False] == 18
-    assert phantoms[True] <= 8 and phantoms[False] >= phantoms[True] + 4
+        whole = [t for t in detect_tiles(np.array(scene.image_bgr)).tiles if not t.cut]
+        found += sum(1 for q in should if any(_poly_iou(t.corners, q) >= 0.5 for t in whole))
+        phantoms += sum(1 for t in whole if all(_poly_iou(t.corners, q) < 0.3 for q in faceup))
+    assert truth == 35 and found >= 34 and phantoms <= 1
+
+
+@pytest.mark.parametrize("pips_alone", [1, 2])
+def test_a_tile_shape_with_one_printed_dot_needs_pips_alone(monkeypatch, pips_alone):
+    """A plain tile-shaped card with one dot and no divider beside a real tile: a tile when one
+    pip is enough (PIPS_ALONE 1, as a 0-1 whose divider does not show), dropped at 2."""
+    monkeypatch.setattr(detect, "PIPS_ALONE", pips_alone)
+    img = synth.table(400, 300, seed=8)
+    real = synth.draw_tile(img, (130, 150), 0, 36, (3, 5))
+    card = synth.tile_corners((280, 150), 90, 36)
+    cv2.fillConvexPoly(img, np.round(card).astype(np.int32), (225, 240, 245))
+    cv2.circle(img, (280, 130), 4, (20, 20, 20), -1)
+    whole = [t for t in detect_tiles(img).tiles if not t.cut]
+    assert any(_poly_iou(t.corners, real) > 0.7 for t in whole)
+    on_card = [t for t in whole if _poly_iou(t.corners, card) > 0.5]
+    assert len(on_card) == (1 if pips_alone == 1 else 0)
+    assert len(whole) == 1 + len(on_card)
