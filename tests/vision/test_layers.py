@@ -355,6 +355,13 @@ def test_layers_eval_command_prints_figures_and_refuses_training_seeds(capsys,
     assert out["cold_geometry"]["tiles"] == out["cold_image"]["tiles"] > 0
     assert 0.0 <= out["cold_image"]["accuracy"] <= 1.0
     assert "cold_image_failures" not in out
+    # by default the same photos are also judged with every corner 1 px off at random
+    assert out["jitter_px"] == 1.0
+    assert out["cold_image_jittered"]["tiles"] == out["cold_image"]["tiles"]
+    with pytest.raises(RenderSpecError, match="--jitter -1.0: expected a corner noise"):
+        run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--jitter", "-1"]))
+    assert run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--jitter", "0"])) == 0
+    assert "cold_image_jittered" not in json.loads(capsys.readouterr().out)
     # --failures lists every wrong tile: an estimator that lifts the first tile of each scene
     # by one layer (image cues only) makes exactly one per scene
     real = layerbench.estimate_layers

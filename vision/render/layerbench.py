@@ -7,6 +7,10 @@ Figures printed (JSON):
   ground-truth top-face quads of every tile with ``visible > 0`` (so a tile the reader would miss
   is still judged);
 * ``cold_geometry``: the same with the scene's camera as the calibration (parallax);
+* ``cold_image_jittered`` (with ``--jitter PX`` > 0, default 1): the same photos with every
+  true corner moved at random (normal, ``PX`` pixels per axis, seeded per scene) and the
+  estimator told the outlines are that far off (``outline_px``): the one-photo figure with
+  outlines as imprecise as a detector's, without the detector's misses;
 * ``tracked``: the stack watched being built (:func:`vision.render.stacking.stack_sequence`, one
   tile more per still frame) through a :class:`vision.layers.LayerTracker`, image cues only,
   ground-truth quads; counted on every tile of the last frame and on every tile of every frame;
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from collections import Counter
 from typing import Any
@@ -68,9 +73,17 @@ def _failures(seed: int, est: list, tiles: list[dict[str, Any]]) -> list[dict[st
             for i, (e, t) in enumerate(zip(est, tiles)) if e.layer != t["layer"]]
 
 
+def _jittered(tiles: list[dict[str, Any]], px: float, rng: np.random.Generator
+              ) -> list[np.ndarray]:
+    return [np.asarray(t["corners"], float) + rng.normal(0.0, px, (4, 2)) for t in tiles]
+
+
 def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
-             failures: bool = False) -> dict[str, Any]:
+             failures: bool = False, jitter: float = 1.0) -> dict[str, Any]:
     """Run the evaluation and return its figures (see the module docstring)."""
+    if not math.isfinite(jitter) or jitter < 0:
+        raise RenderSpecError(f"--jitter {jitter}: expected a corner noise in pixels >= 0 "
+                              "(0 leaves the jittered figure out)")
     if seed < HELD_OUT_SEED_MIN:
         raise RenderSpecError(f"--seed {seed} is a training seed; layer figures use held-out "
                               f"seeds >= {HELD_OUT_SEED_MIN}")
@@ -93,6 +106,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
         if failures:
             failed += _failures(seed + k, est_cold, tiles)
         _tally(c, estimate_layers(scene.image_bgr, tiles, geom), tiles, "cold_geometry")
+        if jitter > 0:
+            noisy = _jittered(tiles, jitter, np.random.default_rng((seed + k, 7)))
+            _tally(c, estimate_layers(scene.image_bgr, noisy, outline_px=jitter), tiles,
+                   "cold_image_jittered")
         if rd is not None:
             reading = rd.read(scene.image_bgr, scene.truth["set_max"])
             found = [t for t in reading.tiles if not t.cut]
@@ -131,7 +148,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
                 _tally(c, estimate_layers(scene.image_bgr, tiles), tiles, "same_cold_image")
     out: dict[str, Any] = {"scenes": n_scenes, "sequences": sequences, "seed": seed,
                            "detector_input": "ground-truth quads of tiles with visible > 0"}
-    for key in ("cold_image", "cold_geometry", "tracked_last_frame", "tracked_all_frames",
+    if jitter > 0:
+        out["jitter_px"] = jitter
+    for key in ("cold_image", "cold_image_jittered", "cold_geometry", "tracked_last_frame", "tracked_all_frames",
                 "same_cold_image"):
         if c[key + "_n"]:
             per_layer = {str(L): f"{c[f'{key}_ok_layer{L}']}/{c[f'{key}_n_layer{L}']}"
@@ -168,6 +187,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--failures", action="store_true",
                         help="also list every tile the one-photo estimate got wrong (seed, "
                              "tile, true and estimated layer, deciding cue)")
+    parser.add_argument("--jitter", type=float, default=1.0, metavar="PX",
+                        help="also measure one photo with every true corner moved at random by "
+                             "this many pixels (default 1; 0 leaves it out)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,7 +199,8 @@ def run(args: argparse.Namespace) -> int:
         raise RenderSpecError(f"--scenes {args.scenes} / --sequences {args.sequences}: expected "
                               "counts >= 0, not both 0")
     print(json.dumps(evaluate(args.scenes, args.seed, args.sequences, args.reader,
-                              getattr(args, "failures", False)), indent=1))
+                              getattr(args, "failures", False),
+                              getattr(args, "jitter", 1.0)), indent=1))
     return 0
 
 
