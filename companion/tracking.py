@@ -31,7 +31,10 @@ overlapping by :data:`REREAD_MIN_IOU`) it is that tile read again, as another va
 known tile stays as it was; elsewhere it was missed before and is found late: it covers
 nothing and keeps the reader's cold-start layer. Where the picture changed (a tile taken away,
 or laid there) the change is as without the memory: a tile gone with nothing over it is
-removed. Without ``changed`` nothing is remembered.
+removed; it is remembered (``gone``, hidden) for one more reading only as where a tile went:
+a tile found over it then (laid on it while the reader missed both) lies on it, one layer up,
+and it is ``covered`` after all; found again itself, it is added, as without the memory.
+Without ``changed`` nothing is remembered.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
 
@@ -64,6 +67,9 @@ class Seen:
     #: readings in a row that did not find this tile although the picture where it lies did
     #: not change (kept by the tracking's memory; 0: found in the last reading)
     unseen: int = 0
+    #: removed by the last reading where the picture changed and nothing was seen over it:
+    #: remembered (``hidden``) for one more reading, in case a tile the reader missed lies on it
+    gone: bool = False
 
     @property
     def center(self) -> np.ndarray:
@@ -327,6 +333,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     match_old: dict[int, int] = {}
     match_new: dict[int, int] = {}
     for dist, i, j in pairs:
+        if before[i].gone:
+            continue  # out of sight last time: it only marks where a tile went
         if dist > move_tol and (before[i].hidden or still(before[i])):
             # a hidden tile comes back only where it lay; a tile whose place did not change
             # did not move (its value seen elsewhere is another tile)
@@ -347,6 +355,13 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             if j not in reread and i not in reread.values() and not laid_now(after[j]):
                 reread[j] = i
     visible = [o for o in before if not o.hidden]
+    ghosts = [o for o in before if o.gone]
+
+    def ghosts_under(s: Seen) -> list[Seen]:
+        """The tiles out of sight since the last reading that ``s`` may lie on (not itself
+        found again where it lay)."""
+        return [g for g in ghosts if not (_same_tile(g, s) and np.linalg.norm(
+            g.center - s.center) <= move_tol * max(1e-6, g.width))]
     # tiles seen in this reading that were seen before too (stayed or read again): another
     # value read over one of their outlines is that tile read twice, not a tile laid on it (a
     # tile laid on another hides it)
@@ -375,14 +390,18 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             continue
         if before and changed is not None and not laid_now(s):
             # not laid now (the picture at it hardly changed): found late, so it covers nothing
-            # known and keeps the reader's cold-start layer
+            # known and keeps the reader's cold-start layer, unless it lies where a tile went
+            # out of sight last time (it was laid on that one then)
+            on = [g for g in ghosts_under(s) if overlap_fraction(s, g) >= COVER_MIN_OVERLAP]
+            if on:
+                s = dataclasses.replace(s, layer=1 + max(g.layer for g in on))
             change.added.append(s)
-            change.under[s] = []
+            change.under[s] = on
             table.append(s)
             continue
-        under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(visible)),
-                       reverse=True)
-        below = [visible[k] for f, k in under if f >= COVER_MIN_OVERLAP]
+        known = visible + ghosts_under(s)
+        under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(known)), reverse=True)
+        below = [known[k] for f, k in under if f >= COVER_MIN_OVERLAP]
         if below:
             s = dataclasses.replace(s, layer=1 + max(o.layer for o in below))
         elif before:  # watched: nothing known under it, so it lies on the table
@@ -393,6 +412,12 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     reread_old = set(reread.values())
     for i, o in enumerate(before):
         if i in match_old or i in reread_old:
+            continue
+        if o.gone:  # out of sight last time: a tile laid on it then was found now, or gone
+            over = next((s for s in change.added if o in change.under[s]), None)
+            if over is not None:
+                change.covered.append((dataclasses.replace(o, hidden=False, gone=False), over))
+                table.append(dataclasses.replace(o, gone=False))
             continue
         if o.hidden:  # still under something seen now: still hidden; else gone with its stack
             if any(not t.hidden and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
@@ -408,6 +433,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             table.append(dataclasses.replace(o, unseen=o.unseen + 1))  # missed this time
         else:
             change.removed.append(dataclasses.replace(o, unseen=0))
+            if changed is not None and not still(o):
+                table.append(dataclasses.replace(o, unseen=0, hidden=True, gone=True))
     for s in change.added:
         change.contacts[s.tile] = contacts_of(s, [t for t in table if not t.hidden])
     change.table = table

@@ -73,7 +73,15 @@ def test_a_tile_taken_away_where_the_picture_changed_is_removed() -> None:
     table = diff([], [a, b]).table
     gone = diff(table, [b], changed=_changed_at((100, 100)))
     assert gone.removed == [a] and gone.covered == []
-    assert [s.tile for s in gone.table] == [Tile.of(5, 5)]
+    assert [s.tile for s in gone.table if not s.hidden] == [Tile.of(5, 5)]
+    # remembered for one more reading only as where a tile went (hidden), then forgotten
+    # without a second removal
+    assert [(s.tile, s.gone) for s in gone.table if s.hidden] == [(Tile.of(1, 2), True)]
+    later = diff(gone.table, [b], changed=_changed_at())
+    assert later.empty and [s.tile for s in later.table] == [Tile.of(5, 5)]
+    # put back where it lay: added again, as without the memory (Castle Rock's row)
+    back = diff(gone.table, [a, b], changed=_changed_at((100, 100)))
+    assert back.added == [a] and back.covered == [] and back.added[0].layer == 0
     # a whole stack taken away: the hidden tile goes with it, memory or not
     top = _on(a, 3, 4)
     stacked = diff(table, [b, top], changed=_changed_at((100, 100))).table
@@ -168,3 +176,22 @@ def test_a_sighting_whose_own_outline_hardly_changed_was_not_laid_now() -> None:
     laid = diff(table, [misread], changed=fractions(0.34))
     assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(7, 8), 1)]
     assert [a.tile for a, _ in laid.covered] == [Tile.of(4, 7)]
+
+
+def test_a_tile_found_late_where_a_tile_went_out_of_sight_was_laid_on_it() -> None:
+    """The reader misses a tile laid on 1-2 and 1-2 under it (the picture changed there, so
+    1-2 is removed); the next reading finds the new tile: it lies on 1-2, one layer up."""
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 200, 100)
+    table = diff([], [low, side]).table
+    missed = diff(table, [side], changed=_changed_at((100, 100)))
+    assert [s.tile for s in missed.removed] == [Tile.of(1, 2)]
+    top = _on(low, 3, 0)
+    found = diff(missed.table, [side, top], changed=_changed_at())
+    assert [(s.tile, s.layer) for s in found.added] == [(Tile.of(0, 3), 1)]
+    assert [(a.tile, b.tile) for a, b in found.covered] == [(Tile.of(1, 2), Tile.of(0, 3))]
+    assert {(s.tile, s.hidden, s.gone) for s in found.table} == {
+        (Tile.of(5, 5), False, False), (Tile.of(0, 3), False, False),
+        (Tile.of(1, 2), True, False)}
+    # without the memory it lands on the table
+    assert diff(diff(table, [side]).table, [side, top]).added[0].layer == 0
