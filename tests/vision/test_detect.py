@@ -313,8 +313,8 @@ def test_refine_quad_centres_the_outline_on_the_divider_not_a_pip_column(shift):
 def test_network_first_detector_beats_classical_on_held_out_scenes(monkeypatch):
     """The first six held-out double-six scenes from seed 1,700,000 with at least 5 tiles to read
     (seeds no training, tuning or evaluation uses). Measured: the classical stages alone 65 of 91
-    tiles found and 2 phantoms; the network-first detector 82 and no phantom (the checked-cloth
-    scene 1700000 still gives 8 of 17). (The earlier pooled detector: 81 and 2 phantoms.)"""
+    tiles found and 2 phantoms; the network-first detector 86 and no phantom with the shipped
+    finder (82 with the previous one). (The earlier pooled detector: 81 and 2 phantoms.)"""
     import vision.detect as detect
     from vision.render import random_scene_spec, render_scene
 
@@ -340,8 +340,8 @@ def test_network_first_detector_beats_classical_on_held_out_scenes(monkeypatch):
             if mode == "net":
                 phantoms += sum(1 for t in whole if all(_poly_iou(t.corners, q) < 0.3
                                                         for q in faceup))
-    assert found["net"] >= 0.88 * truth
-    assert found["net"] >= found["classical"] + 12
+    assert found["net"] >= 0.9 * truth
+    assert found["net"] >= found["classical"] + 15
     assert phantoms <= 1
 
 
