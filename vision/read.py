@@ -11,11 +11,11 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   halves, and how much of each a glare spot blows out);
 - ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier;
   a half under glare is doubted: it may hide pips, and its alternatives say which values);
-- ``refine``: only when a tile reads with less confidence than :data:`REFINE_BELOW`: that
-  tile is read again at outlines with its ends moved along its length
-  (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`; the classifier ranks them and
-  the two likeliest are read in full), and the most confident
-  reading kept, with a confidence that counts how many outlines agree
+- ``refine``: only with the classifier, when a tile reads with less confidence than
+  :data:`REFINE_BELOW`: that tile (at most :data:`REFINE_MAX_TILES` a frame) is read again at
+  outlines with its ends moved along its length (:func:`vision.halves.outline_variants`,
+  :data:`REFINE_MOVES`; the classifier ranks them and the two likeliest are read in full), and
+  the most confident reading kept, with a confidence that counts how many outlines agree
   (:func:`vision.pips.best_of_outlines`); the reported corners stay the detector's;
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
@@ -285,7 +285,10 @@ class Reader:
                       else self.pips.read_tiles(crops, set_max))
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
-        if full and any(v.confidence < REFINE_BELOW for v in values):
+        # refinement was chosen with the classifier's confidences; the classical reader's
+        # alone are a heuristic (a clean tile reads at about 0.93) and would pick wrong outlines
+        if (full and self.pips.uses_classifier
+                and any(v.confidence < REFINE_BELOW for v in values)):
             values = self.refine(frame_bgr, [k for _, k in whole], values, set_max, blown)
             t4b = time.perf_counter()
             times["refine"] = (t4b - t4) * 1000

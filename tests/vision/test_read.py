@@ -40,6 +40,7 @@ def test_reads_tiles_and_flags_the_cut_one(reader, table_png):
     assert len(cut) == 1 and cut[0].tile is None
     assert any("run out of the picture" in w for w in r.warnings)
     assert set(r.timings_ms) >= {"load", "check", "detect", "crop", "pips", "total"}
+    assert "refine" not in r.timings_ms  # outlines are re-read only with the classifier
     assert (r.width, r.height) == (640, 400)
 
 
