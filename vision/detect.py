@@ -901,6 +901,7 @@ def classical_detect(frame_bgr: np.ndarray) -> Detection:
         # estimate disagrees by more than a quarter found something else (board squares).
         best = max(have, key=lambda n: ranked[n][1])
         w_ref = widths[best]
+        assert w_ref is not None  # best is one of the maps that have a width
         for name in list(levels):
             levels[name] = ranked[name][0]
         return {n: (x if x is not None and abs(x - w_ref) <= 0.25 * w_ref else None)
@@ -1003,6 +1004,7 @@ COLOUR_AXIS = True
 #: plain tiles right 0.9335 / 0.9323 / 0.9279 and decorated precision 0.978 / 0.980 / 0.984.
 PIPS_ALONE = 1
 FACE_MIN = 0.6
+
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
@@ -1140,7 +1142,8 @@ def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
     tiles are judged by score only (their outlines are parts of tiles)."""
     sure = [t for t, score in zip(tiles, scores) if score >= NET_LOW_SCORE]
     kept, large = [], []
-    for t, few, many in zip(sure, _reference_sizes(sure, 1), _reference_sizes(sure, SIZE_REFERENCE)):
+    for t, few, many in zip(sure, _reference_sizes(sure, 1),
+                            _reference_sizes(sure, SIZE_REFERENCE)):
         if not t.cut and few is not None:
             w, length = _sides(t.corners)
             if max(w / few[0], length / few[1]) > SIZE_HIGH:
@@ -1160,16 +1163,17 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
     in which at least :data:`RESIDUAL_AREA` tile areas of face lie outside the kept tiles (grown
     by :data:`RESIDUAL_GROW` of the width; slivers opened away) is split whole by the grid cover
     of stage 3 (:func:`_split_any`) at ``width`` px, and its tiles that show a divider or
-    :data:`PIPS_ALONE` pips and lie where no kept tile is are returned; where the whole blob gives none, the face the kept
-    tiles leave in it is split, piece by piece. ``face`` is at half the working size, ``scale``
-    working px per image px; the masks are worked at the working size, and only a blob that is
-    split is brought to image pixels."""
+    :data:`PIPS_ALONE` pips and lie where no kept tile is are returned; where the whole blob
+    gives none, the face the kept tiles leave in it is split, piece by piece. ``face`` is at half
+    the working size, ``scale`` working px per image px; the masks are worked at the working
+    size, and only a blob that is split is brought to image pixels."""
     img_h, img_w = next(iter(ink_maps.values())).shape
-    wh, ww = min(2 * face.shape[0], round(img_h * scale)), min(2 * face.shape[1], round(img_w * scale))
+    wh = min(2 * face.shape[0], round(img_h * scale))
+    ww = min(2 * face.shape[1], round(img_w * scale))
     prob = cv2.resize(face, (face.shape[1] * 2, face.shape[0] * 2),
                       interpolation=cv2.INTER_LINEAR)[:wh, :ww]
     mask = (prob >= FACE_LEVEL).astype(np.uint8)
-    free = mask.copy()
+    free: np.ndarray = mask.copy()
     w_work = width * scale
     for t in kept:
         c = t.corners.mean(axis=0)

@@ -269,7 +269,7 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     full = up(kernel)
     mask = (full >= KERNEL_THRESHOLD).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    # each blob's pixels, mean probability and minimum-area rectangle (a, b: its long and short side)
+    # per blob: its pixels, mean probability, minimum-area rectangle and its long and short side
     blobs: dict[int, tuple[np.ndarray, np.ndarray, float, np.ndarray, float, float]] = {}
     for k in range(1, n):
         x, y, bw, bh, area = stats[k]
