@@ -237,6 +237,17 @@ def test_render_command_writes_pairs(tmp_path, capsys) -> None:
         assert {"width", "height", "seed", "set_max", "style", "camera", "table_to_image",
                 "tiles", "markers", "hands", "game"} <= set(truth)
         assert len(truth["markers"]) == 4 and truth["style"]["held_out"] is True
+    # --decor draws board art on the same scenes' tables: same tiles, another picture
+    plain = cv2.imread(str(tmp_path / "scene_1000004.png"))
+    args = parser.parse_args(["--out", str(tmp_path / "decor"), "--count", "1", "--seed", "4",
+                              "--size", "320x240", "--held-out", "--markers", "--decor"])
+    assert run(args) == 0
+    capsys.readouterr()
+    truth = json.loads((tmp_path / "decor" / "scene_1000004.json").read_text())
+    decorated = cv2.imread(str(tmp_path / "decor" / "scene_1000004.png"))
+    assert [t["tile"] for t in truth["tiles"]] == [
+        t["tile"] for t in json.loads((tmp_path / "scene_1000004.json").read_text())["tiles"]]
+    assert np.abs(decorated.astype(int) - plain.astype(int)).mean() > 1.0
 
 
 def test_write_scene_rejects_bad_name(tmp_path) -> None:

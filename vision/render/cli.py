@@ -56,6 +56,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clean", action="store_true",
                         help="no blur, noise, JPEG, glare, colour cast or lens distortion")
     parser.add_argument("--hands", type=int, default=None, help="hands reaching in per scene")
+    parser.add_argument("--decor", action="store_true",
+                        help="printed game-board art on the table (vision.render.decor): grids, "
+                             "motifs with numerals, lettering, logos, pip-like dots")
     parser.add_argument("--overlay", action="store_true",
                         help="also write NAME.overlay.jpg with the ground truth drawn on it")
     parser.add_argument("--sequence", metavar="GAME", default=None,
@@ -85,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
             constraints[key] = value
     if args.clean:
         constraints["degrade"] = False
+    if args.decor:
+        constraints["decor"] = True
     out = Path(args.out)
     if args.sequence:
         return _run_sequences(args, first, constraints, out)
