@@ -48,7 +48,8 @@ import numpy as np
 from companion.interpret import Interpreter, interpreter_for
 from companion.session import Session
 from companion.tiles import Tile
-from companion.tracking import Seen, change_picture, changed_fractions, diff
+from companion.tracking import (LAID_MIN_CHANGED, Seen, change_picture, changed_fractions,
+                                diff)
 from vision.still import ChangedRegion, small_grey
 
 
@@ -161,6 +162,8 @@ class LiveLoop:
         self._last_annotated = 0.0
         #: corrections pinned to where the corrected tile lies: read tile -> (centre, width, real)
         self._pins: dict[Tile, tuple[np.ndarray, float, Tile]] = {}
+        #: corrections (read, real) whose tile a new tile was laid on: never pinned again
+        self._retired: set[tuple[Tile, Tile]] = set()
         #: when a list, every stage of every frame is noted in it as a :class:`TraceEvent`
         #: (``python -m companion.livebench`` uses it to say where each step's time went)
         self.trace: list[TraceEvent] | None = None
@@ -381,17 +384,23 @@ class LiveLoop:
                     out.setdefault(read, real)
         return out
 
-    def _relabel(self, seen: list[Seen]) -> list[Seen]:
+    def _relabel(self, seen: list[Seen],
+                 changed: Callable[[Seen], float] | None = None) -> list[Seen]:
         """Apply this round's corrections to the tiles at the places where they were made: a
         tile read as X at the spot where a person said X is really Y is taken as Y; an X seen
-        anywhere else stays X (it may be the real X, played later)."""
+        anywhere else stays X (it may be the real X, played later). With ``changed`` (where
+        the picture changed since the last accepted reading, as for
+        :func:`companion.tracking.diff`), an X there whose own outline changed by more than
+        :data:`companion.tracking.LAID_MIN_CHANGED` was laid just now, on the corrected tile:
+        it is read as it is, and that correction is not pinned again."""
         fix = self.relabels()
         if not fix:
             self._pins = {}
+            self._retired = set()
             return seen
         self._pins = {k: v for k, v in self._pins.items() if fix.get(k) == v[2]}
         for read, real in fix.items():
-            if read not in self._pins:
+            if read not in self._pins and (read, real) not in self._retired:
                 where = next((b for b in self.baseline if b.tile in (read, real)), None)
                 if where is not None:
                     self._pins[read] = (where.center, where.width, real)
@@ -399,8 +408,12 @@ class LiveLoop:
         for s in seen:
             pin = self._pins.get(s.tile)
             if pin is not None and float(np.linalg.norm(s.center - pin[0])) <= 0.6 * pin[1]:
-                real = pin[2]
-                s = dataclasses.replace(s, tile=real, halves=_oriented(real, s.halves))
+                if changed is not None and changed(s) > LAID_MIN_CHANGED:
+                    self._retired.add((s.tile, pin[2]))
+                    del self._pins[s.tile]
+                else:
+                    real = pin[2]
+                    s = dataclasses.replace(s, tile=real, halves=_oriented(real, s.halves))
             out.append(s)
         return out
 
@@ -409,7 +422,7 @@ class LiveLoop:
         """Take ``seen`` as the table now (``changed``: where the picture changed since the
         last accepted reading, for :func:`companion.tracking.diff`'s memory) and publish what
         the game's interpreter makes of the change."""
-        seen = self._relabel(seen)
+        seen = self._relabel(seen, changed)
         self.baseline = self._relabel(self.baseline)
         self._note("relabelled")
         change = diff(self.baseline, seen, changed=changed)

@@ -502,3 +502,31 @@ def test_a_change_crops_do_not_explain_is_read_again_whole(tmp_path: Path) -> No
     stages = [e.stage for e in loop.trace]
     assert "unexplained" in stages and "rearmed" in stages
     assert reader.shapes[-1] == (720, 1280)  # found by the whole frame
+
+
+def test_a_corrected_tile_covered_by_a_new_tile_lets_the_new_one_be_read(tmp_path: Path,
+                                                                           monkeypatch) -> None:
+    """A person said the 0-9 read at a spot is really 8-9 (the camera misreads that tile): a
+    0-9 read there later is taken as 8-9, unless its own outline changed (it was laid there
+    just now, on the corrected tile): then it is the real 0-9, and that correction is not
+    pinned again (the Stackernoes demo's 0-9 laid on the corrected 8-9 went unseen)."""
+    loop = LiveLoop(_session(tmp_path), ScriptedReader(), gate=StillGate(still_frames=2), agree=2)
+    monkeypatch.setattr(loop, "relabels", lambda: {Tile.of(0, 9): Tile.of(8, 9)})
+    loop.baseline = [tile_at(8, 9, 100, 100)]
+    again = tile_at(0, 9, 101, 100)
+    elsewhere = tile_at(0, 9, 300, 100)
+    # the corrected tile re-read the old way, where nothing changed: still 8-9
+    out = loop._relabel([again, elsewhere], changed=lambda s: 0.0)
+    assert [str(s.tile) for s in out] == ["8-9", "0-9"]
+    # a 0-9 laid there now (its outline changed): read as it is
+    out = loop._relabel([again], changed=lambda s: 0.9)
+    assert [str(s.tile) for s in out] == ["0-9"]
+    # and from then on that correction is not pinned again
+    loop.baseline = [tile_at(8, 9, 100, 100), again]
+    assert [str(s.tile) for s in loop._relabel([again], changed=lambda s: 0.0)] == ["0-9"]
+    # without change information the pin still applies (a fresh loop)
+    fresh = LiveLoop(_session(tmp_path / "b"), ScriptedReader(), gate=StillGate(still_frames=2),
+                     agree=2)
+    monkeypatch.setattr(fresh, "relabels", lambda: {Tile.of(0, 9): Tile.of(8, 9)})
+    fresh.baseline = [tile_at(8, 9, 100, 100)]
+    assert [str(s.tile) for s in fresh._relabel([again])] == ["8-9"]
