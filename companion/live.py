@@ -218,11 +218,6 @@ class LiveLoop:
         reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
         region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
-        # where the picture changed, finely, for the tracking's memory of tiles missed there
-        fine = change_picture(frame_bgr)
-        changed = changed_fractions(
-            ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA),
-            None if plane is None else functools.partial(_image_corners, plane=plane))
         tile = self._tile_size(region)
         region = region.grown(REGION_GROW * tile)
         box = self._crop(region, tile)
@@ -257,6 +252,12 @@ class LiveLoop:
         if decided is None:
             return []
         how, table, region, inside = decided
+        # where the picture changed, finely, for the tracking's memory of tiles missed there
+        # (only for the reading that decided: the others are never accepted)
+        fine = change_picture(frame_bgr)
+        changed = changed_fractions(
+            ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA),
+            None if plane is None else functools.partial(_image_corners, plane=plane))
         self._note("agreed", how=how, reads=len(self._reads))
         self._done_for_this_still = True
         before = [b for b in self.baseline if not getattr(b, "hidden", False)

@@ -1257,6 +1257,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     for f in found:
+        if f.score < NET_LOW_SCORE:
+            continue  # never kept (_plausible_net_tiles): not worth scoring its divider and pips
         (divider, fill, pips), polarity = _quad_score(
             ink_maps, f.corners, frame_bgr if COLOUR_AXIS else None, first=True)
         cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
