@@ -13,8 +13,9 @@ Face-down tiles, hands, markers and table decorations are background. Post-proce
 only: the kernel map is brought to the working size and thresholded, each connected blob's
 minimum-area rectangle is grown back by ``1 / KERNEL_SHRINK`` (or replaced by the rectangle of
 the face pixels nearest the blob, when the two agree) and mapped to image pixels; blobs of
-several touching tiles are split at higher thresholds, straight ones into whole tiles
-(:func:`tiles_from_maps`). A tile whose grown outline leaves the picture, or whose blob touches
+several touching tiles are split into tiles the size of the single tiles near them (kernel
+rectangles fitted one at a time: L, T and V shapes, hubs, a toe against its tile), else at higher
+thresholds, straight ones into whole tiles (:func:`tiles_from_maps`). A tile whose grown outline leaves the picture, or whose blob touches
 the picture's border, is ``cut``.
 Every tile's size comes from the tile itself (there is no per-frame tile-width estimate).
 
@@ -71,6 +72,22 @@ SPLIT_LEVELS = (0.7, 0.85, 0.95)
 SOLID = 0.65
 #: Smallest and largest length / width of a grown tile.
 MIN_ASPECT, MAX_ASPECT = 1.3, 3.2
+#: A blob that is not one tile is split by fitting kernel rectangles of the size of the
+#: tile-shaped blobs near it (up to FIT_NEIGHBOURS of them; :func:`_fit_kernels`) when at least
+#: one such blob is in the picture: one rectangle at a time, at FIT_ANGLES directions, where it
+#: holds the most kernel probability while at least FIT_COVER of it is blob; the fitted tiles
+#: must explain FIT_EXPLAINED of the blob, else the threshold split below is used.
+FIT_NEIGHBOURS = 6
+FIT_ANGLES = 36
+FIT_COVER = 0.6
+FIT_EXPLAINED = 0.8
+#: Whether blobs are split by fitting kernel rectangles at all (False: threshold split only).
+FIT_SPLIT = True
+#: Kernels at least this long (working px) are fitted at half resolution (faster).
+FIT_COARSE = 12.0
+#: A blob at the picture's border is fitted (a chain or hub running out of the picture) when
+#: it is this many times as long as the kernels near it; shorter, it is one cut tile.
+FIT_LONGER = 1.6
 
 
 class TileFinderError(DominoError, ValueError):
@@ -247,15 +264,139 @@ def _chain_split(kquad: np.ndarray, a: float, b: float) -> list[np.ndarray]:
     return quads
 
 
+def _rotation(angle_deg: float, centre: tuple[float, float], side: int) -> np.ndarray:
+    """The affine map (2, 3) turning a picture ``angle_deg`` about ``centre`` into the middle
+    of a ``side`` x ``side`` canvas."""
+    m = cv2.getRotationMatrix2D(centre, angle_deg, 1.0)
+    m[:, 2] += (side / 2.0 - centre[0], side / 2.0 - centre[1])
+    return m
+
+
+def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, kwid: float
+                 ) -> tuple[list[np.ndarray], float]:
+    """Kernel rectangles ``klen`` x ``kwid`` (working px, corners 0-1 at one short end) fitted
+    one at a time to a kernel blob (pixels ``xs``, ``ys`` of the kernel map ``full``) that holds
+    several tiles touching at angles (an L, a T, a hub, a toe against its tile), and the fraction
+    of the blob's pixels the tiles of the fitted kernels take in.
+
+    At each of :data:`FIT_ANGLES` directions the blob (and its kernel probability) is turned so
+    the direction is horizontal and summed over every ``klen`` x ``kwid`` box; the box holding
+    the most probability, less the blob in the rest of the tile it stands for (a true kernel has
+    none there but the necks where its tile touches others), with at least :data:`FIT_COVER` of
+    it blob, is a kernel; its tile (the box grown by ``1 / KERNEL_SHRINK``) is taken out of the
+    blob, and the next box is looked for in what is left, until no box is blob enough. Kernels
+    at least :data:`FIT_COARSE` px long are fitted on the map at half resolution."""
+    f = 2 if klen >= FIT_COARSE else 1
+    kl, kw = klen / f, kwid / f
+    lk, wk = max(3, int(round(kl))), max(2, int(round(kw)))
+    # the whole tile's box, of the same parity so both boxes have one centre
+    lt = lk + 2 * int(round((kl / KERNEL_SHRINK - kl) / 2))
+    wt = wk + 2 * int(round((kw / KERNEL_SHRINK - kw) / 2))
+    pad = int(math.ceil(klen))
+    x0, y0 = int(xs.min()) - pad, int(ys.min()) - pad
+    w, h = int(xs.max()) - x0 + pad + 1, int(ys.max()) - y0 + pad + 1
+    blob = np.zeros((h, w), np.float32)
+    blob[ys - y0, xs - x0] = 1.0
+    prob = np.zeros((h, w), np.float32)
+    prob[ys - y0, xs - x0] = full[ys, xs]
+    if f > 1:
+        small = ((w + f - 1) // f, (h + f - 1) // f)
+        blob = (cv2.resize(blob, small, interpolation=cv2.INTER_AREA) >= 0.5).astype(np.float32)
+        prob = cv2.resize(prob, small, interpolation=cv2.INTER_AREA) * blob
+        h, w = blob.shape
+    side = int(math.ceil(math.hypot(w, h))) + 2
+    centre = ((w - 1) / 2.0, (h - 1) / 2.0)
+    need = FIT_COVER * lk * wk
+
+    def score(b: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """Per box position: its probability less the blob in the rest of its tile, or
+        -1 where less than FIT_COVER of the box is blob."""
+        cover = cv2.boxFilter(b, -1, (lk, wk), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        ring = cv2.boxFilter(b, -1, (lt, wt), normalize=False,
+                             borderType=cv2.BORDER_CONSTANT) - cover
+        mass = cv2.boxFilter(p, -1, (lk, wk), normalize=False,
+                             borderType=cv2.BORDER_CONSTANT) - ring
+        mass[cover < need] = -1.0
+        return mass
+
+    turns = []
+    for k in range(FIT_ANGLES):
+        m = _rotation(180.0 * k / FIT_ANGLES, centre, side)
+        b = cv2.warpAffine(blob, m, (side, side), flags=cv2.INTER_NEAREST)
+        p = cv2.warpAffine(prob, m, (side, side), flags=cv2.INTER_NEAREST)
+        turns.append((m, cv2.invertAffineTransform(m), b, p, score(b, p)))
+    quads: list[np.ndarray] = []
+    taken = np.zeros((h, w), np.uint8)
+    total = max(int(np.count_nonzero(blob)), 1)
+    reach_x, reach_y = lt // 2 + 1, wt // 2 + 1  # how far a box's score sees
+    for _ in range(int(total / (0.5 * lk * wk)) + 1):
+        best: tuple[float, int, int, int] | None = None
+        for k, turn in enumerate(turns):
+            _, top, _, (bx, by) = cv2.minMaxLoc(turn[4])
+            if top > 0 and (best is None or top > best[0]):
+                best = (top, k, bx, by)
+        if best is None:
+            break
+        _, k, bx, by = best
+        back = turns[k][1]
+        # box centre in the turned canvas (an even box's anchor is right of / below its middle)
+        c = back @ np.array([bx - (1 - lk % 2) / 2.0, by - (1 - wk % 2) / 2.0, 1.0])
+        ua = back[:, 0].copy()  # the turned canvas's x axis in the picture
+        ub = np.array([-ua[1], ua[0]])
+        hl, hw = lk / 2.0, wk / 2.0
+        quad = np.array([c - hl * ua - hw * ub, c - hl * ua + hw * ub,
+                         c + hl * ua + hw * ub, c + hl * ua - hw * ub])
+        # back to working px: small pixel i covers working pixels f*i .. f*i + f - 1
+        hl_full, hw_full = klen / 2.0, kwid / 2.0
+        cf = c * f + (f - 1) / 2.0 + (x0, y0)
+        quads.append(np.array([cf - hl_full * ua - hw_full * ub, cf - hl_full * ua + hw_full * ub,
+                               cf + hl_full * ua + hw_full * ub, cf + hl_full * ua - hw_full * ub]))
+        tile = _grown(quad, 1.0 / KERNEL_SHRINK)
+        cv2.fillConvexPoly(taken, np.round(tile * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        if np.count_nonzero(blob * (1 - taken)) < 0.5 * lk * wk:
+            break
+        for m, _, b, p, sc in turns:
+            turned = cv2.transform(tile[None], m)[0]
+            cv2.fillConvexPoly(b, np.round(turned * 16).astype(np.int32), 0.0, cv2.LINE_8, 4)
+            cv2.fillConvexPoly(p, np.round(turned * 16).astype(np.int32), 0.0, cv2.LINE_8, 4)
+            # scores change only within a box's reach of the tile taken out
+            ax0, ay0 = np.floor(turned.min(axis=0)).astype(int) - (reach_x, reach_y)
+            ax1, ay1 = np.ceil(turned.max(axis=0)).astype(int) + (reach_x + 1, reach_y + 1)
+            ax0, ay0, ax1, ay1 = max(ax0, 0), max(ay0, 0), min(ax1, side), min(ay1, side)
+            if ax1 <= ax0 or ay1 <= ay0:
+                continue
+            sx0, sy0 = max(ax0 - reach_x, 0), max(ay0 - reach_y, 0)
+            sx1, sy1 = min(ax1 + reach_x, side), min(ay1 + reach_y, side)
+            part = score(b[sy0:sy1, sx0:sx1], p[sy0:sy1, sx0:sx1])
+            sc[ay0:ay1, ax0:ax1] = part[ay0 - sy0:ay1 - sy0, ax0 - sx0:ax1 - sx0]
+    return quads, float(np.count_nonzero(blob * taken)) / total
+
+
+def _reference_kernel(centre: np.ndarray, centres: np.ndarray, sizes: np.ndarray
+                      ) -> tuple[float, float] | None:
+    """The median kernel (length, width) of the (up to :data:`FIT_NEIGHBOURS`) tile-shaped
+    blobs (``centres`` (N, 2), ``sizes`` (N, 2)) nearest ``centre``; None when there is none."""
+    if len(centres) == 0:
+        return None
+    d = np.linalg.norm(centres - centre, axis=1)
+    near = np.argsort(d)[:FIT_NEIGHBOURS]
+    a, b = np.median(sizes[near], axis=0)
+    return float(a), float(b)
+
+
 def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, img_w: int,
                     img_h: int) -> list[FoundTile]:
     """Tiles from the kernel (and face) probability maps at half the working size.
 
     The kernel map is brought to working size and thresholded; each blob's minimum-area
     rectangle grown by ``1 / KERNEL_SHRINK`` is a tile. A blob that is not tile-shaped (the
-    kernels of touching tiles ran together) is split at higher thresholds
-    (:func:`_split_blob`) and a straight one that is still too long is cut into whole tiles
-    (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`), the face pixels
+    kernels of touching tiles ran together) is split by fitting kernel rectangles the size of
+    the tile-shaped blobs near it (:func:`_fit_kernels`, with :data:`FIT_SPLIT`); each fitted
+    kernel is a tile with the fit's centre and direction and the median length and width of the
+    single tiles' outlines near it. Where no tile-shaped blob is in the picture or the fitted
+    tiles leave more than 1 - :data:`FIT_EXPLAINED` of the blob unexplained, the blob is split
+    at higher thresholds (:func:`_split_blob`) and a straight piece that is still too long is
+    cut into whole tiles (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`), the face pixels
     nearest to a single blob, inside its grown rectangle enlarged by a quarter, give the outline
     instead (the rectangle of their second moments, :func:`_moment_quad`) when it agrees with the
     grown one (2:1-ish, area ratio within :data:`FACE_AREA`).
@@ -308,11 +449,31 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
             quad[:, 1] = np.clip(quad[:, 1], -0.5, img_h - 0.5)
         tiles.append(FoundTile(quad, cut, score))
 
+    def touching(k: int) -> bool:
+        x, y, bw, bh, _ = stats[k]
+        return bool(x == 0 or y == 0 or x + bw >= ww or y + bh >= wh)
+
+    shaped_ids = [k for k, v in blobs.items() if not touching(k)
+                  and _tile_shaped(v[4] / KERNEL_SHRINK, v[5] / KERNEL_SHRINK, float(stats[k][4]))]
+    ref_centres = np.array([centroids[k] for k in shaped_ids]).reshape(-1, 2)
+    ref_sizes = np.array([blobs[k][4:6] for k in shaped_ids]).reshape(-1, 2)
+    deferred: list[tuple[np.ndarray, float, bool]] = []  # fitted kernels, score, cut
+    single_ids: set[int] = set()  # tiles of single tile-shaped blobs: the fitted tiles' sizes
     for k, (xs, ys, score, kquad, a, b) in blobs.items():
         x, y, bw, bh, area = stats[k]
         length, width = a / KERNEL_SHRINK, b / KERNEL_SHRINK
-        touches = x == 0 or y == 0 or x + bw >= ww or y + bh >= wh
-        if touches:  # a cut tile's blob is any part of one
+        touches = touching(k)
+        if touches:  # a cut tile's blob is any part of one ...
+            ref = _reference_kernel(centroids[k], ref_centres, ref_sizes) if FIT_SPLIT else None
+            if ref is not None and a > FIT_LONGER * ref[0]:
+                # ... or of a chain or hub running out of the picture: its whole tiles are fitted,
+                # those whose kernel reaches the border are cut
+                fitted, explained = _fit_kernels(full, xs, ys, *ref)
+                if fitted and explained >= FIT_EXPLAINED:
+                    deferred += [(q, score, bool((q < 0.5).any() or (q[:, 0] > ww - 1.5).any()
+                                                 or (q[:, 1] > wh - 1.5).any()))
+                                 for q in fitted]
+                    continue
             emit(_grown(kquad, 1.0 / KERNEL_SHRINK), width, True, score)
             continue
         shaped = _tile_shaped(length, width, float(area))
@@ -323,6 +484,13 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
             if ((grown < -0.5).any() or (grown[:, 0] > ww - 0.5).any()
                     or (grown[:, 1] > wh - 0.5).any()):
                 emit(grown, width, True, score)
+                continue
+        ref = _reference_kernel(centroids[k], ref_centres, ref_sizes) \
+            if FIT_SPLIT and not shaped else None
+        if ref is not None:
+            fitted, explained = _fit_kernels(full, xs, ys, *ref)
+            if fitted and explained >= FIT_EXPLAINED:
+                deferred += [(q, score, False) for q in fitted]
                 continue
         if not shaped:
             for px, py in _split_blob(full, xs, ys):
@@ -337,6 +505,7 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
                         emit(q, pw, False, score)
             continue
         quad = _grown(kquad, 1.0 / KERNEL_SHRINK)
+        single_ids.add(len(tiles))
         if nearest is not None and fmask is not None:
             own = nearest[ys[0], xs[0]]
             box = _grown(quad, 1.25)
@@ -351,7 +520,30 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
                         and np.linalg.norm(fquad.mean(axis=0) - quad.mean(axis=0)) < 0.25 * width):
                     quad = fquad
         emit(quad, width, False, score)
+    # fitted kernels: centre and direction from the fit, length and width those of the
+    # outlines of the single tiles near them (the kernel rectangles are a little fat)
+    singles = [(t.corners.mean(axis=0), _sides_of(t.corners))
+               for i, t in enumerate(tiles) if i in single_ids]
+    for q, score, cut in deferred:
+        c = (q.mean(axis=0) + 0.5) / scale - 0.5
+        near = sorted(singles, key=lambda cs: float(np.linalg.norm(cs[0] - c)))[:FIT_NEIGHBOURS]
+        grown = _grown(q, 1.0 / KERNEL_SHRINK)
+        if near:
+            wid, length = np.median([cs[1] for cs in near], axis=0) * scale
+            ua = (q[2] + q[3] - q[0] - q[1]) / 2
+            ua = ua / max(float(np.linalg.norm(ua)), 1e-9)
+            ub = np.array([-ua[1], ua[0]])
+            m = q.mean(axis=0)
+            grown = np.array([m - length / 2 * ua - wid / 2 * ub, m - length / 2 * ua + wid / 2 * ub,
+                              m + length / 2 * ua + wid / 2 * ub, m + length / 2 * ua - wid / 2 * ub])
+        emit(grown, float(np.linalg.norm(grown[1] - grown[0])), cut, score)
     return tiles
+
+
+def _sides_of(corners: np.ndarray) -> tuple[float, float]:
+    """(width, length) of a quad with corners 0-1 at one short end."""
+    return (float(np.linalg.norm(corners[1] - corners[0])),
+            float(np.linalg.norm(corners[2] - corners[1])))
 
 
 def tiles_from_kernel(kernel: np.ndarray, scale: float, img_w: int, img_h: int) -> list[FoundTile]:
