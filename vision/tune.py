@@ -1,16 +1,18 @@
 """Choose the detector's gates on rendered tuning scenes, never on the real photos.
 
 ``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6]
-[--residual 0.6] [--pips-alone 2] [--face-min 0.6] [--decor] [--scenes 30] [--seed 1600000]
-[--model PATH]`` reads held-out rendered scenes of a seed range that ``domino-companion
+[--residual 0.6] [--pips-alone 2] [--face-min 0.6] [--fit-split 0,1] [--fit-cover 0.6,0.7]
+[--decor] [--scenes 30] [--seed 1600000] [--model PATH]`` reads held-out rendered scenes of a seed range that ``domino-companion
 evaluate`` does not use (its default seeds start at 1,000,000; ``--decor``: with printed board
 art on the table, e.g. ``--seed 1650000``) once per combination of the values given for
 :data:`vision.detect.NET_LOW_SCORE` (a kept network tile's least kernel score),
 :data:`vision.detect.SIZE_LOW` and :data:`vision.detect.SIZE_HIGH` (its size against its
 neighbours'), :data:`vision.detect.RESIDUAL_AREA` (unexplained face, in tile areas, that is split
 again), :data:`vision.detect.PIPS_ALONE` (pips it must show without a divider) and
-:data:`vision.detect.FACE_MIN` (network face probability over it), and
-prints tiles right, precision, recall and frames entirely right for each, so the gates are set
+:data:`vision.detect.FACE_MIN` (network face probability over it), and of the tile finder's
+:data:`vision.tile_finder.FIT_SPLIT` (1: blobs of tiles touching at angles are split by fitted
+kernel rectangles, 0: by thresholds only) and :data:`vision.tile_finder.FIT_COVER` (how much of a
+fitted kernel rectangle must be blob), and prints tiles right, precision, recall and frames entirely right for each, so the gates are set
 from the project's own pictures. ``--model`` tries another tile-finder ONNX file (for example a
 longer training run under ``runs/``). The scenes are rendered once and read for every setting.
 """
@@ -31,6 +33,12 @@ from vision.read import Reader
 TUNING_SEED = 1_600_000
 #: The detector constants swept, in the order of a row's settings.
 GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA", "PIPS_ALONE", "FACE_MIN")
+#: The tile finder's post-processing constants swept, after the detector's in a row.
+FINDER_GATES = ("FIT_SPLIT", "FIT_COVER")
+
+
+def _module(name: str) -> object:
+    return tile_finder if name in FINDER_GATES else detect
 
 
 def _floats(text: str) -> list[float]:
@@ -47,31 +55,32 @@ def _floats(text: str) -> list[float]:
 def sweep(settings: dict[str, Sequence[float]], scenes: int, seed: int, decor: bool = False
           ) -> list[dict[str, float]]:
     """One summary row per combination of ``settings`` (detector constant name -> values; names
-    from :data:`GATES`, a name left out keeps its value) on ``scenes`` held-out scenes from
+    from :data:`GATES` or :data:`FINDER_GATES`, a name left out keeps its value) on ``scenes`` held-out scenes from
     ``seed`` (with printed board art on the table when ``decor``); the module constants are
     restored."""
-    unknown = sorted(set(settings) - set(GATES))
+    every = GATES + FINDER_GATES
+    unknown = sorted(set(settings) - set(every))
     if unknown:
-        raise ValueError(f"cannot sweep {unknown}: the gates are {list(GATES)}")
-    names = [n for n in GATES if n in settings]
+        raise ValueError(f"cannot sweep {unknown}: the gates are {list(every)}")
+    names = [n for n in every if n in settings]
     pictures = list(rendered_scenes(scenes, seed, decor=True) if decor
                     else rendered_scenes(scenes, seed))
     reader = Reader()
-    saved = {n: getattr(detect, n) for n in GATES}
+    saved = {n: getattr(_module(n), n) for n in every}
     rows = []
     try:
         for values in itertools.product(*(settings[n] for n in names)):
             for n, v in zip(names, values):
-                setattr(detect, n, type(saved[n])(v))
+                setattr(_module(n), n, type(saved[n])(v))
             scored = [score_rendered(reader.read(img), truth, name) for name, img, truth in pictures]
             summary = next(iter(summarise(scored).values()))
-            row = {n: float(getattr(detect, n)) for n in GATES}
+            row = {n: float(getattr(_module(n), n)) for n in every}
             row.update({k: summary[k] for k in ("tiles_right", "precision", "recall",
                                                 "frames_right")})
             rows.append(row)
     finally:
         for n, v in saved.items():
-            setattr(detect, n, v)
+            setattr(_module(n), n, v)
     return rows
 
 
@@ -87,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="values of PIPS_ALONE (whole numbers)")
     parser.add_argument("--face-min", type=_floats, default=[detect.FACE_MIN],
                         help="values of FACE_MIN")
+    parser.add_argument("--fit-split", type=_floats, default=[float(tile_finder.FIT_SPLIT)],
+                        help="values of FIT_SPLIT (1 fitted split of merged kernel blobs, 0 off)")
+    parser.add_argument("--fit-cover", type=_floats, default=[tile_finder.FIT_COVER],
+                        help="values of FIT_COVER")
     parser.add_argument("--decor", action="store_true",
                         help="scenes with printed board art on the table (decor=True)")
     parser.add_argument("--scenes", type=int, default=30)
@@ -100,10 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         tile_finder._SHARED[tile_finder.default_model_path()] = tile_finder.TileFinder(args.model)
     settings = {"NET_LOW_SCORE": args.scores, "SIZE_LOW": args.size_low,
                 "SIZE_HIGH": args.size_high, "RESIDUAL_AREA": args.residual,
-                "PIPS_ALONE": args.pips_alone, "FACE_MIN": args.face_min}
-    print(" ".join(n.lower() for n in GATES) + " tiles_right precision recall frames_right")
+                "PIPS_ALONE": args.pips_alone, "FACE_MIN": args.face_min,
+                "FIT_SPLIT": args.fit_split, "FIT_COVER": args.fit_cover}
+    names = GATES + FINDER_GATES
+    print(" ".join(n.lower() for n in names) + " tiles_right precision recall frames_right")
     for row in sweep(settings, args.scenes, args.seed, args.decor):
-        print(" ".join(f"{row[n]:.2f}" for n in GATES) + " " + " ".join(
+        print(" ".join(f"{row[n]:.2f}" for n in names) + " " + " ".join(
             f"{row[k]:.4f}" for k in ("tiles_right", "precision", "recall", "frames_right")))
     return 0
 

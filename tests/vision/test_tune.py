@@ -37,3 +37,12 @@ def test_bad_arguments_name_what_is_wrong(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         main(["--size-low", ","])
     assert "at least one number" in capsys.readouterr().err
+
+
+def test_sweep_sets_and_restores_the_tile_finders_split_constants() -> None:
+    import vision.tile_finder as tile_finder
+    before = (tile_finder.FIT_SPLIT, tile_finder.FIT_COVER)
+    rows = sweep({"FIT_SPLIT": [0.0, 1.0], "FIT_COVER": [0.7]}, scenes=1, seed=TUNING_SEED)
+    assert [(r["FIT_SPLIT"], r["FIT_COVER"]) for r in rows] == [(0.0, 0.7), (1.0, 0.7)]
+    assert (tile_finder.FIT_SPLIT, tile_finder.FIT_COVER) == before
+    assert isinstance(tile_finder.FIT_SPLIT, bool)
