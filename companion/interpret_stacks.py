@@ -141,6 +141,9 @@ class BuildUpInterpreter:
     """Build Up: plays on stack tops, tiles told apart by set colour (see the module
     docstring)."""
 
+    #: tiles stay where they are laid (for :func:`companion.tracking.diff`'s ``fixed``)
+    tiles_stay = True
+
     def observe(self, seen: list[Seen], frame_bgr: np.ndarray, game: Game) -> list[Seen]:
         """The tiles with their face colours measured and their set colours given (a tile the
         reader already gave a set colour keeps it)."""
@@ -320,6 +323,9 @@ def grid_estimate(seen: Seen, game: Game, table: list[Seen]) -> tuple[np.ndarray
 
 class StackernoesInterpreter:
     """Stackernoes: tiles to grid cells and levels (see the module docstring)."""
+
+    #: tiles stay where they are laid (for :func:`companion.tracking.diff`'s ``fixed``)
+    tiles_stay = True
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
         out: list[Proposal] = []

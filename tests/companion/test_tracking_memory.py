@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion.tiles import Tile
-from companion.tracking import UNSEEN_MAX, Seen, changed_fractions, diff
+from companion.tracking import GONE_MAX, UNSEEN_MAX, Seen, changed_fractions, diff
 from live_helpers import tile_at
 
 
@@ -74,11 +74,16 @@ def test_a_tile_taken_away_where_the_picture_changed_is_removed() -> None:
     gone = diff(table, [b], changed=_changed_at((100, 100)))
     assert gone.removed == [a] and gone.covered == []
     assert [s.tile for s in gone.table if not s.hidden] == [Tile.of(5, 5)]
-    # remembered for one more reading only as where a tile went (hidden), then forgotten
-    # without a second removal
+    # remembered as where a tile went (hidden) for GONE_MAX readings, then forgotten without
+    # a second removal
     assert [(s.tile, s.gone) for s in gone.table if s.hidden] == [(Tile.of(1, 2), True)]
-    later = diff(gone.table, [b], changed=_changed_at())
-    assert later.empty and [s.tile for s in later.table] == [Tile.of(5, 5)]
+    later = gone.table
+    for _ in range(GONE_MAX - 1):
+        step = diff(later, [b], changed=_changed_at())
+        assert step.empty and Tile.of(1, 2) in [s.tile for s in step.table if s.gone]
+        later = step.table
+    last = diff(later, [b], changed=_changed_at())
+    assert last.empty and [s.tile for s in last.table] == [Tile.of(5, 5)]
     # put back where it lay: added again, as without the memory (Castle Rock's row)
     back = diff(gone.table, [a, b], changed=_changed_at((100, 100)))
     assert back.added == [a] and back.covered == [] and back.added[0].layer == 0

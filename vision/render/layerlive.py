@@ -120,7 +120,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> d
                 size = (scene.image_bgr.shape[1], scene.image_bgr.shape[0])
                 changed = changed_fractions(ChangedRegion(previous, picture, size, CHANGE_DELTA))
             previous = picture
-            table = diff(table, seen, changed=changed).table
+            table = diff(table, seen, changed=changed, fixed=True).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
             for key in keys:

@@ -1,0 +1,137 @@
+"""The tracking's memory of stacks the reader lost sight of (companion.tracking.diff with
+``changed``): a covered tile stays; a tile laid on one the reader misses, and that one too,
+leaves a place remembered with an inferred tile on it, so what is laid there later lies above
+both (marked inferred, with a lower layer confidence); a tile read with the value of the tile
+it was laid on is laid on it; a tile taken away (the one under it seen again) is forgotten."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from companion.tiles import Tile
+from companion.tracking import (GONE_MAX, INFERRED_LAYER_CONFIDENCE, LAID_MIN_CHANGED, Seen,
+                                diff)
+from live_helpers import tile_at
+
+
+def _on(s: Seen, a: int, b: int, dx: float = 1.0, dy: float = -1.0) -> Seen:
+    """A tile (a, b) laid on ``s``, slightly askew."""
+    return Seen(Tile.of(a, b), (a, b), tuple((x + dx, y + dy) for x, y in s.corners), 0.99)
+
+
+def _changed_at(*places: tuple[float, float], radius: float = 25.0) -> Callable[[Seen], float]:
+    """``changed`` for diff: the picture changed (all of a tile's outline) around ``places``
+    only."""
+    def fraction(s: Seen) -> float:
+        near = any(np.linalg.norm(s.center - np.asarray(p)) <= radius for p in places)
+        return 1.0 if near else 0.0
+    return fraction
+
+
+def test_a_tile_covered_wholly_stays_under_the_stack_while_it_stands() -> None:
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 200, 100)
+    table = diff([], [low, side]).table
+    top = _on(low, 3, 4)
+    table = diff(table, [side, top], changed=_changed_at((100, 100))).table
+    for _ in range(GONE_MAX + 3):  # many readings where nothing changed: still under 3-4
+        step = diff(table, [side, top], changed=_changed_at())
+        assert step.empty
+        table = step.table
+    assert {(s.tile, s.layer, s.hidden) for s in table} == {
+        (Tile.of(5, 5), 0, False), (Tile.of(3, 4), 1, False), (Tile.of(1, 2), 0, True)}
+    # 3-4 taken back: 1-2 is seen again with its layer, not added
+    back = diff(table, [side, low], changed=_changed_at((100, 100)))
+    assert [s.tile for s in back.uncovered] == [Tile.of(1, 2)] and back.added == []
+    assert [s.tile for s in back.removed] == [Tile.of(3, 4)]
+
+
+def test_a_support_the_reader_never_found_is_inferred_and_marked() -> None:
+    """4-4 is laid on 1-2 and the reader misses both (the picture changed there); later 6-6
+    is laid there and found: it lies on 4-4, so two layers above 1-2, its layer resting on a
+    tile only inferred."""
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 200, 100)
+    table = diff([], [low, side]).table
+    missed = diff(table, [side], changed=_changed_at((100, 100)))
+    assert [s.tile for s in missed.removed] == [Tile.of(1, 2)]
+    gone = [s for s in missed.table if s.gone]
+    assert [(s.tile, s.hidden, s.unseen_on) for s in gone] == [(Tile.of(1, 2), True, 1)]
+    table = missed.table
+    for _ in range(2):  # nothing changes there for two readings: still remembered
+        table = diff(table, [side], changed=_changed_at()).table
+    top = _on(_on(low, 4, 4), 6, 6)
+    laid = diff(table, [side, top], changed=_changed_at((100, 100)))
+    [six] = laid.added
+    assert (six.tile, six.layer, six.inferred_under) == (Tile.of(6, 6), 2, 1)
+    assert six.layer_confidence == INFERRED_LAYER_CONFIDENCE < 1.0
+    assert [s.tile for s in laid.under[six]] == [Tile.of(1, 2)]
+    assert [(a.tile, b.tile) for a, b in laid.covered] == [(Tile.of(1, 2), Tile.of(6, 6))]
+    # the inferred tile is never in the table (its value is unknown); 1-2 is hidden under 6-6
+    assert {(s.tile, s.hidden) for s in laid.table} == {
+        (Tile.of(5, 5), False), (Tile.of(6, 6), False), (Tile.of(1, 2), True)}
+    # a tile seen laid on one seen carries no inference
+    on_seen = diff(diff([], [low]).table, [_on(low, 0, 3)], changed=_changed_at((100, 100)))
+    assert [(s.layer, s.inferred_under, s.layer_confidence) for s in on_seen.added] == [(1, 0, 1.0)]
+
+
+def test_a_tile_found_late_where_a_stack_went_out_of_sight_lies_on_it() -> None:
+    """The reader misses 0-3 laid on 1-2 and 1-2 under it; three readings later it finds 0-3
+    where the picture did not change since: 0-3 is the tile inferred on 1-2, one layer up."""
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 200, 100)
+    table = diff(diff([], [low, side]).table, [side], changed=_changed_at((100, 100))).table
+    for _ in range(3):
+        table = diff(table, [side], changed=_changed_at()).table
+    found = diff(table, [side, _on(low, 0, 3)], changed=_changed_at())
+    assert [(s.tile, s.layer, s.inferred_under) for s in found.added] == [(Tile.of(0, 3), 1, 0)]
+    assert [(a.tile, b.tile) for a, b in found.covered] == [(Tile.of(1, 2), Tile.of(0, 3))]
+
+
+def test_a_tile_laid_on_a_known_tile_and_read_with_its_value_is_laid_on_it() -> None:
+    """In a game whose tiles stay where they are laid (``fixed``)."""
+    low = tile_at(2, 2, 100, 100)
+    side = tile_at(5, 5, 300, 100)
+    table = diff([], [low, side]).table
+    misread = _on(low, 2, 2, dx=2.0, dy=1.0)  # a tile laid on 2-2 read as 2-2
+    laid = diff(table, [misread, side], changed=_changed_at((100, 100)), fixed=True)
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(2, 2), 1)]
+    assert [a.tile for a, _ in laid.covered] == [Tile.of(2, 2)]
+    # a game that moves tiles (or a glare spot over 2-2): the same tile, it stayed
+    glare = diff(table, [misread, side], changed=_changed_at((100, 100)))
+    assert glare.empty and [s.layer for s in glare.table] == [0, 0]
+    # its own outline changed less than a tile laid does: the same tile, it stayed
+    slight = diff(table, [misread, side], changed=lambda s: LAID_MIN_CHANGED / 2
+                  if s.center[0] < 150 else 0.0, fixed=True)
+    assert slight.empty and [s.layer for s in slight.table] == [0, 0]
+    # its value read far away where a tile was laid now, 2-2 not found where the picture
+    # changed too: a new tile, 2-2 did not move (in a game that moves tiles, it moved)
+    far = tile_at(2, 2, 200, 100)
+    both = _changed_at((100, 100), (200, 100))
+    elsewhere = diff(table, [side, far], changed=both, fixed=True)
+    assert elsewhere.moved == [] and [s.center.tolist() for s in elsewhere.added] == [
+        [200.0, 100.0]]
+    assert [o.tile for o, _ in diff(table, [side, far], changed=both).moved] == [Tile.of(2, 2)]
+    # another tile laid now over part of 2-2 explains the change: 2-2 stayed, the span is on it
+    span = Seen(Tile.of(0, 1), (0, 1), tuple((x + 25.0, y) for x, y in low.corners), 0.9)
+    spanned = diff(table, [misread, side, span], changed=_changed_at((100, 100), (125, 100)),
+                   fixed=True)
+    assert [(s.tile, s.layer) for s in spanned.added] == [(Tile.of(0, 1), 1)]
+    assert [(s.tile, s.layer) for s in spanned.table if s.tile == Tile.of(2, 2)] == [
+        (Tile.of(2, 2), 0)]
+
+
+def test_a_tile_taken_away_with_the_tile_under_it_seen_again_is_forgotten() -> None:
+    """3-4 lies on 1-2; 3-4 is taken away (1-2 seen again where it lay): nothing is
+    remembered there, so a tile laid there next lies on 1-2, one layer up, not two."""
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 200, 100)
+    table = diff(diff([], [low, side]).table, [side, _on(low, 3, 4)],
+                 changed=_changed_at((100, 100))).table
+    taken = diff(table, [side, low], changed=_changed_at((100, 100)))
+    assert [s.tile for s in taken.removed] == [Tile.of(3, 4)]
+    assert not any(s.gone for s in taken.table)
+    again = diff(taken.table, [side, _on(low, 6, 6)], changed=_changed_at((100, 100)))
+    assert [(s.tile, s.layer, s.inferred_under) for s in again.added] == [(Tile.of(6, 6), 1, 0)]
