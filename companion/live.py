@@ -426,7 +426,8 @@ class LiveLoop:
         seen = self._relabel(seen, changed)
         self.baseline = self._relabel(self.baseline)
         self._note("relabelled")
-        change = diff(self.baseline, seen, changed=changed)
+        change = diff(self.baseline, seen, changed=changed,
+                      fixed=getattr(self.interpreter, "tiles_stay", False))
         self.baseline = change.table  # the new reading with the layers watched being built
         self.stats.accepted += 1
         happened: list[dict[str, Any]] = []
