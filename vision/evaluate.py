@@ -13,7 +13,8 @@ Sources:
   tile is read and it is the folder's tile) and ``ddd-dev`` board photos (right when exactly the
   28 tiles of a double-six set are read, each once).
 
-``--bench``: the median time per stage of reading 1280x720 rendered frames with 30 tiles.
+``--bench``: the median time per stage of reading 1280x720 rendered frames with 30 tiles (every
+stage the reader timed, :mod:`vision.read`: detect, outline, crop, pips, refine, layers, ...).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from vision.read import Reader, load_image
 from vision.types import Reading
 
 MATCH_IOU = 0.5
-STAGES = ("detect", "crop", "pips", "total")
+STAGES = ("detect", "outline", "crop", "pips", "total")
 
 
 class EvaluateError(DominoError):
@@ -62,6 +63,7 @@ class Row:
     cut_flagged: int = 0    # of those, reported as cut
     frame_right: bool = False
     ms_detect: float = 0.0
+    ms_outline: float = 0.0
     ms_crop: float = 0.0
     ms_pips: float = 0.0
     ms_total: float = 0.0
@@ -386,7 +388,8 @@ def run(args: argparse.Namespace) -> int:
               f"halves right {'n/a' if s['halves_right'] is None else format(s['halves_right'], '.4f')}, "
               f"tiles right {s['tiles_right']:.4f}, "
               f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}; "
-              f"median ms detect {s['median_ms_detect']:.1f} crop {s['median_ms_crop']:.1f} "
+              f"median ms detect {s['median_ms_detect']:.1f} outline {s['median_ms_outline']:.1f} "
+              f"crop {s['median_ms_crop']:.1f} "
               f"pips {s['median_ms_pips']:.1f} total {s['median_ms_total']:.1f}")
     for r in rows:
         if r.source == "ddd":
