@@ -44,11 +44,11 @@ import numpy as np
 #: along a tile width's length (the turn is measured across the tile, where the long sides
 #: are; along it a few samples suffice).
 NORM_WIDTH = 20
-NORM_ALONG = 8
+NORM_ALONG = 6
 #: The turn is measured on the tile's middle: from U_INNER to U_OUTER tile widths either side
 #: of its centre along it (the divider's band and the ends left out), out to V_OUTER widths
 #: across it (its long sides lie at 0.5).
-U_INNER, U_OUTER, V_OUTER = 0.12, 0.85, 0.85
+U_INNER, U_OUTER, V_OUTER = 0.12, 0.85, 0.7
 #: Faceness tolerance: the colour distance (8-bit levels) at which a pixel stops counting as
 #: face is at most FACE_TOL of the ink's contrast (the 95th percentile of the distance inside
 #: the outline) and FACE_SPREAD times the face's own spread (the median distance, its noise
