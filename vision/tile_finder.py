@@ -75,12 +75,14 @@ MIN_ASPECT, MAX_ASPECT = 1.3, 3.2
 #: A blob that is not one tile is split by fitting kernel rectangles of the size of the
 #: tile-shaped blobs near it (up to FIT_NEIGHBOURS of them; :func:`_fit_kernels`) when at least
 #: one such blob is in the picture: one rectangle at a time, at FIT_ANGLES directions, where it
-#: holds the most kernel probability while at least FIT_COVER of it is blob; the fitted tiles
-#: must explain FIT_EXPLAINED of the blob, else the threshold split below is used.
+#: holds the most kernel probability less the blob in the rest of its tile, while at least
+#: FIT_COVER of it is blob; when none fits, the threshold split below is used.
 FIT_NEIGHBOURS = 6
 FIT_ANGLES = 36
 FIT_COVER = 0.6
-FIT_EXPLAINED = 0.8
+#: A piece the fitted tiles leave of a blob is a tile when it is tile-shaped and at least
+#: FIT_REST of a fitted kernel's area.
+FIT_REST = 0.4
 #: Whether blobs are split by fitting kernel rectangles at all (False: threshold split only).
 FIT_SPLIT = True
 #: Kernels at least this long (working px) are fitted at half resolution (faster).
@@ -273,11 +275,13 @@ def _rotation(angle_deg: float, centre: tuple[float, float], side: int) -> np.nd
 
 
 def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, kwid: float
-                 ) -> tuple[list[np.ndarray], float]:
+                 ) -> tuple[list[np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
     """Kernel rectangles ``klen`` x ``kwid`` (working px, corners 0-1 at one short end) fitted
     one at a time to a kernel blob (pixels ``xs``, ``ys`` of the kernel map ``full``) that holds
-    several tiles touching at angles (an L, a T, a hub, a toe against its tile), and the fraction
-    of the blob's pixels the tiles of the fitted kernels take in.
+    several tiles touching at angles (an L, a T, a hub, a toe against its tile), and the pixels
+    the tiles of the fitted kernels leave of the blob, as
+    4-connected pieces of at least :data:`MIN_KERNEL_AREA` px (a kernel too small or thin to be
+    fitted, or a neck).
 
     At each of :data:`FIT_ANGLES` directions the blob (and its kernel probability) is turned so
     the direction is horizontal and summed over every ``klen`` x ``kwid`` box; the box holding
@@ -308,23 +312,23 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
     centre = ((w - 1) / 2.0, (h - 1) / 2.0)
     need = FIT_COVER * lk * wk
 
-    def score(b: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """Per box position: its probability less the blob in the rest of its tile, or
-        -1 where less than FIT_COVER of the box is blob."""
-        cover = cv2.boxFilter(b, -1, (lk, wk), normalize=False, borderType=cv2.BORDER_CONSTANT)
-        ring = cv2.boxFilter(b, -1, (lt, wt), normalize=False,
-                             borderType=cv2.BORDER_CONSTANT) - cover
-        mass = cv2.boxFilter(p, -1, (lk, wk), normalize=False,
-                             borderType=cv2.BORDER_CONSTANT) - ring
+    def score(bp: np.ndarray) -> np.ndarray:
+        """Per box position of a turned (blob, probability) picture: the box's probability
+        less the blob in the rest of its tile, or -1 where less than FIT_COVER of it is blob."""
+        sums = cv2.boxFilter(bp, -1, (lk, wk), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        whole = cv2.boxFilter(bp[:, :, 0], -1, (lt, wt), normalize=False,
+                              borderType=cv2.BORDER_CONSTANT)
+        cover = sums[:, :, 0]
+        mass = sums[:, :, 1] - (whole - cover)
         mass[cover < need] = -1.0
         return mass
 
+    both = np.dstack([blob, prob])
     turns = []
     for k in range(FIT_ANGLES):
         m = _rotation(180.0 * k / FIT_ANGLES, centre, side)
-        b = cv2.warpAffine(blob, m, (side, side), flags=cv2.INTER_NEAREST)
-        p = cv2.warpAffine(prob, m, (side, side), flags=cv2.INTER_NEAREST)
-        turns.append((m, cv2.invertAffineTransform(m), b, p, score(b, p)))
+        bp = cv2.warpAffine(both, m, (side, side), flags=cv2.INTER_NEAREST)
+        turns.append((m, cv2.invertAffineTransform(m), bp, score(bp)))
     quads: list[np.ndarray] = []
     taken = np.zeros((h, w), np.uint8)
     total = max(int(np.count_nonzero(blob)), 1)
@@ -332,7 +336,7 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
     for _ in range(int(total / (0.5 * lk * wk)) + 1):
         best: tuple[float, int, int, int] | None = None
         for k, turn in enumerate(turns):
-            _, top, _, (bx, by) = cv2.minMaxLoc(turn[4])
+            _, top, _, (bx, by) = cv2.minMaxLoc(turn[3])
             if top > 0 and (best is None or top > best[0]):
                 best = (top, k, bx, by)
         if best is None:
@@ -355,10 +359,10 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
         cv2.fillConvexPoly(taken, np.round(tile * 16).astype(np.int32), 1, cv2.LINE_8, 4)
         if np.count_nonzero(blob * (1 - taken)) < 0.5 * lk * wk:
             break
-        for m, _, b, p, sc in turns:
+        for m, _, bp, sc in turns:
             turned = cv2.transform(tile[None], m)[0]
-            cv2.fillConvexPoly(b, np.round(turned * 16).astype(np.int32), 0.0, cv2.LINE_8, 4)
-            cv2.fillConvexPoly(p, np.round(turned * 16).astype(np.int32), 0.0, cv2.LINE_8, 4)
+            cv2.fillConvexPoly(bp, np.round(turned * 16).astype(np.int32), (0.0, 0.0),
+                               cv2.LINE_8, 4)
             # scores change only within a box's reach of the tile taken out
             ax0, ay0 = np.floor(turned.min(axis=0)).astype(int) - (reach_x, reach_y)
             ax1, ay1 = np.ceil(turned.max(axis=0)).astype(int) + (reach_x + 1, reach_y + 1)
@@ -367,9 +371,22 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
                 continue
             sx0, sy0 = max(ax0 - reach_x, 0), max(ay0 - reach_y, 0)
             sx1, sy1 = min(ax1 + reach_x, side), min(ay1 + reach_y, side)
-            part = score(b[sy0:sy1, sx0:sx1], p[sy0:sy1, sx0:sx1])
+            part = score(bp[sy0:sy1, sx0:sx1])
             sc[ay0:ay1, ax0:ax1] = part[ay0 - sy0:ay1 - sy0, ax0 - sx0:ax1 - sx0]
-    return quads, float(np.count_nonzero(blob * taken)) / total
+    # what the fitted tiles leave of the blob, at the map's own resolution
+    fw, fh = int(xs.max()) - x0 + pad + 1, int(ys.max()) - y0 + pad + 1
+    left = np.zeros((fh, fw), np.uint8)
+    left[ys - y0, xs - x0] = 1
+    for q in quads:
+        tile_q = _grown(q - (x0, y0), 1.0 / KERNEL_SHRINK)
+        cv2.fillConvexPoly(left, np.round(tile_q * 16).astype(np.int32), 0, cv2.LINE_8, 4)
+    n, lab, st, _ = cv2.connectedComponentsWithStats(left, connectivity=4)
+    rest = []
+    for i in range(1, n):
+        if st[i, 4] >= MIN_KERNEL_AREA:
+            ry, rx = np.nonzero(lab == i)
+            rest.append((rx + x0, ry + y0))
+    return quads, rest
 
 
 def _reference_kernel(centre: np.ndarray, centres: np.ndarray, sizes: np.ndarray
@@ -393,9 +410,9 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     kernels of touching tiles ran together) is split by fitting kernel rectangles the size of
     the tile-shaped blobs near it (:func:`_fit_kernels`, with :data:`FIT_SPLIT`); each fitted
     kernel is a tile with the fit's centre and direction and the median length and width of the
-    single tiles' outlines near it. Where no tile-shaped blob is in the picture or the fitted
-    tiles leave more than 1 - :data:`FIT_EXPLAINED` of the blob unexplained, the blob is split
-    at higher thresholds (:func:`_split_blob`) and a straight piece that is still too long is
+    single tiles' outlines near it; a tile-shaped piece the fitted tiles leave is a tile of its
+    own. Where no tile-shaped blob is in the picture or no kernel fits, the blob is split at
+    higher thresholds (:func:`_split_blob`) and a straight piece that is still too long is
     cut into whole tiles (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`), the face pixels
     nearest to a single blob, inside its grown rectangle enlarged by a quarter, give the outline
     instead (the rectangle of their second moments, :func:`_moment_quad`) when it agrees with the
@@ -453,6 +470,30 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
         x, y, bw, bh, _ = stats[k]
         return bool(x == 0 or y == 0 or x + bw >= ww or y + bh >= wh)
 
+    def fitted_split(xs: np.ndarray, ys: np.ndarray, ref: tuple[float, float], score: float,
+                     border: bool) -> bool:
+        """Split a blob by fitted kernels (:func:`_fit_kernels`) of the reference size ``ref``;
+        False when none fits. The fitted tiles are emitted at the end (sized by the single tiles
+        near them); a piece they leave that is tile-shaped and at least FIT_REST of a kernel is
+        a tile of its own (a kernel too thin or short to be fitted). At the picture's ``border``
+        a fitted or left tile whose kernel reaches the border is cut."""
+        fitted, rest = _fit_kernels(full, xs, ys, *ref)
+        if not fitted:
+            return False
+
+        def at_border(q: np.ndarray) -> bool:
+            return border and bool((q < 0.5).any() or (q[:, 0] > ww - 1.5).any()
+                                   or (q[:, 1] > wh - 1.5).any())
+
+        deferred.extend((q, score, at_border(q)) for q in fitted)
+        for px, py in rest:
+            pquad, pa, pb = _rect_quad(np.column_stack([px, py]))
+            if (MIN_ASPECT <= pa / max(pb, 1e-6) <= MAX_ASPECT
+                    and len(px) >= FIT_REST * ref[0] * ref[1]):
+                emit(_grown(pquad, 1.0 / KERNEL_SHRINK), pb / KERNEL_SHRINK, at_border(pquad),
+                     score)
+        return True
+
     shaped_ids = [k for k, v in blobs.items() if not touching(k)
                   and _tile_shaped(v[4] / KERNEL_SHRINK, v[5] / KERNEL_SHRINK, float(stats[k][4]))]
     ref_centres = np.array([centroids[k] for k in shaped_ids]).reshape(-1, 2)
@@ -465,16 +506,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
         touches = touching(k)
         if touches:  # a cut tile's blob is any part of one ...
             ref = _reference_kernel(centroids[k], ref_centres, ref_sizes) if FIT_SPLIT else None
-            if ref is not None and a > FIT_LONGER * ref[0]:
-                # ... or of a chain or hub running out of the picture: its whole tiles are fitted,
-                # those whose kernel reaches the border are cut
-                fitted, explained = _fit_kernels(full, xs, ys, *ref)
-                if fitted and explained >= FIT_EXPLAINED:
-                    deferred += [(q, score, bool((q < 0.5).any() or (q[:, 0] > ww - 1.5).any()
-                                                 or (q[:, 1] > wh - 1.5).any()))
-                                 for q in fitted]
-                    continue
-            emit(_grown(kquad, 1.0 / KERNEL_SHRINK), width, True, score)
+            if ref is None or a <= FIT_LONGER * ref[0] or not fitted_split(xs, ys, ref, score, True):
+                emit(_grown(kquad, 1.0 / KERNEL_SHRINK), width, True, score)
             continue
         shaped = _tile_shaped(length, width, float(area))
         if not shaped and a <= 2.2 * b:
@@ -485,12 +518,9 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
                     or (grown[:, 1] > wh - 0.5).any()):
                 emit(grown, width, True, score)
                 continue
-        ref = _reference_kernel(centroids[k], ref_centres, ref_sizes) \
-            if FIT_SPLIT and not shaped else None
-        if ref is not None:
-            fitted, explained = _fit_kernels(full, xs, ys, *ref)
-            if fitted and explained >= FIT_EXPLAINED:
-                deferred += [(q, score, False) for q in fitted]
+        if not shaped and FIT_SPLIT:
+            ref = _reference_kernel(centroids[k], ref_centres, ref_sizes)
+            if ref is not None and fitted_split(xs, ys, ref, score, False):
                 continue
         if not shaped:
             for px, py in _split_blob(full, xs, ys):
