@@ -14,9 +14,9 @@ only: the kernel map is brought to the working size and thresholded, each connec
 minimum-area rectangle is grown back by ``1 / KERNEL_SHRINK`` (or replaced by the rectangle of
 the face pixels nearest the blob, when the two agree) and mapped to image pixels; blobs of
 several touching tiles are split into tiles the size of the single tiles near them (kernel
-rectangles fitted one at a time: L, T and V shapes, hubs, a toe against its tile), else at higher
-thresholds, straight ones into whole tiles (:func:`tiles_from_maps`). A tile whose grown outline leaves the picture, or whose blob touches
-the picture's border, is ``cut``.
+rectangles fitted one at a time: L, T and V shapes, hubs, a toe against its tile), else at
+higher thresholds, straight ones into whole tiles (:func:`tiles_from_maps`). A tile whose grown
+outline leaves the picture, or whose blob touches the picture's border, is ``cut``.
 Every tile's size comes from the tile itself (there is no per-frame tile-width estimate).
 
 One ``onnxruntime`` session is made per :class:`TileFinder`, on the CPU with a fixed thread
@@ -270,7 +270,7 @@ def _rotation(angle_deg: float, centre: tuple[float, float], side: int) -> np.nd
     """The affine map (2, 3) turning a picture ``angle_deg`` about ``centre`` into the middle
     of a ``side`` x ``side`` canvas."""
     m = cv2.getRotationMatrix2D(centre, angle_deg, 1.0)
-    m[:, 2] += (side / 2.0 - centre[0], side / 2.0 - centre[1])
+    m[:, 2] += np.array([side / 2.0 - centre[0], side / 2.0 - centre[1]])
     return m
 
 
@@ -292,10 +292,10 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
     at least :data:`FIT_COARSE` px long are fitted on the map at half resolution."""
     f = 2 if klen >= FIT_COARSE else 1
     kl, kw = klen / f, kwid / f
-    lk, wk = max(3, int(round(kl))), max(2, int(round(kw)))
+    lk, wk = max(3, round(kl)), max(2, round(kw))
     # the whole tile's box, of the same parity so both boxes have one centre
-    lt = lk + 2 * int(round((kl / KERNEL_SHRINK - kl) / 2))
-    wt = wk + 2 * int(round((kw / KERNEL_SHRINK - kw) / 2))
+    lt = lk + 2 * round((kl / KERNEL_SHRINK - kl) / 2)
+    wt = wk + 2 * round((kw / KERNEL_SHRINK - kw) / 2)
     pad = int(math.ceil(klen))
     x0, y0 = int(xs.min()) - pad, int(ys.min()) - pad
     w, h = int(xs.max()) - x0 + pad + 1, int(ys.max()) - y0 + pad + 1
@@ -413,10 +413,10 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     single tiles' outlines near it; a tile-shaped piece the fitted tiles leave is a tile of its
     own. Where no tile-shaped blob is in the picture or no kernel fits, the blob is split at
     higher thresholds (:func:`_split_blob`) and a straight piece that is still too long is
-    cut into whole tiles (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`), the face pixels
-    nearest to a single blob, inside its grown rectangle enlarged by a quarter, give the outline
-    instead (the rectangle of their second moments, :func:`_moment_quad`) when it agrees with the
-    grown one (2:1-ish, area ratio within :data:`FACE_AREA`).
+    cut into whole tiles (:func:`_chain_split`). With the face map (and :data:`FACE_REFINE`),
+    the face pixels nearest to a single blob, inside its grown rectangle enlarged by a quarter,
+    give the outline instead (the rectangle of their second moments, :func:`_moment_quad`) when
+    it agrees with the grown one (2:1-ish, area ratio within :data:`FACE_AREA`).
     Corners are in image pixels (``scale`` = working px per image px)."""
     ww, wh = max(1, round(img_w * scale)), max(1, round(img_h * scale))
 
@@ -506,7 +506,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
         touches = touching(k)
         if touches:  # a cut tile's blob is any part of one ...
             ref = _reference_kernel(centroids[k], ref_centres, ref_sizes) if FIT_SPLIT else None
-            if ref is None or a <= FIT_LONGER * ref[0] or not fitted_split(xs, ys, ref, score, True):
+            if (ref is None or a <= FIT_LONGER * ref[0]
+                    or not fitted_split(xs, ys, ref, score, True)):
                 emit(_grown(kquad, 1.0 / KERNEL_SHRINK), width, True, score)
             continue
         shaped = _tile_shaped(length, width, float(area))
@@ -564,8 +565,9 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
             ua = ua / max(float(np.linalg.norm(ua)), 1e-9)
             ub = np.array([-ua[1], ua[0]])
             m = q.mean(axis=0)
-            grown = np.array([m - length / 2 * ua - wid / 2 * ub, m - length / 2 * ua + wid / 2 * ub,
-                              m + length / 2 * ua + wid / 2 * ub, m + length / 2 * ua - wid / 2 * ub])
+            hl, hw = length / 2, wid / 2
+            grown = np.array([m - hl * ua - hw * ub, m - hl * ua + hw * ub,
+                              m + hl * ua + hw * ub, m + hl * ua - hw * ub])
         emit(grown, float(np.linalg.norm(grown[1] - grown[0])), cut, score)
     return tiles
 

@@ -1,20 +1,21 @@
 """Choose the detector's gates on rendered tuning scenes, never on the real photos.
 
-``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6]
-[--residual 0.6] [--pips-alone 2] [--face-min 0.6] [--fit-split 0,1] [--fit-cover 0.6,0.7]
-[--decor] [--scenes 30] [--seed 1600000] [--model PATH]`` reads held-out rendered scenes of a seed range that ``domino-companion
-evaluate`` does not use (its default seeds start at 1,000,000; ``--decor``: with printed board
-art on the table, e.g. ``--seed 1650000``) once per combination of the values given for
-:data:`vision.detect.NET_LOW_SCORE` (a kept network tile's least kernel score),
+``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6] [--residual 0.6]
+[--pips-alone 2] [--face-min 0.6] [--fit-split 0,1] [--fit-cover 0.6,0.7] [--decor] [--scenes 30]
+[--seed 1600000] [--model PATH]`` reads held-out rendered scenes of a seed range that
+``domino-companion evaluate`` does not use (its default seeds start at 1,000,000; ``--decor``: with
+printed board art on the table, e.g. ``--seed 1650000``) once per combination of the values given
+for :data:`vision.detect.NET_LOW_SCORE` (a kept network tile's least kernel score),
 :data:`vision.detect.SIZE_LOW` and :data:`vision.detect.SIZE_HIGH` (its size against its
 neighbours'), :data:`vision.detect.RESIDUAL_AREA` (unexplained face, in tile areas, that is split
 again), :data:`vision.detect.PIPS_ALONE` (pips it must show without a divider) and
 :data:`vision.detect.FACE_MIN` (network face probability over it), and of the tile finder's
 :data:`vision.tile_finder.FIT_SPLIT` (1: blobs of tiles touching at angles are split by fitted
 kernel rectangles, 0: by thresholds only) and :data:`vision.tile_finder.FIT_COVER` (how much of a
-fitted kernel rectangle must be blob), and prints tiles right, precision, recall and frames entirely right for each, so the gates are set
-from the project's own pictures. ``--model`` tries another tile-finder ONNX file (for example a
-longer training run under ``runs/``). The scenes are rendered once and read for every setting.
+fitted kernel rectangle must be blob), and prints tiles right, precision, recall and frames
+entirely right for each, so the gates are set from the project's own pictures. ``--model`` tries
+another tile-finder ONNX file (for example a longer training run under ``runs/``). The scenes are
+rendered once and read for every setting.
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ def _floats(text: str) -> list[float]:
 def sweep(settings: dict[str, Sequence[float]], scenes: int, seed: int, decor: bool = False
           ) -> list[dict[str, float]]:
     """One summary row per combination of ``settings`` (detector constant name -> values; names
-    from :data:`GATES` or :data:`FINDER_GATES`, a name left out keeps its value) on ``scenes`` held-out scenes from
-    ``seed`` (with printed board art on the table when ``decor``); the module constants are
-    restored."""
+    from :data:`GATES` or :data:`FINDER_GATES`, a name left out keeps its value) on ``scenes``
+    held-out scenes from ``seed`` (with printed board art on the table when ``decor``); the
+    module constants are restored."""
     every = GATES + FINDER_GATES
     unknown = sorted(set(settings) - set(every))
     if unknown:
