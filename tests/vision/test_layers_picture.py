@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import vision.layers as layers
+from vision import layers
 from vision.layers import (
     PICTURE_FEATURES,
     PICTURE_WEIGHTS,
