@@ -92,6 +92,11 @@ class Seen:
     #: tiles under this one that the reader never found, inferred from the picture changing
     #: where a known tile went out of sight: its layer counts them (see :attr:`layer_confidence`)
     inferred_under: int = 0
+    #: a tile never found, inferred where the picture changed about as much as a tile laid,
+    #: with no tile found or known there (see :func:`diff`): its outline is that change's,
+    #: its value unknown (``tile`` is :data:`UNSEEN_TILE`); always hidden and ``gone``, never
+    #: in a change's added, removed, covered or under, only counted in layers above it
+    inferred: bool = False
 
     @property
     def layer_confidence(self) -> float:
@@ -249,6 +254,15 @@ LAID_MIN_CHANGED = 0.2
 #: seeds 1,005,100-109: 1 reading 596/668 right, 5 616/668, 10 618/668, 100 620/668). Bounded
 #: so that a tile taken away with nothing seen under it is forgotten.
 GONE_MAX = 10
+#: The value of an inferred tile (:attr:`Seen.inferred`): unknown.
+UNSEEN_TILE = Tile("unseen", 0, 0)
+#: A patch of change whose enclosing rectangle is between these multiples of a tile's area
+#: (the median of the tiles found) may be a tile laid that the reader did not find (a tile
+#: laid changes its own outline and its shadow's).
+INFERRED_MIN_AREA, INFERRED_MAX_AREA = 0.5, 2.5
+#: A patch of change overlapping a tile found, or a known tile whose place changed, over this
+#: fraction of the smaller outline is explained by it.
+INFERRED_EXPLAINED = 0.3
 #: A tile laid now over this fraction of a known tile explains why the picture changed there.
 EXPLAINS_MIN = 0.1
 #: The layer confidence of a tile is this to the power of the tiles under it only inferred.
@@ -308,26 +322,32 @@ def change_picture(image_bgr: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(half, (3, 3), 0)
 
 
-def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None
-                      ) -> Callable[[Seen], float]:
-    """For :func:`diff`'s ``changed``: the fraction of a tile's outline where the picture changed,
-    from a :class:`vision.still.ChangedRegion` (or anything with its ``mask`` of changed pixels
-    and ``scale``, mask pixels per frame pixel). ``to_image`` gives a tile's corners in frame
-    pixels when the tiles are tracked in other units (table millimetres); by default the
-    corners are frame pixels. An outline that covers no mask pixel (outside the picture, or
-    degenerate) counts as changed: nothing is known about it."""
-    import cv2
+class ChangedFractions:
+    """For :func:`diff`'s ``changed``: called with a tile, the fraction of its outline where the
+    picture changed, from a :class:`vision.still.ChangedRegion` (or anything with its ``mask``
+    of changed pixels and ``scale``, mask pixels per frame pixel). ``to_image`` gives a tile's
+    corners in frame pixels when the tiles are tracked in other units (table millimetres); by
+    default the corners are frame pixels; ``from_image`` maps frame pixels back to those units
+    (needed by :meth:`blobs` when ``to_image`` is given). An outline that covers no mask pixel
+    (outside the picture, or degenerate) counts as changed: nothing is known about it."""
 
-    mask = np.asarray(region.mask, bool)
-    scale = float(region.scale)
-    if mask.ndim != 2 or scale <= 0:
-        raise ValueError(f"a changed region needs a 2-d mask and a positive scale, got a mask "
-                         f"of shape {mask.shape} and scale {scale}")
-    nothing = not mask.any()
+    def __init__(self, region: Any, to_image: Callable[[Seen], Any] | None = None,
+                 from_image: Callable[[np.ndarray], Any] | None = None) -> None:
+        self.mask = np.asarray(region.mask, bool)
+        self.scale = float(region.scale)
+        if self.mask.ndim != 2 or self.scale <= 0:
+            raise ValueError(f"a changed region needs a 2-d mask and a positive scale, got a "
+                             f"mask of shape {self.mask.shape} and scale {self.scale}")
+        self.to_image, self.from_image = to_image, from_image
+        self._nothing = not self.mask.any()
 
-    def fraction(s: Seen) -> float:
-        corners = np.asarray(to_image(s) if to_image is not None else s.corners, np.float64)
-        poly = np.round(corners.reshape(-1, 2) * scale).astype(np.int32)
+    def __call__(self, s: Seen) -> float:
+        import cv2
+
+        mask = self.mask
+        corners = np.asarray(self.to_image(s) if self.to_image is not None else s.corners,
+                             np.float64)
+        poly = np.round(corners.reshape(-1, 2) * self.scale).astype(np.int32)
         # rasterise the outline in its bounding box only (clipped to the picture)
         x0, y0 = np.maximum(poly.min(axis=0), 0)
         x1 = min(int(poly[:, 0].max()) + 1, mask.shape[1])
@@ -339,9 +359,74 @@ def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None
         area = int(inside.sum())
         if area == 0:
             return 1.0
-        return 0.0 if nothing else float(mask[y0:y1, x0:x1][inside > 0].sum()) / area
+        return 0.0 if self._nothing else float(mask[y0:y1, x0:x1][inside > 0].sum()) / area
 
-    return fraction
+    def blobs(self) -> list[tuple[tuple[float, float], ...]] | None:
+        """Each separate patch of change as the four corners of its smallest enclosing
+        rectangle, in the tiles' units; None when they cannot be given in those units (a
+        ``to_image`` without its ``from_image``) or the whole picture changed."""
+        import cv2
+
+        if self.to_image is not None and self.from_image is None:
+            return None
+        if self._nothing or self.mask.all():
+            return [] if self._nothing else None
+        n, labels = cv2.connectedComponents(self.mask.astype(np.uint8), connectivity=8)
+        out = []
+        for k in range(1, n):
+            ys, xs = np.nonzero(labels == k)
+            if len(xs) < 8:
+                continue
+            box = cv2.boxPoints(cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32)))
+            corners = np.asarray(box, np.float64) / self.scale
+            if self.from_image is not None:
+                corners = np.asarray(self.from_image(corners), np.float64)
+            out.append(tuple((float(x), float(y)) for x, y in corners.reshape(-1, 2)))
+        return out
+
+
+def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None,
+                      from_image: Callable[[np.ndarray], Any] | None = None
+                      ) -> ChangedFractions:
+    """For :func:`diff`'s ``changed``: see :class:`ChangedFractions`."""
+    return ChangedFractions(region, to_image, from_image)
+
+
+def _area(s: Seen) -> float:
+    import cv2
+
+    return float(cv2.contourArea(np.asarray(s.corners, np.float32).reshape(-1, 2)))
+
+
+def _inferred(changed: Callable[[Seen], float], after: Sequence[Seen],
+              changed_known: Sequence[Seen], table: Sequence[Seen],
+              top_of: Callable[[Seen], tuple[int, int]]) -> list[Seen]:
+    """The tiles inferred (:attr:`Seen.inferred`) where the picture changed about as much as
+    a tile laid and nothing found (``after``), nothing known whose place changed
+    (``changed_known``) and nothing remembered out of sight in ``table`` explains it; each
+    lies on what ``table`` holds there (seen, out of sight or inferred), else on the table."""
+    blobs = getattr(changed, "blobs", None)
+    quads = blobs() if callable(blobs) else None
+    areas = [_area(t) for t in after] or [_area(t) for t in table if not t.hidden]
+    if not quads or not areas:
+        return []
+    typical = float(np.median(areas))
+    explain = list(after) + list(changed_known) + [t for t in table if t.gone]
+    out: list[Seen] = []
+    for q in quads:
+        b = Seen(UNSEEN_TILE, (0, 0), q, 0.0, hidden=True, gone=True, inferred=True)
+        if not INFERRED_MIN_AREA * typical <= _area(b) <= INFERRED_MAX_AREA * typical:
+            continue
+        if any(overlap_fraction(b, t) >= INFERRED_EXPLAINED for t in explain + out):
+            continue
+        below = [t for t in table if (not t.hidden or t.gone)
+                 and overlap_fraction(b, t) >= COVER_MIN_OVERLAP]
+        layer, inferred = (0, 0)
+        if below:
+            layer, inferred = max(top_of(t) for t in below)
+            layer += 1
+        out.append(dataclasses.replace(b, layer=layer, inferred_under=inferred))
+    return out
 
 
 def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
@@ -425,9 +510,19 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     def top_of(o: Seen) -> tuple[int, int]:
         """The layer of the highest tile known or inferred at ``o`` (``o`` and, out of sight,
         the tiles inferred on it), and how many tiles up to it are only inferred."""
+        if o.inferred:
+            return o.layer + o.unseen_on, o.inferred_under + 1 + o.unseen_on
         if o.gone:
             return o.layer + o.unseen_on, o.inferred_under + o.unseen_on
         return o.layer, o.inferred_under
+
+    def highest_at(g: Seen) -> tuple[int, int]:
+        """For a tile found late over ``g`` (out of sight or inferred): the highest tile there
+        (``g`` itself when inferred with nothing on it, else above ``g``) and how many tiles
+        up to it are only inferred."""
+        if g.inferred:
+            return g.layer + g.unseen_on, g.inferred_under + g.unseen_on
+        return g.layer + max(1, g.unseen_on), g.inferred_under + max(0, g.unseen_on - 1)
 
     def over(s: Seen, below: Sequence[Seen]) -> Seen:
         """``s`` lying on ``below``: one layer above the highest of them."""
@@ -442,6 +537,7 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     change = TableChange()
     table: list[Seen] = []
     found_again: set[int] = set()  # ghosts found again where they lay
+    rests: dict[int, list[Seen]] = {}  # each added tile (by id): what it lies on, inferred too
     for j, s in enumerate(after):
         if j in reread:  # the known tile, read as another value this time: kept as it was
             table.append(dataclasses.replace(before[reread[j]], unseen=0))
@@ -475,11 +571,11 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
                 s = dataclasses.replace(s, layer=g.layer, inferred_under=g.inferred_under)
                 on = []
             elif on:
-                layer, inferred = max((g.layer + max(1, g.unseen_on),
-                                       g.inferred_under + max(0, g.unseen_on - 1)) for g in on)
+                layer, inferred = max(highest_at(g) for g in on)
                 s = dataclasses.replace(s, layer=layer, inferred_under=inferred)
             change.added.append(s)
-            change.under[s] = on
+            rests[id(s)] = on
+            change.under[s] = [g for g in on if not g.inferred]
             table.append(s)
             continue
         found_again.update(k for k, g in enumerate(ghosts) if itself(g, s))
@@ -491,7 +587,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         elif before:  # watched: nothing known under it, so it lies on the table
             s = dataclasses.replace(s, layer=0, inferred_under=0)
         change.added.append(s)
-        change.under[s] = below
+        rests[id(s)] = below
+        change.under[s] = [o for o in below if not o.inferred]
         table.append(s)
     reread_old = set(reread.values())
     hidden_old: list[Seen] = []
@@ -504,7 +601,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         if i in match_old or i in reread_old:
             continue
         if o.gone:  # out of sight: a tile laid on it then was found now, or still out of sight
-            on_it = next((s for s in change.added if o in change.under[s]), None)
+            on_it = next((s for s in change.added if any(o is r for r in rests[id(s)])), None)
+            if on_it is not None and o.inferred:
+                continue  # counted in the layer of the tile found on it (or as it)
             if on_it is not None:
                 change.covered.append((dataclasses.replace(o, hidden=False, gone=False), on_it))
                 table.append(dataclasses.replace(o, gone=False, gone_since=0, unseen_on=0))
@@ -542,6 +641,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         if any(t.gone and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
             # under a tile out of sight: remembered with it as where tiles went
             table.append(dataclasses.replace(o, gone=True, gone_since=0, unseen_on=0))
+    if fixed and before and changed is not None:
+        table += _inferred(changed, after, [o for o in before if not o.hidden and not still(o)],
+                           table, top_of)
     for s in change.added:
         change.contacts[s.tile] = contacts_of(s, [t for t in table if not t.hidden])
     change.table = table

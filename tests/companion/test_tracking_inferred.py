@@ -6,13 +6,14 @@ it was laid on is laid on it; a tile taken away (the one under it seen again) is
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Callable
 
 import numpy as np
 
 from companion.tiles import Tile
-from companion.tracking import (GONE_MAX, INFERRED_LAYER_CONFIDENCE, LAID_MIN_CHANGED, Seen,
-                                diff)
+from companion.tracking import (GONE_MAX, INFERRED_LAYER_CONFIDENCE, LAID_MIN_CHANGED,
+                                UNSEEN_TILE, ChangedFractions, Seen, changed_fractions, diff)
 from live_helpers import tile_at
 
 
@@ -135,3 +136,42 @@ def test_a_tile_taken_away_with_the_tile_under_it_seen_again_is_forgotten() -> N
     assert not any(s.gone for s in taken.table)
     again = diff(taken.table, [side, _on(low, 6, 6)], changed=_changed_at((100, 100)))
     assert [(s.tile, s.layer, s.inferred_under) for s in again.added] == [(Tile.of(6, 6), 1, 0)]
+
+
+def _patches(*places: tuple[float, float], size: tuple[float, float] = (44.0, 24.0)
+             ) -> ChangedFractions:
+    """``changed`` from a mask (frame 400 x 200 px, full scale) changed over a rectangle of
+    ``size`` around each of ``places`` (a tile and a little shadow by default)."""
+    mask = np.zeros((200, 400), bool)
+    for x, y in places:
+        mask[int(y - size[1] / 2):int(y + size[1] / 2),
+             int(x - size[0] / 2):int(x + size[0] / 2)] = True
+    return changed_fractions(SimpleNamespace(mask=mask, scale=1.0))
+
+
+def test_a_tile_laid_where_the_picture_changed_with_nothing_found_lies_on_an_inferred_one() -> None:
+    """The reader misses a tile laid on the table at (100, 100); the next tile, laid on it and
+    found, lies one layer up, on a tile only inferred (never in the change, marked)."""
+    side = tile_at(5, 5, 250, 100)
+    table = diff([], [side]).table
+    missed = diff(table, [side], changed=_patches((100, 100)), fixed=True)
+    assert missed.empty
+    [ghost] = [s for s in missed.table if s.inferred]
+    assert (ghost.tile, ghost.hidden, ghost.gone, ghost.layer) == (UNSEEN_TILE, True, True, 0)
+    top = _on(tile_at(1, 2, 100, 100), 3, 4)
+    laid = diff(missed.table, [side, top], changed=_patches((100, 100)), fixed=True)
+    [three] = laid.added
+    assert (three.tile, three.layer, three.inferred_under) == (Tile.of(3, 4), 1, 1)
+    assert three.layer_confidence < 1.0
+    assert laid.under[three] == [] and laid.covered == [] and laid.removed == []
+    assert not any(s.inferred for s in laid.table)
+    # found late where nothing changed since: it is the tile inferred there, on the table
+    late = diff(missed.table, [side, tile_at(1, 2, 100, 100)], changed=_patches(), fixed=True)
+    assert [(s.tile, s.layer, s.inferred_under) for s in late.added] == [(Tile.of(1, 2), 0, 0)]
+    # a game whose tiles move, a change explained by a tile found, or a patch of change far
+    # larger than a tile (a hand, the light): nothing inferred
+    assert not any(s.inferred for s in diff(table, [side], changed=_patches((100, 100))).table)
+    found = diff(table, [side, tile_at(1, 2, 100, 100)], changed=_patches((100, 100)), fixed=True)
+    assert not any(s.inferred for s in found.table)
+    big = diff(table, [side], changed=_patches((100, 100), size=(150.0, 90.0)), fixed=True)
+    assert not any(s.inferred for s in big.table)

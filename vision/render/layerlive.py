@@ -10,10 +10,13 @@
 * ``watched``: build sequences (:func:`vision.render.stacking.stack_sequence`, one tile more
   per still frame) read frame by frame by the same reader and followed as the live loop follows
   them (:func:`companion.tracking.diff`: a tile added over known tiles lies one layer above
-  the highest of them), with the tracking's memory (``changed``: where each frame differs from
-  the one before, :func:`companion.tracking.change_picture`; ``--no-memory`` leaves it out); counted on the last
-  frame of each sequence and on every frame, on the tiles the table shows (the tiles it
-  remembers as hidden under others are not matched to what the camera sees).
+  the highest of them; tiles stay where they are laid, ``fixed``), with the tracking's memory
+  (``changed``: where each frame differs from the one before,
+  :func:`companion.tracking.change_picture`; ``--no-memory`` leaves it out); counted on the
+  last frame of each sequence and on every frame, on the tiles the table shows (the tiles it
+  remembers as hidden under others are not matched to what the camera sees); ``inferred``:
+  how many of those rest on a tile the reader never found (inferred where the picture changed,
+  :attr:`companion.tracking.Seen.inferred_under`) and how many of these are right.
 
 ``domino-companion layers-eval`` measures the layer estimator itself on ground-truth quads; this
 module measures what reaches the game: the reader's detections included.
@@ -131,11 +134,14 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> d
             for t, j in _match(truth, [np.array(s.corners) for s in shown]):
                 L = t["layer"]
                 ok = int(shown[j].layer == L)
+                inferred = int(shown[j].inferred_under > 0)
                 for key in keys:
                     c[f"{key}_found"] += 1
                     c[f"{key}_found_layer{L}"] += 1
                     c[f"{key}_ok"] += ok
                     c[f"{key}_ok_layer{L}"] += ok
+                    c[f"{key}_inferred"] += inferred
+                    c[f"{key}_inferred_ok"] += inferred * ok
             if fr is frames[-1]:  # the same last frames, the reader's cold-start layers only
                 for t, j in _match(truth, [np.array(s.corners) for s in seen]):
                     c["last_cold_ok"] += int(seen[j].layer == t["layer"])
@@ -159,7 +165,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> d
                   "found_per_layer": _per_layer(c, key, "found"),
                   "layer_right": c[f"{key}_ok"],
                   "accuracy_on_found": round(c[f"{key}_ok"] / max(1, c[f"{key}_found"]), 4),
-                  "right_per_layer": _per_layer(c, key, "ok")}
+                  "right_per_layer": _per_layer(c, key, "ok"),
+                  "inferred": f"{c[f'{key}_inferred_ok']}/{c[f'{key}_inferred']}"}
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
     out["wall_s"] = round(time.perf_counter() - t0, 1)
