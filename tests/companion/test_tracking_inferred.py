@@ -175,3 +175,19 @@ def test_a_tile_laid_where_the_picture_changed_with_nothing_found_lies_on_an_inf
     assert not any(s.inferred for s in found.table)
     big = diff(table, [side], changed=_patches((100, 100), size=(150.0, 90.0)), fixed=True)
     assert not any(s.inferred for s in big.table)
+
+
+def test_patches_of_change_are_given_in_the_units_tiles_are_tracked_in() -> None:
+    mask = np.zeros((100, 200), bool)  # frame 400 x 200 px at half size
+    mask[40:60, 30:70] = True  # 80 x 40 frame px around (100, 100)
+    region = SimpleNamespace(mask=mask, scale=0.5)
+    [quad] = changed_fractions(region).blobs()
+    assert np.allclose(np.mean(quad, axis=0), [99.0, 99.0], atol=1.5)
+    # tracked in other units (mm, here frame px / 2): without the way back, no patches
+    to_mm = changed_fractions(region, to_image=lambda s: np.asarray(s.corners) * 2.0)
+    assert to_mm.blobs() is None
+    both = changed_fractions(region, to_image=lambda s: np.asarray(s.corners) * 2.0,
+                             from_image=lambda c: np.asarray(c) / 2.0)
+    [mm] = both.blobs()
+    assert np.allclose(np.mean(mm, axis=0), [49.5, 49.5], atol=1.0)
+    assert changed_fractions(SimpleNamespace(mask=np.zeros((10, 10), bool), scale=1.0)).blobs() == []
