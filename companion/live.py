@@ -257,7 +257,8 @@ class LiveLoop:
         fine = change_picture(frame_bgr)
         changed = changed_fractions(
             ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA),
-            None if plane is None else functools.partial(_image_corners, plane=plane))
+            None if plane is None else functools.partial(_image_corners, plane=plane),
+            None if plane is None else functools.partial(_table_corners, plane=plane))
         self._note("agreed", how=how, reads=len(self._reads))
         self._done_for_this_still = True
         before = [b for b in self.baseline if not getattr(b, "hidden", False)
@@ -596,6 +597,11 @@ def _image_corners(s: Seen, plane: Any) -> np.ndarray:
     """A tile's corners in image pixels (they are table mm when ``plane`` is given)."""
     c = np.asarray(s.corners, dtype=np.float64)
     return c if plane is None else plane.to_image(c, z_mm=TILE_TOP_MM)
+
+
+def _table_corners(corners: np.ndarray, plane: Any) -> np.ndarray:
+    """Image pixels to table mm on the top faces of tiles (as tiles are tracked with a plane)."""
+    return np.asarray(plane.to_table(corners, z_mm=TILE_TOP_MM), np.float64)
 
 
 def _width(corners: np.ndarray) -> float:
