@@ -290,9 +290,22 @@ def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 
 def _inside(poly: np.ndarray, pts: np.ndarray, margin: float) -> np.ndarray:
-    p32 = poly.astype(np.float32).reshape(-1, 1, 2)
-    return np.array([cv2.pointPolygonTest(p32, (float(x), float(y)), True) > margin
-                     for x, y in pts], bool)
+    """Which points lie more than ``margin`` px inside the convex hull of ``poly`` (a negative
+    margin: at most that far outside it), as ``cv2.pointPolygonTest`` measures distance."""
+    h = _convex(np.asarray(poly, np.float64)).astype(np.float64)
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    a, e = h, np.roll(h, -1, 0) - h  # edges a -> a + e
+    length = np.maximum(np.linalg.norm(e, axis=1), 1e-12)
+    rel = pts[:, None, :] - a[None]  # points x edges x 2
+    cross = (e[None, :, 0] * rel[..., 1] - e[None, :, 1] * rel[..., 0]) / length
+    orient = 1.0 if float(np.sum(e[:, 0] * np.roll(e, -1, 0)[:, 1]
+                                 - e[:, 1] * np.roll(e, -1, 0)[:, 0])) >= 0 else -1.0
+    line = cross * orient  # > 0 on the inner side of each edge
+    t = np.clip((rel * e[None]).sum(2) / length ** 2, 0.0, 1.0)
+    seg = np.linalg.norm(rel - t[..., None] * e[None], axis=2)
+    inside = (line >= 0).all(1)
+    dist = np.where(inside, line.min(1), -seg.min(1))
+    return np.asarray(dist > margin, bool)
 
 
 def occlusion_score(frame_bgr: np.ndarray, a: Any, b: Any) -> tuple[float, int]:
@@ -305,11 +318,6 @@ def occlusion_score(frame_bgr: np.ndarray, a: Any, b: Any) -> tuple[float, int]:
 
 def _blurred(frame_bgr: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(frame_bgr.astype(np.float32), (0, 0), 0.8)
-
-
-def _short_side(q: np.ndarray) -> float:
-    s = np.linalg.norm(np.roll(q, -1, 0) - q, axis=1)
-    return float(min(s[0] + s[2], s[1] + s[3]) / 2)
 
 
 # --- the picture across the outlines (learned) ----------------------------------------------------
@@ -373,7 +381,7 @@ def _side_features(img: np.ndarray, q: np.ndarray, other: np.ndarray,
     face (texture, pips). A few pixels of outline error shift the profile, not its shape.
     Zeros and 0 points where fewer than 4 points qualify."""
     c = q.mean(0)
-    profs, weights = [], []
+    pts_all, nrm_all, edge_of = [], [], []
     for k in range(4):
         a, b = q[k], q[(k + 1) % 4]
         e = b - a
@@ -384,16 +392,25 @@ def _side_features(img: np.ndarray, q: np.ndarray, other: np.ndarray,
         if np.dot(n, (a + b) / 2 - c) < 0:
             n = -n
         p = a + np.outer(np.arange(0.12, 0.88 + 1e-9, 1.0 / length), e)
-        keep = _inside(other, p, PROFILE_MARGIN) & (_divider_distance(other, p) > DIVIDER_PX)
+        pts_all.append(p)
+        nrm_all.append(n)
+        edge_of.append(np.full(len(p), len(nrm_all) - 1))
+    profs, weights = [], []
+    if pts_all:
+        pts_q, edge = np.concatenate(pts_all), np.concatenate(edge_of)
+        keep = _inside(other, pts_q, PROFILE_MARGIN) & \
+            (_divider_distance(other, pts_q) > DIVIDER_PX)
         for t in third:
-            keep &= ~_inside(t, p, -PROFILE_MARGIN - 2.0)
-        if keep.sum() < 3:
-            continue
-        p = p[keep]
-        pts = (p[None] + PROFILE_OFFSETS[:, None, None] * n[None]).reshape(-1, 2)
-        v = _sample(img, pts).reshape(len(PROFILE_OFFSETS), len(p), -1)
-        profs.append(np.median(v, 1))
-        weights.append(len(p))
+            keep &= ~_inside(t, pts_q, -PROFILE_MARGIN - 2.0)
+        for k, n in enumerate(nrm_all):
+            sel = keep & (edge == k)
+            if sel.sum() < 3:
+                continue
+            p = pts_q[sel]
+            pts = (p[None] + PROFILE_OFFSETS[:, None, None] * n[None]).reshape(-1, 2)
+            v = _sample(img, pts).reshape(len(PROFILE_OFFSETS), len(p), -1)
+            profs.append(np.median(v, 1))
+            weights.append(len(p))
     if sum(weights) < 4:
         return np.zeros(PICTURE_FEATURES), 0
     prof = np.array(profs)  # edges x offsets x channels
@@ -902,8 +919,9 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     truth; :data:`READER_OUTLINE_PX` for the reader's). Where that error is as large as what
     one layer changes a tile's size by (:func:`_size_trust`), a tile's size no longer gives its
     absolute height (calibrated parallax) nor how many layers two overlapping tiles are apart;
-    which of the two is higher still comes from their size difference (outlines off alike
-    cancel in it) and from the outline cue."""
+    which of the two is higher then comes mostly from the picture across their outlines
+    (:func:`picture_features`), their size difference voting only weakly
+    (:data:`SIZE_VOTE_FLOOR`)."""
     frame_bgr = _check_frame(frame_bgr)
     quads = _quads(tiles)
     try:
