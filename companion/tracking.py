@@ -8,8 +8,9 @@ tile the change says what it touches (which of its halves lies against which hal
 other tile, end to end or side by side) and what it lies on.
 
 Layers as the table was watched being built: a tile added over the outline of known tiles
-(their outlines overlap over at least :data:`COVER_MIN_OVERLAP` of the smaller one) lies on
-them, one layer above the highest of them (``under``); a known tile that vanished under an
+(their outlines overlap over at least :data:`COVER_MIN_OVERLAP` of the smaller one; with the
+memory below, only known tiles whose picture changed: a tile laid on another changes its
+picture) lies on them, one layer above the highest of them (``under``); a known tile that vanished under an
 added one is ``covered``, not removed, and remembered as ``hidden``; when it is seen again (the
 tile over it was taken back) it is ``uncovered``, with its layer, not added. A tile that stayed
 keeps the layer it was given when it appeared; a tile of the first reading (nothing watched
@@ -581,7 +582,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         found_again.update(k for k, g in enumerate(ghosts) if itself(g, s))
         known = visible + ghosts_under(s)
         under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(known)), reverse=True)
-        below = [known[k] for f, k in under if f >= COVER_MIN_OVERLAP]
+        below = [known[k] for f, k in under if f >= COVER_MIN_OVERLAP
+                 and (known[k].gone or not still(known[k]))]
         if below:
             s = over(s, below)
         elif before:  # watched: nothing known under it, so it lies on the table

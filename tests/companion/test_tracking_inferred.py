@@ -191,3 +191,19 @@ def test_patches_of_change_are_given_in_the_units_tiles_are_tracked_in() -> None
     [mm] = both.blobs()
     assert np.allclose(np.mean(mm, axis=0), [49.5, 49.5], atol=1.0)
     assert changed_fractions(SimpleNamespace(mask=np.zeros((10, 10), bool), scale=1.0)).blobs() == []
+
+
+def test_a_tile_laid_whose_outline_overlaps_a_known_tile_whose_picture_did_not_change_is_beside_it(
+) -> None:
+    """A reader's outline of a tile laid beside 0-5 reaches a third over it, but the picture
+    at 0-5 did not change: nothing was laid on 0-5, the new tile lies on the table."""
+    known = tile_at(0, 5, 100, 100)
+    table = diff([], [known]).table
+    beside = Seen(Tile.of(1, 3), (1, 3), tuple((x + 28.0, y) for x, y in known.corners), 0.6)
+    only_new = lambda s: 1.0 if s.center[0] > 120 else 0.0  # noqa: E731
+    laid = diff(table, [known, beside], changed=only_new)
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(1, 3), 0)]
+    assert laid.covered == [] and laid.under[laid.added[0]] == []
+    # where the picture at 0-5 changed too, it lies on it (a span)
+    both = diff(table, [known, beside], changed=lambda s: 1.0 if s.center[0] > 120 else 0.3)
+    assert [(s.tile, s.layer) for s in both.added] == [(Tile.of(1, 3), 1)]
