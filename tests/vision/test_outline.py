@@ -160,3 +160,30 @@ def test_reader_times_the_outline_stage_and_reports_the_fitted_corners(monkeypat
     assert abs(_angle_error(np.array(tile.corners), truth)) <= 2.0
     monkeypatch.setattr(read_mod, "FIT_OUTLINES", False)
     assert "outline" not in reader.read(canvas, 9).timings_ms
+
+
+def _slid(corners: np.ndarray, widths: float) -> np.ndarray:
+    along = (corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2
+    width = float(np.linalg.norm(corners[1] - corners[0]))
+    return corners + along / np.linalg.norm(along) * widths * width
+
+
+@pytest.mark.parametrize("slide", [-0.25, -0.12, 0.12, 0.25])
+def test_an_outline_slid_along_a_chain_is_centred_on_its_divider(slide):
+    canvas = table(480, 360, colour=(70, 90, 60), seed=7)
+    width, angle = 40.0, -20.0
+    a = math.radians(angle)
+    step = np.array([math.cos(a), math.sin(a)]) * 2 * width
+    truths = [draw_tile(canvas, tuple(np.array([240.0, 180.0]) + k * step), angle, width, h)
+              for k, h in ((-1, (1, 3)), (0, (2, 5)), (1, (4, 0)))]
+    fit = fit_outlines(canvas, [_slid(truths[1], slide)])[0]
+    assert fit.moved and fit.slide != 0.0
+    error = np.linalg.norm(fit.corners.mean(axis=0) - truths[1].mean(axis=0)) / width
+    assert error <= 0.05, (slide, error)  # stated error: within 5% of a tile width
+
+
+def test_a_centred_outline_is_not_slid():
+    canvas = table(320, 240, seed=8)
+    truth = draw_tile(canvas, (160, 120), 10.0, 40.0, (6, 6))
+    fit = fit_outlines(canvas, [truth])[0]
+    assert fit.slide == 0.0 and not fit.moved
