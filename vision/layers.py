@@ -343,6 +343,10 @@ PICTURE_TWO_PASS = True
 #: floors 0, 0.05, 0.3 on training seeds 200-279 at 1 px: tiles right 0.753, 0.789, 0.797).
 SIZE_VOTE = 2.0
 SIZE_VOTE_FLOOR = 0.15
+#: ... the size vote falls to the floor when the outline error is this many layers (training
+#: seeds 200-279, tiles right at 0.5 / 1 / 2 px: 0.5 layer 0.863 / 0.798 / 0.702, 1 layer
+#: 0.878 / 0.806 / 0.709, 2 layers 0.885 / 0.815 / 0.712, 4 layers 0.857 / 0.779 / 0.672).
+SIZE_VOTE_LOST = 2.0
 #: Logistic weights of :func:`picture_features` (log-odds that the first tile lies above):
 #: fitted by ``python -m vision.render.layerfit`` (training seeds 200-279, corners moved
 #: 0, 0.5, 1, 2, 3 px; pairs right 0.948, 0.942, 0.931, 0.887, 0.843 of 7469).
@@ -518,17 +522,19 @@ def _layer_step_geometry(quads: list[np.ndarray], geometry: Geometry) -> np.ndar
     return np.array(out)
 
 
-def _size_trust(quads: list[np.ndarray], outline_px: float, step: np.ndarray) -> np.ndarray:
+def _size_trust(quads: list[np.ndarray], outline_px: float, step: np.ndarray,
+                lost: float = 0.5) -> np.ndarray:
     """Per tile, how far its apparent size can be trusted (0..1): outlines ``outline_px`` off
     change a tile's relative size by about ``2 * outline_px / length``; ``step`` is the relative
     size change of one layer. Trust is 1 with exact outlines and falls to 0 when that error is
-    half a layer (the reader's outlines on a 60 px tile: several layers)."""
+    ``lost`` layers (by default half a layer; the reader's outlines on a 60 px tile: several
+    layers)."""
     if outline_px <= 0:
         return np.ones(len(quads))
     length = np.array([max(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[0] - q[1]))
                        for q in quads])
     sigma = (2.0 * outline_px / np.maximum(length, 1.0)) / np.maximum(step, 1e-9)
-    return np.asarray(np.clip(1.0 - sigma / 0.5, 0.0, 1.0))
+    return np.asarray(np.clip(1.0 - sigma / lost, 0.0, 1.0))
 
 
 # --- absolute height without calibration -----------------------------------------------------------
@@ -852,9 +858,11 @@ def _pair_edges(pairs: list[tuple[int, int]],
                 history: LayerTracker | None, geometry: Geometry | None,
                 heights: list[tuple[float, float]], T: float,
                 size_x: dict[tuple[int, int], float], trust: np.ndarray,
+                vote_trust: np.ndarray,
                 layer_unit: float | None) -> list[tuple[float, int, int, str, int]]:
     """Per overlapping pair, the summed votes of the cues: (strength, upper, lower, deciding
-    cue, layers apart)."""
+    cue, layers apart). ``trust``: per tile, whether its size counts layers; ``vote_trust``:
+    how much its size votes on which of two is higher (:data:`SIZE_VOTE_LOST`)."""
     edges: list[tuple[float, int, int, str, int]] = []
     for i, j in pairs:
         votes: list[tuple[float, str]] = []
@@ -867,7 +875,8 @@ def _pair_edges(pairs: list[tuple[int, int]],
             votes.append((1.5 * float(np.clip(dz, -1, 1)), "parallax"))
         else:  # uncalibrated: the higher of two neighbours looks larger than the table
             # plane's perspective predicts at its place in the picture
-            size_w = SIZE_VOTE_FLOOR + (SIZE_VOTE - SIZE_VOTE_FLOOR) * min(trust[i], trust[j])
+            size_w = SIZE_VOTE_FLOOR + (SIZE_VOTE - SIZE_VOTE_FLOOR) * min(vote_trust[i],
+                                                                         vote_trust[j])
             votes.append((size_w * float(np.clip(size_x[(i, j)] / 0.8, -1, 1)), "parallax"))
         f, m = pictures[(i, j)]
         if m:
@@ -946,6 +955,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         return []
     heights: list[tuple[float, float]] = []
     trust = np.ones(n)
+    vote_trust = trust
     if geometry is not None:
         heights = [tile_height(q, geometry) for q in quads]
         trust = _size_trust(quads, outline_px, _layer_step_geometry(quads, geometry))
@@ -989,6 +999,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                          else _assumed_unit(quads, frame_bgr.shape))
             size_x = {ij: v / vote_unit for ij, v in diffs.items()}
             trust = _size_trust(quads, outline_px, np.full(n, 1.5 * vote_unit))
+            vote_trust = _size_trust(quads, outline_px, np.full(n, 1.5 * vote_unit),
+                                     SIZE_VOTE_LOST)
             if layer_unit is None or trust.max() < 0.5:
                 break
     # the blurred picture only matters where tiles overlap (most tables of line games: nowhere)
@@ -1002,7 +1014,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                      k in overlapping[j]] for i, j in pairs}
     pictures = {(i, j): picture_features(img, quads[i], quads[j]) for i, j in pairs}
     above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
-        pairs, pictures, history, geometry, heights, T, size_x, trust, layer_unit))
+        pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
+                layer_unit))
     if PICTURE_TWO_PASS:
         redo = False
         for i, j in pairs:
@@ -1012,7 +1025,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 redo = True
         if redo:
             above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
-                pairs, pictures, history, geometry, heights, T, size_x, trust, layer_unit))
+                pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
+                layer_unit))
     # without calibration, each tile's height from its size: where clear, it replaces the
     # chain's count (a hidden tile under the chain, a gap counted too wide), but a tile stays
     # above every tile it was found to lie on
