@@ -48,8 +48,8 @@ further than the divider search reaches are left to the reader's re-reading at m
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -83,12 +83,11 @@ MIN_TURN = 0.5
 
 # the patch: NORM_WIDTH px per tile width, centred on the outline's centre, wide enough for the
 # turned middle at any turn tried
-_HALF_COLS = int(math.ceil(NORM_ALONG * (U_OUTER * math.cos(math.radians(MAX_TURN + 2))
-                                         + V_OUTER * math.sin(math.radians(MAX_TURN + 2))))) + 1
-_HALF_ROWS = int(math.ceil(NORM_WIDTH * (V_OUTER + U_OUTER * math.sin(math.radians(MAX_TURN + 2)))
-                           )) + 1
+_HALF_COLS = math.ceil(NORM_ALONG * (U_OUTER * math.cos(math.radians(MAX_TURN + 2))
+                                     + V_OUTER * math.sin(math.radians(MAX_TURN + 2)))) + 1
+_HALF_ROWS = math.ceil(NORM_WIDTH * (V_OUTER + U_OUTER * math.sin(math.radians(MAX_TURN + 2)))) + 1
 _COLS, _ROWS = 2 * _HALF_COLS + 1, 2 * _HALF_ROWS + 1
-_BINS = 2 * int(math.ceil(V_OUTER * NORM_WIDTH)) + 3
+_BINS = 2 * math.ceil(V_OUTER * NORM_WIDTH) + 3
 #: least pixels in a profile bin for its value to count
 _MIN_BIN = 3
 
@@ -222,7 +221,8 @@ def _warp_all(frame_bgr: np.ndarray, centres: np.ndarray, ua: np.ndarray, su: np
     size = (2 * half_cols + 1, 2 * half_rows + 1)
     out = np.empty((len(centres), size[1], size[0], 3), np.float32)
     for j, mat in enumerate(mats):
-        out[j] = cv2.warpAffine(frame_bgr, mat, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        out[j] = cv2.warpAffine(frame_bgr, mat, size,
+                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                 borderMode=cv2.BORDER_REPLICATE)
     return out
 
@@ -275,7 +275,7 @@ def fit_outlines(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[
                         axis=1)
     slides = (_divider_slides(frame_bgr, centres, ua, widths, colour, tol) if CENTRE_ON_DIVIDER
               else np.zeros(len(todo)))
-    for j, i in enumerate(todo):
+    for j, i in enumerate(todo.tolist()):
         if not (turns[j] or slides[j]):
             fits[i] = Fit(quads[i], 0.0, float(sharp[j]))
             continue
@@ -303,8 +303,8 @@ DIV_APART = 0.12
 DIV_MIN = 0.06
 #: The divider is looked for on a patch sampled DIV_NORM times per tile width both ways.
 DIV_NORM = 20
-_D_HALF_COLS = int(math.ceil(DIV_NORM * (DIV_REACH + 0.1)))
-_D_HALF_ROWS = int(math.ceil(DIV_NORM * DIV_BAND))
+_D_HALF_COLS = math.ceil(DIV_NORM * (DIV_REACH + 0.1))
+_D_HALF_ROWS = math.ceil(DIV_NORM * DIV_BAND)
 
 
 def _divider_slides(frame_bgr: np.ndarray, centres: np.ndarray, ua: np.ndarray,
