@@ -6,6 +6,7 @@ it was laid on is laid on it; a tile taken away (the one under it seen again) is
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 from typing import Callable
 
@@ -207,3 +208,17 @@ def test_a_tile_laid_whose_outline_overlaps_a_known_tile_whose_picture_did_not_c
     # where the picture at 0-5 changed too, it lies on it (a span)
     both = diff(table, [known, beside], changed=lambda s: 1.0 if s.center[0] > 120 else 0.3)
     assert [(s.tile, s.layer) for s in both.added] == [(Tile.of(1, 3), 1)]
+
+
+def test_a_known_tile_read_with_an_outline_a_third_off_where_nothing_changed_keeps_its_layer(
+) -> None:
+    """The reader's outline of an upper tile moves by a third of its length between frames
+    (IoU 0.45 with the one seen before): where nothing changed it is that tile, on its layer."""
+    upper = dataclasses.replace(tile_at(2, 2, 100, 100), layer=2)
+    table = diff([], [upper]).table
+    jittered = Seen(Tile.of(2, 4), (2, 4), tuple((x + 15.0, y) for x, y in upper.corners), 0.5)
+    again = diff(table, [jittered], changed=_changed_at())
+    assert again.empty and [(s.tile, s.layer) for s in again.table] == [(Tile.of(2, 2), 2)]
+    # where the picture changed as a tile laid does, it is a tile laid on it
+    laid = diff(table, [jittered], changed=_changed_at((115, 100)))
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(2, 4), 3)]
