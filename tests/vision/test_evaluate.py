@@ -110,3 +110,18 @@ def test_real_photos_sample_is_read(tmp_path, capsys):
     # tolerant floors, well under the targets: the figures are recorded in docs/benchmarks.md
     assert sum(r["frame_right"] == "True" for r in bj) >= 10
     assert all(int(r["tiles_right"]) >= 18 for r in ddd)
+
+
+def test_the_outline_stage_is_timed_in_rows_summaries_and_csv(tmp_path):
+    truth = {"tiles": [_truth_tile(0, 0, (1, 2))]}
+    rows = []
+    for ms in (2.0, 4.0, 9.0):
+        reading = Reading((_read(0, 0, (1, 2)),), 800, 200,
+                          timings_ms={"detect": 50.0, "outline": ms, "crop": 3.0, "total": 60.0})
+        rows.append(score_rendered(reading, truth, f"x{ms}"))
+    assert [r.ms_outline for r in rows] == [2.0, 4.0, 9.0]
+    assert summarise(rows)["rendered"]["median_ms_outline"] == 4.0
+    out = tmp_path / "rows.csv"
+    write_csv(rows, out)
+    with open(out) as f:
+        assert [r["ms_outline"] for r in csv.DictReader(f)] == ["2.0", "4.0", "9.0"]
