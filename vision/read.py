@@ -72,8 +72,9 @@ REFINE_MOVES = (-0.15, 0.0, 0.15)
 REFINE_MAX_TILES = 10
 #: Whether the found tiles' outlines are fitted to the picture (stage ``outline``,
 #: :mod:`vision.outline`) before their halves are cut out. On 200 rendered tuning scenes (seeds
-#: 1,600,000-199, the detector of 0715897) it took misread tiles from 83 to 59 and frames
-#: entirely right from 141 to 147 (refinement on; without refinement 101 -> 86).
+#: 1,600,000-199) it took misread found tiles from 83 to 54 and frames entirely right from 141
+#: to 147 with the detector of 0715897 (without refinement: 101 -> 75, frames 139 -> 142), and
+#: from 76 to 37, frames 143 -> 148, with that of 5fa4468. Refinement still pays after it.
 FIT_OUTLINES = True
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
