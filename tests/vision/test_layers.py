@@ -381,6 +381,11 @@ def test_layers_eval_command_prints_figures_and_refuses_training_seeds(capsys,
     firsts = [f for f in out["cold_image_failures"] if f["tile"] == 0]
     assert [f["seed"] for f in firsts] == [1000112, 1000113]
     assert all(f["estimate"] == f["truth"] + 1 and f["cue"] in CUES for f in firsts)
+    # ... and, with the default 1 px jitter, the tiles the jittered estimate got wrong
+    noisy_wrong = out["cold_image_jittered"]["tiles"] - out["cold_image_jittered"]["right"]
+    assert len(out["cold_image_jittered_failures"]) == noisy_wrong >= 2
+    assert sum(out["cold_image_jittered_failure_cues"].values()) == noisy_wrong
+    assert set(out["cold_image_jittered_failure_cues"]) <= set(CUES)
 
 
 # --- the reader gives every tile its layer ------------------------------------------------------

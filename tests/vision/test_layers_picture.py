@@ -139,3 +139,13 @@ def test_fit_refuses_held_out_seeds_and_examples_follow_the_truth() -> None:
             if tiles[i]["layer"] != tiles[j]["layer"]]
     assert y == want and len(y) >= 2
     assert all(x.shape == (PICTURE_FEATURES,) for x in X)
+
+
+def test_size_vote_fades_with_outline_error_more_slowly_than_size_counts_layers() -> None:
+    quad = np.array([[0.0, 0.0], [60.0, 0.0], [60.0, 30.0], [0.0, 30.0]])
+    step = np.array([0.05])  # one layer changes the size by 5 %; 1.5 px: one layer of error
+    assert layers._size_trust([quad], 0.0, step)[0] == 1.0
+    assert layers._size_trust([quad], 1.5, step)[0] == 0.0  # counts no layers
+    assert layers._size_trust([quad], 1.5, step, layers.SIZE_VOTE_LOST)[0] == \
+        pytest.approx(1.0 - 1.0 / layers.SIZE_VOTE_LOST)
+    assert layers.SIZE_VOTE_LOST > 1.0

@@ -23,7 +23,9 @@ Figures printed (JSON):
 With ``--failures`` the JSON also lists every tile the one-photo estimate (``cold_image``) put on
 the wrong layer: seed, tile index (among the tiles with ``visible > 0``), true and estimated
 layer, the cue that decided, its confidence, the tile's visible fraction and the supports it
-was given; the first thing to read when the figure drops.
+was given; the first thing to read when the figure drops. With ``--jitter`` > 0 it also lists
+the tiles the jittered estimate got wrong (``cold_image_jittered_failures``) and how many of
+them each cue decided.
 
 Scenes use held-out seeds (``--seed`` >= 1,000,000, held-out looks included).
 """
@@ -92,6 +94,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
     ms: list[float] = []
     rd = None
     failed: list[dict[str, Any]] = []
+    failed_noisy: list[dict[str, Any]] = []
     if reader:
         from vision.read import Reader
         rd = Reader()
@@ -108,8 +111,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
         _tally(c, estimate_layers(scene.image_bgr, tiles, geom), tiles, "cold_geometry")
         if jitter > 0:
             noisy = _jittered(tiles, jitter, np.random.default_rng((seed + k, 7)))
-            _tally(c, estimate_layers(scene.image_bgr, noisy, outline_px=jitter), tiles,
-                   "cold_image_jittered")
+            est_noisy = estimate_layers(scene.image_bgr, noisy, outline_px=jitter)
+            _tally(c, est_noisy, tiles, "cold_image_jittered")
+            if failures:
+                failed_noisy += _failures(seed + k, est_noisy, tiles)
         if rd is not None:
             reading = rd.read(scene.image_bgr, scene.truth["set_max"])
             found = [t for t in reading.tiles if not t.cut]
@@ -170,6 +175,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
                                                 / max(1, c["reader_found"]), 4)}
     if failures:
         out["cold_image_failures"] = failed
+        if jitter > 0:
+            out["cold_image_jittered_failures"] = failed_noisy
+            out["cold_image_jittered_failure_cues"] = dict(Counter(f["cue"] for f in failed_noisy))
     out["estimate_ms_median"] = round(float(np.median(ms)), 1) if ms else None
     out["wall_s"] = round(time.perf_counter() - t0, 1)
     return out
