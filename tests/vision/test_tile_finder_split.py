@@ -156,3 +156,44 @@ def test_the_chickenfoot_demo_crop_with_a_t_joint_and_a_hub_reads_every_tile(
     assert missed() == ([], 0)
     monkeypatch.setattr(tile_finder, "FIT_SPLIT", False)
     assert "4-9" in missed()[0]
+
+
+def _rendered(placements: list[tuple[tuple[int, int], tuple[float, float], float]],
+              seed: int = 1_740_000) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A rendered picture (held-out seed of no training, tuning or evaluation range; its camera,
+    table and tile look) of tiles ``(halves, centre mm from the middle, angle)``, and their true
+    top-face corners."""
+    import dataclasses
+
+    from companion.tiles import Tile
+    from vision.render import random_scene_spec, render_scene
+    from vision.render.layouts import Placement
+
+    base = random_scene_spec(seed, held_out=True, layout="line", n_tiles=10, set_max=9,
+                             tilt_range=(0, 15), loose=0, boneyard=False, hands=0,
+                             markers=False, tile_families=["ivory"], table_families=["wood"],
+                             degrade=False)
+    mid = np.mean([p.center_mm for p in base.placements], axis=0)
+    placed = tuple(Placement(Tile.of(*h), h, (float(mid[0] + c[0]), float(mid[1] + c[1])), a)
+                   for h, c, a in placements)
+    camera = dataclasses.replace(base.camera, height_mm=base.camera.height_mm * 1.6,
+                                 target_mm=(float(mid[0]), float(mid[1])))
+    scene = render_scene(dataclasses.replace(base, placements=placed, camera=camera,
+                                             tile_styles=(base.tile_styles[0],) * len(placed)))
+    return scene.image_bgr, [np.asarray(t["corners"], float) for t in scene.truth["tiles"]]
+
+
+def test_a_rendered_toe_at_45_degrees_against_its_tile_gives_two_tiles() -> None:
+    from vision.detect import detect_tiles
+    from vision.render.tiles import geometry_for_set
+
+    g = geometry_for_set(9)
+    along = np.array([math.cos(math.radians(45)), math.sin(math.radians(45))])
+    # the toe's near end starts 0.4 mm beyond the middle of the 5-9's 5 end and runs up and
+    # away from it; the toe lies at 45 degrees below the 5-9's line
+    toe = np.array([g.length_mm / 2 + 0.4, 0.0]) + along * g.length_mm / 2 \
+        + np.array([along[1], -along[0]]) * g.width_mm / 2
+    image, truth = _rendered([((9, 5), (0.0, 0.0), 0.0), ((5, 3), tuple(toe), 45.0)])
+    tiles = detect_tiles(image).tiles
+    assert len(tiles) == 2
+    assert all(any(_poly_iou(t.corners, q) >= 0.7 for t in tiles) for q in truth)
