@@ -24,8 +24,8 @@ Two doubts are added on top (both measured on rendered tuning scenes, see the co
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -74,6 +74,28 @@ class TileValue:
     @property
     def tile(self) -> Tile:
         return Tile.of(*self.halves)
+
+
+class TileReader(Protocol):
+    """What the reading pipeline asks of a pip reader (:class:`vision.read.Reader`).
+
+    :class:`PipReader` is the one the product ships; a stand-in (tests, another reader) must
+    answer the same calls. ``note`` is a warning for every reading (None or "" when there is
+    none); ``uses_classifier`` says whether confidences come from the classifier (the reader
+    re-reads doubtful tiles at moved outlines only then, :meth:`read_shortlist`)."""
+
+    @property
+    def note(self) -> str | None: ...
+
+    @property
+    def uses_classifier(self) -> bool: ...
+
+    def read_tiles(self, crops: np.ndarray, set_max: int = ...,
+                   washed: np.ndarray | None = None) -> list[TileValue]: ...
+
+    def read_shortlist(self, crops: np.ndarray, owners: Sequence[int], set_max: int = ...,
+                       washed: np.ndarray | None = None, keep: int = ...
+                       ) -> dict[int, list[TileValue]]: ...
 
 
 def pool(p_classical: np.ndarray, p_cnn: np.ndarray | None, cnn_weight: float = CNN_WEIGHT,

@@ -48,13 +48,20 @@ import numpy as np
 from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
-from vision.halves import (CornersError, check_corners, outline_variants, tile_crops,
-                           tile_crops_washed)
-from vision.halves import half_crops as half_crops  # re-exported: callers cut halves from here
+from vision.halves import (
+    CornersError,
+    check_corners,
+    outline_variants,
+    tile_crops,
+    tile_crops_washed,
+)
+from vision.halves import (
+    half_crops as half_crops,  # re-exported: callers cut halves from here
+)
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
 from vision.outline import fit_outlines
-from vision.pips import PipReader, TileValue, best_of_outlines
+from vision.pips import PipReader, TileReader, TileValue, best_of_outlines
 from vision.types import Reading, TileReading
 
 #: Longest side, in pixels, that detection works at (larger images are scaled down for it).
@@ -204,7 +211,7 @@ def _strongest(tiles: list[TileReading], from_view: list[bool]) -> list[TileRead
 class Reader:
     """The reading pipeline, with its pip reader made once (the ONNX session is reused)."""
 
-    def __init__(self, pip_reader: PipReader | None = None,
+    def __init__(self, pip_reader: TileReader | None = None,
                  geometry: LayerGeometry | None = None, hints: ReadHints | None = None) -> None:
         self.pips = PipReader() if pip_reader is None else pip_reader
         #: the calibrated camera for the layer estimate's parallax cue (None: image cues only)
@@ -293,18 +300,14 @@ class Reader:
         crops, blown = tile_crops_washed(frame_bgr, [k for _, k in whole])
         t3 = time.perf_counter()
         times["crop"] = times.get("crop", 0.0) + (t3 - t2) * 1000
-        # glare doubt and refinement need a PipReader; a stand-in with only
-        # read_tiles(crops, set_max) (tests, other pip readers) is read as it is
-        full = isinstance(self.pips, PipReader)
         values: list[TileValue] = []
         if whole:
-            values = (self.pips.read_tiles(crops, set_max, washed=blown) if full
-                      else self.pips.read_tiles(crops, set_max))
+            values = self.pips.read_tiles(crops, set_max, washed=blown)
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
         # refinement was chosen with the classifier's confidences; the classical reader's
         # alone are a heuristic (a clean tile reads at about 0.93) and would pick wrong outlines
-        if (full and self.pips.uses_classifier
+        if (self.pips.uses_classifier
                 and any(v.confidence < REFINE_BELOW for v in values)):
             values = self.refine(frame_bgr, [k for _, k in whole], values, set_max, blown)
             t4b = time.perf_counter()

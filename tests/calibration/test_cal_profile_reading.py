@@ -9,6 +9,7 @@ finder; the measured effect on rendered sets is ``python -m calibration.bench --
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -53,15 +54,26 @@ def _red_profile(img: np.ndarray, quads: dict[str, np.ndarray]) -> SetProfile:
 
 
 class _BrightnessPips:
-    """A pip reader stand-in: every half reads 1, confidence = the crops' mean brightness."""
+    """A pip reader stand-in (:class:`vision.pips.TileReader`): every half reads 1, confidence =
+    the crops' mean brightness; no classifier, so the reader never re-reads at moved outlines."""
 
     note = ""
+    uses_classifier = False
 
-    def read_tiles(self, crops: np.ndarray, set_max: int) -> list[TileValue]:
+    def read_tiles(self, crops: np.ndarray, set_max: int = 15,
+                   washed: np.ndarray | None = None) -> list[TileValue]:
         out = []
         for k in range(0, len(crops), 2):
             conf = float(np.clip(np.abs(crops[k:k + 2]).mean(), 0.0, 1.0))
             out.append(TileValue((1, 1), conf, (conf, conf), ()))
+        return out
+
+    def read_shortlist(self, crops: np.ndarray, owners: Sequence[int], set_max: int = 15,
+                       washed: np.ndarray | None = None, keep: int = 2
+                       ) -> dict[int, list[TileValue]]:
+        out: dict[int, list[TileValue]] = {}
+        for owner, value in zip(owners, self.read_tiles(crops, set_max)):
+            out.setdefault(int(owner), []).append(value)
         return out
 
 
@@ -99,7 +111,7 @@ def test_reader_with_hints_adds_view_tiles_drops_unlike_ones_and_keeps_the_surer
     profile = _red_profile(img, quads)
     shifted = quads["red"] + [3, 0]  # the red tile found on the frame, a little off
     _fixed_finder(monkeypatch, {"plain": [quads["white"], shifted], "view": [quads["red"]]})
-    reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
+    reader = Reader(pip_reader=_BrightnessPips())
     plain = reader.read(img)
     assert [t.center for t in plain.tiles] == [tuple(quads["white"].mean(axis=0)),
                                                tuple(shifted.mean(axis=0))]
@@ -112,7 +124,7 @@ def test_reader_with_hints_adds_view_tiles_drops_unlike_ones_and_keeps_the_surer
     assert np.allclose(kept.corners, quads["red"]) or np.allclose(kept.corners, shifted)
     assert "hints" in hinted.timings_ms
     # the hints given to the reader itself are used by default
-    assert len(Reader(pip_reader=_BrightnessPips(),  # type: ignore[arg-type]
+    assert len(Reader(pip_reader=_BrightnessPips(),
                       hints=profile.reading_hints()).read(img).tiles) == 1
 
 
@@ -126,7 +138,7 @@ def test_overlapping_finds_keep_the_higher_confidence(monkeypatch: pytest.Monkey
         def keep(self, frame_bgr: np.ndarray, corners: np.ndarray, from_view: bool) -> bool:
             return True
 
-    reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
+    reader = Reader(pip_reader=_BrightnessPips())
     got = reader.read(img, hints=Always(profile))
     assert len(got.tiles) == 1
     # both were read: the kept one is the one with the higher confidence of the two
@@ -144,7 +156,7 @@ def test_overlapping_tiles_of_one_picture_are_all_kept(monkeypatch: pytest.Monke
     profile = _red_profile(img, quads)
     on_top = quads["red"] + [30, 10]
     _fixed_finder(monkeypatch, {"plain": [quads["red"], on_top], "view": []})
-    reader = Reader(pip_reader=_BrightnessPips())  # type: ignore[arg-type]
+    reader = Reader(pip_reader=_BrightnessPips())
     assert len(reader.read(img, hints=profile.reading_hints()).tiles) == 2
 
 
