@@ -57,8 +57,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -122,7 +123,7 @@ class Seen:
         return np.stack([((c[0] + c[1]) / 2 + mid) / 2, ((c[2] + c[3]) / 2 + mid) / 2])
 
     @classmethod
-    def from_reading(cls, t: Any) -> "Seen":
+    def from_reading(cls, t: Any) -> Seen:
         """From a :class:`vision.types.TileReading` (or anything with the same fields)."""
         return cls(t.tile, tuple(t.halves), tuple(tuple(p) for p in t.corners),
                    float(t.confidence), tuple(t.alternatives), int(getattr(t, "layer", 0)))
@@ -217,9 +218,11 @@ def contacts_of(new: Seen, others: Iterable[Seen], max_gap: float = 0.3) -> list
         # end to end when the two long axes are parallel and in line, else against a side
         ax_a = hc[1] - hc[0]
         ax_b = ohc[1] - ohc[0]
-        cos = abs(float(np.dot(ax_a, ax_b)) / max(1e-9, np.linalg.norm(ax_a) * np.linalg.norm(ax_b)))
+        cos = abs(float(np.dot(ax_a, ax_b))
+                  / max(1e-9, float(np.linalg.norm(ax_a) * np.linalg.norm(ax_b))))
         centre_line = new.center - o.center
-        along = abs(float(np.dot(centre_line, ax_b)) / max(1e-9, np.linalg.norm(centre_line) * np.linalg.norm(ax_b)))
+        along = abs(float(np.dot(centre_line, ax_b))
+                    / max(1e-9, float(np.linalg.norm(centre_line) * np.linalg.norm(ax_b))))
         kind = "end" if cos > 0.9 and along > 0.9 else "side"
         out.append(Contact(new.halves[i], o.tile, o.halves[j], kind, round(gap, 3)))
     out.sort(key=lambda c: (not c.matches, c.gap))

@@ -7,15 +7,23 @@ it was laid on is laid on it; a tile taken away (the one under it seen again) is
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Callable
 
 import numpy as np
+from live_helpers import tile_at
 
 from companion.tiles import Tile
-from companion.tracking import (GONE_MAX, INFERRED_LAYER_CONFIDENCE, LAID_MIN_CHANGED,
-                                UNSEEN_TILE, ChangedFractions, Seen, changed_fractions, diff)
-from live_helpers import tile_at
+from companion.tracking import (
+    GONE_MAX,
+    INFERRED_LAYER_CONFIDENCE,
+    LAID_MIN_CHANGED,
+    UNSEEN_TILE,
+    ChangedFractions,
+    Seen,
+    changed_fractions,
+    diff,
+)
 
 
 def _on(s: Seen, a: int, b: int, dx: float = 1.0, dy: float = -1.0) -> Seen:
@@ -201,8 +209,7 @@ def test_a_tile_laid_whose_outline_overlaps_a_known_tile_whose_picture_did_not_c
     known = tile_at(0, 5, 100, 100)
     table = diff([], [known]).table
     beside = Seen(Tile.of(1, 3), (1, 3), tuple((x + 28.0, y) for x, y in known.corners), 0.6)
-    only_new = lambda s: 1.0 if s.center[0] > 120 else 0.0  # noqa: E731
-    laid = diff(table, [known, beside], changed=only_new)
+    laid = diff(table, [known, beside], changed=lambda s: 1.0 if s.center[0] > 120 else 0.0)
     assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(1, 3), 0)]
     assert laid.covered == [] and laid.under[laid.added[0]] == []
     # where the picture at 0-5 changed too, it lies on it (a span)
