@@ -25,6 +25,13 @@ class Proposal:
 
 
 class Interpreter(Protocol):
+    """Turns table changes into game-log proposals. Optional members the live loop looks for
+    (:mod:`companion.live`): ``observe(seen, frame_bgr, game) -> seen`` (measure more of each
+    tile from the picture, e.g. Build Up's set colours) and ``tiles_stay: bool`` (True where
+    tiles never move once laid, Build Up and Stackernoes: the tracking may then count a known
+    value read again where the picture changed as a tile laid on it,
+    :func:`companion.tracking.diff`'s ``fixed``)."""
+
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]: ...
 
 
