@@ -38,8 +38,12 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float,
     area_min, area_max = MIN_PIP_FRAC * size * size, MAX_PIP_FRAC * size * size * 2.2
     blobs = []
     doubtful = 0
+    # plain Python numbers: the loop runs once per component, numpy scalars would dominate it
+    rows = stats.tolist()
+    centres = centroids.tolist()
+    pixels: np.ndarray | None = None
     for i in range(1, n):
-        x, y, w, h, area = stats[i]
+        x, y, w, h, area = rows[i]
         if area < area_min * 0.5:
             continue
         elong = max(w, h) / max(1, min(w, h))
@@ -51,11 +55,17 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float,
             if area >= area_min * 0.7:
                 doubtful += 1
             continue
-        mean = float(crop[labels == i].mean())
-        blobs.append((float(centroids[i][0]), float(centroids[i][1]), float(area), mean,
+        if pixels is None:
+            # the crop's values grouped by component, each group in raster order (as a
+            # boolean mask would take them, so each blob's mean is the same float32 sum)
+            order = np.argsort(labels.reshape(-1), kind="stable")
+            pixels = crop.reshape(-1)[order]
+            starts = np.concatenate(([0], np.cumsum(stats[:, cv2.CC_STAT_AREA]))).tolist()
+        mean = float(pixels[starts[i]:starts[i + 1]].mean())
+        blobs.append((float(centres[i][0]), float(centres[i][1]), float(area), mean,
                       float(at_border)))
     if len(blobs) >= 2:
-        unit = float(np.median([b[2] for b in blobs]))
+        unit = _median([b[2] for b in blobs])
         kept = []
         for b in blobs:
             if b[2] < 0.45 * unit or (b[4] and b[2] < 0.7 * unit):
@@ -66,16 +76,27 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float,
     return blobs, doubtful
 
 
-def read_half(crop: np.ndarray) -> np.ndarray:
-    """Probability vector (16,) over 0..15 pips for one (S, S) crop."""
+def _median(values: list[float]) -> float:
+    """The median of a short list, as ``np.median`` gives it (the middle value, or the mean
+    of the two middle ones), without numpy's overhead on a few numbers."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return float((ordered[middle - 1] + ordered[middle]) / 2.0)
+
+
+def _count_and_doubt(crop: np.ndarray) -> tuple[int, float]:
+    """The pips counted on one (S, S) crop and how doubtful the count is (see the module
+    docstring): the two numbers :func:`read_halves` makes the probability vector from."""
     size = crop.shape[0]
     blobs, doubtful = _pip_blobs(crop)
     count = 0
     merged_doubt = 0
     if blobs:
         areas = np.array([b[2] for b in blobs])
-        unit = float(np.median(areas))
-        for a in areas:
+        unit = _median([b[2] for b in blobs])
+        for a in areas.tolist():
             k = max(1, int(round(a / unit)))
             if k > 1 and (a / unit) < 1.6:
                 k = 1
@@ -93,11 +114,23 @@ def read_half(crop: np.ndarray) -> np.ndarray:
         asym = 0.0
     count = min(count, MAX_PIPS)
     doubt = 0.02 + 0.25 * faint + 0.3 * merged_doubt + 0.25 * doubtful + 4.0 * max(0.0, asym - 0.06)
-    logits = np.full(N_CLASSES, -12.0)
+    return count, doubt
+
+
+def _probabilities(counts: np.ndarray, doubts: np.ndarray) -> np.ndarray:
+    """(N, 16) probability rows: most mass on each count, less on its neighbours the more
+    doubtful it is (computed for all halves at once)."""
     ks = np.arange(N_CLASSES)
-    logits = -np.abs(ks - count) * (4.0 - min(3.0, 3.0 * doubt))
-    probs = np.exp(logits - logits.max())
-    return probs / probs.sum()
+    slopes = 4.0 - np.minimum(3.0, 3.0 * doubts)
+    logits = -np.abs(ks[None, :] - counts[:, None]) * slopes[:, None]
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def read_half(crop: np.ndarray) -> np.ndarray:
+    """Probability vector (16,) over 0..15 pips for one (S, S) crop."""
+    count, doubt = _count_and_doubt(crop)
+    return _probabilities(np.array([count]), np.array([doubt]))[0]
 
 
 def read_halves(crops: np.ndarray) -> np.ndarray:
@@ -105,4 +138,7 @@ def read_halves(crops: np.ndarray) -> np.ndarray:
     if not isinstance(crops, np.ndarray) or crops.ndim != 3 or crops.shape[1] != crops.shape[2]:
         shape = getattr(crops, "shape", type(crops).__name__)
         raise CropError(f"crops: expected a (N, S, S) array of half-tile squares, got {shape}")
-    return np.stack([read_half(c) for c in crops]) if len(crops) else np.zeros((0, N_CLASSES))
+    if not len(crops):
+        return np.zeros((0, N_CLASSES))
+    features = [_count_and_doubt(c) for c in crops]
+    return _probabilities(np.array([f[0] for f in features]), np.array([f[1] for f in features]))

@@ -29,6 +29,21 @@ def test_classical_rejects_what_is_not_crops():
         read_halves(np.zeros((48, 48)))
 
 
+def test_classical_batch_matches_one_half_at_a_time_and_numpys_median():
+    from vision.pips_classical import _median, read_half
+    img = synth.table(200, 300, seed=5)
+    corners = [synth.draw_tile(img, (80, 100), 30, 40, (5, 9)),
+               synth.draw_tile(img, (220, 100), 110, 40, (0, 8))]
+    crops = np.concatenate([half_crops(img, c) for c in corners])
+    batch = read_halves(crops)
+    assert np.array_equal(batch, np.stack([read_half(c) for c in crops]))
+    assert list(batch.argmax(axis=1)) == [5, 9, 0, 8]
+    rng = np.random.default_rng(0)
+    for n in range(1, 9):
+        values = rng.integers(5, 60, n).astype(float).tolist()
+        assert _median(values) == float(np.median(values))
+
+
 class FakeClassifier:
     """Says every half shows ``value`` with probability ``p``; counts its calls."""
 
