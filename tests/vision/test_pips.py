@@ -31,7 +31,7 @@ def test_classical_rejects_what_is_not_crops():
 
 def test_classical_batch_matches_one_half_at_a_time_and_numpys_median():
     from vision.pips_classical import _median, read_half
-    img = synth.table(200, 300, seed=5)
+    img = synth.table(300, 200, seed=5)
     corners = [synth.draw_tile(img, (80, 100), 30, 40, (5, 9)),
                synth.draw_tile(img, (220, 100), 110, 40, (0, 8))]
     crops = np.concatenate([half_crops(img, c) for c in corners])
