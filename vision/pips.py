@@ -152,6 +152,7 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
         probs = hidden_pips(probs, washed)
         doubtful = np.asarray(washed) >= WASHED_DOUBT
     out = []
+    lows, highs = np.triu_indices(probs.shape[1])  # every tile (low <= high) of the set
     for i in range(len(probs) // 2):
         p0, p1 = probs[2 * i], probs[2 * i + 1]
         joint = np.outer(p0, p1)
@@ -160,7 +161,6 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
         # merge (a, b) and (b, a) into one tile for the alternatives
         merged = joint + joint.T
         np.fill_diagonal(merged, np.diag(joint))
-        lows, highs = np.triu_indices(joint.shape[0])
         values = merged[lows, highs]
         order = np.argsort(-values, kind="stable")
         best_p = float(merged[min(a, b), max(a, b)])
@@ -239,16 +239,19 @@ class PipReader:
     def uses_classifier(self) -> bool:
         return self.classifier is not None
 
-    def half_probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(N, 16) pooled probabilities for (N, S, S) float32 crops, one batched CNN call."""
+    def half_probabilities(self, crops: np.ndarray, p_cnn: np.ndarray | None = None
+                           ) -> np.ndarray:
+        """(N, 16) pooled probabilities for (N, S, S) float32 crops, one batched CNN call
+        (none when ``p_cnn``, the classifier's (N, 16) output for these crops, is given)."""
         if not isinstance(crops, np.ndarray) or crops.ndim != 3:
             raise PipReadError(f"crops: expected a (N, S, S) array, got "
                                f"{getattr(crops, 'shape', type(crops).__name__)}")
         p_classical = pips_classical.read_halves(crops)
         if self.classifier is None or len(crops) == 0:
             return p_classical
-        p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
-                           dtype=np.float64)
+        if p_cnn is None:
+            p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
+                               dtype=np.float64)
         if p_cnn.shape != p_classical.shape or not np.all(np.isfinite(p_cnn)):
             raise PipReadError(f"pip classifier output: expected finite probabilities of shape "
                                f"{p_classical.shape}, got shape {p_cnn.shape}")
@@ -271,6 +274,7 @@ class PipReader:
         for m, owner in enumerate(owners):
             by_owner.setdefault(int(owner), []).append(m)
         chosen = list(range(len(owners)))
+        p_cnn: np.ndarray | None = None
         if self.classifier is not None and len(owners):
             p_cnn = np.asarray(self.classifier.predict(crops.astype(np.float32, copy=False)),
                                dtype=np.float64)
@@ -282,8 +286,11 @@ class PipReader:
             chosen = sorted(m for ms in by_owner.values()
                             for m in sorted(ms, key=lambda m: -rank[m])[:keep])
         rows = np.array([[2 * m, 2 * m + 1] for m in chosen], dtype=np.intp).reshape(-1)
-        values = self.read_tiles(crops[rows], set_max,
-                                 washed=None if washed is None else np.asarray(washed)[rows])
+        # the shortlisted outlines are pooled with the classifier's output already at hand
+        # (the model reads each half on its own: the same numbers as a second call)
+        values = tile_values(
+            self.half_probabilities(crops[rows], None if p_cnn is None else p_cnn[rows]),
+            set_max, washed=None if washed is None else np.asarray(washed)[rows])
         out: dict[int, list[TileValue]] = {}
         for m, value in zip(chosen, values):
             out.setdefault(int(owners[m]), []).append(value)
