@@ -197,3 +197,32 @@ def test_a_rendered_toe_at_45_degrees_against_its_tile_gives_two_tiles() -> None
     tiles = detect_tiles(image).tiles
     assert len(tiles) == 2
     assert all(any(_poly_iou(t.corners, q) >= 0.7 for t in tiles) for q in truth)
+
+
+def test_specks_of_texture_do_not_size_the_split_of_whole_tiles() -> None:
+    """Tile-shaped specks far smaller than the tiles (a set profile's colour view of a wood
+    table is full of them) must not cut a blob of two large touching tiles into speck-sized
+    tiles: the split falls back to the threshold split (as with no lone tile at all)."""
+    scale_up = 3.0
+    big = [_quad((150.0, 210.0), 0.0, LENGTH * scale_up, WIDTH * scale_up)]
+    big.append(_quad((150.0 + LENGTH * scale_up / 2 + WIDTH * scale_up / 2 + 1,
+                      210.0 + LENGTH * scale_up / 4), 90.0, LENGTH * scale_up,
+                     WIDTH * scale_up))
+    specks = [_quad((30.0 + 40 * i, 20.0), 0.0, LENGTH / 2, WIDTH / 2) for i in range(8)]
+    kernel = _kernel_map(big + specks, [(0, 1)], (480, 400))
+    found = tiles_from_kernel(kernel, 1.0, 480, 400)
+    near_big = [f for f in found if f.corners.mean(axis=0)[1] > 80]
+    speck_w = WIDTH / 2
+    assert all(min(np.linalg.norm(f.corners[1] - f.corners[0]),
+                   np.linalg.norm(f.corners[3] - f.corners[0])) > 1.5 * speck_w
+               for f in near_big)
+    original = tile_finder.FIT_THICKNESS
+    try:
+        tile_finder.FIT_THICKNESS = 0.0  # the guard off: speck-sized tiles are fitted there
+        unguarded = [f for f in tiles_from_kernel(kernel, 1.0, 480, 400)
+                     if f.corners.mean(axis=0)[1] > 80]
+    finally:
+        tile_finder.FIT_THICKNESS = original
+    assert any(min(np.linalg.norm(f.corners[1] - f.corners[0]),
+                   np.linalg.norm(f.corners[3] - f.corners[0])) <= 1.5 * speck_w
+               for f in unguarded)
