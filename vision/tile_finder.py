@@ -32,9 +32,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from domino_models import MODEL_DIR
 
 from companion.errors import DominoError
-from domino_models import MODEL_DIR
 from vision.onnx_session import open_session
 
 MODEL_NAME = "tile_finder.onnx"
@@ -254,7 +254,7 @@ def _chain_split(kquad: np.ndarray, a: float, b: float) -> list[np.ndarray]:
     width = b / KERNEL_SHRINK
     tile_len = 2.0 * width
     n_real = (a - KERNEL_SHRINK * tile_len) / tile_len + 1.0
-    n = int(round(n_real))
+    n = round(n_real)
     if n < 2 or abs(n_real - n) > 0.3:
         return []
     c = kquad.mean(axis=0)
@@ -302,7 +302,7 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
     # the whole tile's box, of the same parity so both boxes have one centre
     lt = lk + 2 * round((kl / KERNEL_SHRINK - kl) / 2)
     wt = wk + 2 * round((kw / KERNEL_SHRINK - kw) / 2)
-    pad = int(math.ceil(klen))
+    pad = math.ceil(klen)
     x0, y0 = int(xs.min()) - pad, int(ys.min()) - pad
     w, h = int(xs.max()) - x0 + pad + 1, int(ys.max()) - y0 + pad + 1
     blob = np.zeros((h, w), np.float32)
@@ -314,7 +314,7 @@ def _fit_kernels(full: np.ndarray, xs: np.ndarray, ys: np.ndarray, klen: float, 
         blob = (cv2.resize(blob, small, interpolation=cv2.INTER_AREA) >= 0.5).astype(np.float32)
         prob = cv2.resize(prob, small, interpolation=cv2.INTER_AREA) * blob
         h, w = blob.shape
-    side = int(math.ceil(math.hypot(w, h))) + 2
+    side = math.ceil(math.hypot(w, h)) + 2
     centre = ((w - 1) / 2.0, (h - 1) / 2.0)
     need = FIT_COVER * lk * wk
 
