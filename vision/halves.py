@@ -119,6 +119,35 @@ def _check_corners(corners: np.ndarray | Sequence[Sequence[float]], width: int,
     return quad
 
 
+def _valid_quads(quads: np.ndarray, width: int, height: int) -> np.ndarray:
+    """(N,) bool: which of (N, 4, 2) float64 outlines :func:`_check_corners` accepts (the
+    same tests, the same arithmetic, for all outlines at once)."""
+    finite = np.isfinite(quads).all(axis=(1, 2))
+    quads = np.where(finite[:, None, None], quads, 0.0)
+    edges = quads[:, [1, 2, 3, 0]] - quads
+    lengths = np.hypot(edges[:, :, 0], edges[:, :, 1])
+    shortest = lengths.min(axis=1)
+    margin = (OUTSIDE_TOLERANCE * shortest)[:, None]
+    outside = ((quads[:, :, 0] < -0.5 - margin) | (quads[:, :, 0] > width - 0.5 + margin)
+               | (quads[:, :, 1] < -0.5 - margin) | (quads[:, :, 1] > height - 0.5 + margin))
+    following = edges[:, [1, 2, 3, 0]]
+    cross = edges[:, :, 0] * following[:, :, 1] - edges[:, :, 1] * following[:, :, 0]
+    convex = np.all(cross > 0, axis=1) | np.all(cross < 0, axis=1)
+    return finite & (shortest >= MIN_EDGE_PX) & ~outside.any(axis=1) & convex
+
+
+def readable(frame_bgr: np.ndarray,
+             corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]) -> list[bool]:
+    """For each outline, whether :func:`check_corners` accepts it in this frame (checked
+    for all at once: cheaper than one call each); each outline must be a (4, 2) array."""
+    if len(corners_list) == 0:
+        return []
+    quads = np.asarray(corners_list, dtype=np.float64)
+    if quads.ndim != 3 or quads.shape[1:] != (4, 2):
+        raise CornersError(f"corners_list: expected (4, 2) outlines, got shape {quads.shape}")
+    return _valid_quads(quads, frame_bgr.shape[1], frame_bgr.shape[0]).tolist()
+
+
 def check_corners(frame_bgr: np.ndarray, corners: np.ndarray | Sequence[Sequence[float]]
                   ) -> np.ndarray:
     """The corners as a (4, 2) float64 array if :func:`half_crops` can read the tile they
@@ -283,11 +312,21 @@ def _tile_crops(frame_bgr: np.ndarray,
     height, width = frame_bgr.shape[:2]
     pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
                      dtype=np.uint8)
-    for index, corners in enumerate(corners_list):
-        try:
-            quad = _check_corners(corners, width, height)
-        except CornersError as exc:
-            raise CornersError(f"tile {index}: {exc}") from exc
+    quads: list[np.ndarray] = []
+    try:
+        stacked = np.asarray(corners_list, dtype=np.float64)
+    except (TypeError, ValueError):
+        stacked = None  # ragged: checked one by one below, which names the bad one
+    if stacked is not None and stacked.ndim == 3 and stacked.shape[1:] == (4, 2) \
+            and _valid_quads(stacked, width, height).all():
+        quads = list(stacked)  # all sound (the common case): checked at once
+    else:
+        for index, corners in enumerate(corners_list):
+            try:
+                quads.append(_check_corners(corners, width, height))
+            except CornersError as exc:
+                raise CornersError(f"tile {index}: {exc}") from exc
+    for index, quad in enumerate(quads):
         _warp_tile(frame_bgr, quad, pairs[index])
     if len(corners_list) == 0:
         return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)

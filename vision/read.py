@@ -49,9 +49,8 @@ from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
 from vision.halves import (
-    CornersError,
-    check_corners,
     outline_variants,
+    readable,
     tile_crops,
     tile_crops_washed,
 )
@@ -283,16 +282,17 @@ class Reader:
                 continue
             k[:, 0] = np.clip(k[:, 0], -0.5, w - 0.5)
             k[:, 1] = np.clip(k[:, 1], -0.5, h - 0.5)
-            try:
-                check_corners(frame_bgr, k)
-            except CornersError:
-                continue  # too small to read: a speck, not a tile
             whole.append((c, k))
+        # one too small to read is a speck, not a tile
+        whole = [ck for ck, ok in zip(whole, readable(frame_bgr, [k for _, k in whole])) if ok]
         if FIT_OUTLINES and whole:
             t_fit = time.perf_counter()
             times["crop"] = (t_fit - t2) * 1000
-            whole = [(c, _fitted(frame_bgr, k, fit.corners) if fit.moved else k)
-                     for (c, k), fit in zip(whole, fit_outlines(frame_bgr, [k for _, k in whole]))]
+            fits = fit_outlines(frame_bgr, [k for _, k in whole])
+            # a fitted outline is used where its halves can be cut from the frame
+            fit_ok = readable(frame_bgr, [f.corners for f in fits])
+            whole = [(c, fit.corners if fit.moved and ok else k)
+                     for (c, k), fit, ok in zip(whole, fits, fit_ok)]
             t2 = time.perf_counter()
             times["outline"] = (t2 - t_fit) * 1000
         crops, blown = tile_crops_washed(frame_bgr, [k for _, k in whole])
@@ -356,14 +356,12 @@ class Reader:
         doubtful = sorted((i for i, v in enumerate(values) if v.confidence < REFINE_BELOW),
                           key=lambda i: values[i].confidence)[:REFINE_MAX_TILES]
         for i in sorted(doubtful):
-            outline = outlines[i]
-            for moved in outline_variants(outline, REFINE_MOVES):
-                try:
-                    check_corners(frame_bgr, moved)
-                except CornersError:
-                    continue  # moved out of the frame or too small: that outline is not read
-                owners.append(i)
-                moved_outlines.append(moved)
+            variants = outline_variants(outlines[i], REFINE_MOVES)
+            # one moved out of the frame or too small is not read
+            for moved, ok in zip(variants, readable(frame_bgr, variants)):
+                if ok:
+                    owners.append(i)
+                    moved_outlines.append(moved)
         if not moved_outlines:
             return values
         crops = tile_crops(frame_bgr, moved_outlines)
@@ -391,15 +389,6 @@ def _blank(frame_bgr: np.ndarray) -> bool:
     if int(sample.max()) - int(sample.min()) >= BLANK_RANGE:
         return False
     return int(frame_bgr.max()) - int(frame_bgr.min()) < BLANK_RANGE
-
-
-def _fitted(frame_bgr: np.ndarray, found: np.ndarray, fitted: np.ndarray) -> np.ndarray:
-    """The fitted outline where its halves can be cut from the frame, else the found one."""
-    try:
-        check_corners(frame_bgr, fitted)
-    except CornersError:
-        return found
-    return fitted
 
 
 def _angle(corners: np.ndarray) -> float:

@@ -177,3 +177,22 @@ def test_outline_variants_move_each_end_along_the_tile():
         outline_variants([[0, 0]] * 3, (0.1,))
     with pytest.raises(CornersError, match="one place"):
         outline_variants([[0, 0], [0, 10], [0, 10], [0, 0]], (0.1,))
+
+
+def test_readable_agrees_with_check_corners_outline_by_outline():
+    from vision.halves import check_corners, readable
+    frame = np.zeros((120, 160, 3), np.uint8)
+    rng = np.random.default_rng(7)
+    outlines = [rng.uniform(-20, 180, (4, 2)) for _ in range(300)]  # crossing, outside, ...
+    outlines += [LEFT_TO_RIGHT / 4 + rng.uniform(-2, 2, (4, 2)) for _ in range(100)]
+    outlines += [np.full((4, 2), np.nan), np.array([[10, 10], [12, 10], [12, 40], [10, 40.0]])]
+    expected = []
+    for q in outlines:
+        try:
+            check_corners(frame, q)
+            expected.append(True)
+        except CornersError:
+            expected.append(False)
+    assert readable(frame, outlines) == expected
+    assert 50 < sum(expected) < len(expected) - 50  # both kinds were tried
+    assert readable(frame, []) == []
