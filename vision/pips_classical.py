@@ -26,6 +26,9 @@ PIP_LEVEL = 0.5
 MIN_PIP_FRAC, MAX_PIP_FRAC = 0.0025, 0.06
 
 
+_ADD_REDUCE = np.add.reduce
+
+
 class CropError(ValueError):
     """A crop that is not a (N, S, S) / (S, S) float32 half-tile square."""
 
@@ -61,7 +64,10 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float,
             order = np.argsort(labels.reshape(-1), kind="stable")
             pixels = crop.reshape(-1)[order]
             starts = np.concatenate(([0], np.cumsum(stats[:, cv2.CC_STAT_AREA]))).tolist()
-        mean = float(pixels[starts[i]:starts[i + 1]].mean())
+        # ndarray.mean's own arithmetic (a float32 sum, divided as numpy's _mean does),
+        # without its wrapper: the same number, a few microseconds less a blob
+        total = _ADD_REDUCE(pixels[starts[i]:starts[i + 1]], None)
+        mean = float(total.dtype.type(total / np.intp(area)))
         blobs.append((float(centres[i][0]), float(centres[i][1]), float(area), mean,
                       float(at_border)))
     if len(blobs) >= 2:
