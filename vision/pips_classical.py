@@ -44,7 +44,6 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float,
     # plain Python numbers: the loop runs once per component, numpy scalars would dominate it
     rows = stats.tolist()
     centres = centroids.tolist()
-    pixels: np.ndarray | None = None
     for i in range(1, n):
         x, y, w, h, area = rows[i]
         if area < area_min * 0.5:
@@ -58,15 +57,12 @@ def _pip_blobs(crop: np.ndarray) -> tuple[list[tuple[float, float, float, float,
             if area >= area_min * 0.7:
                 doubtful += 1
             continue
-        if pixels is None:
-            # the crop's values grouped by component, each group in raster order (as a
-            # boolean mask would take them, so each blob's mean is the same float32 sum)
-            order = np.argsort(labels.reshape(-1), kind="stable")
-            pixels = crop.reshape(-1)[order]
-            starts = np.concatenate(([0], np.cumsum(stats[:, cv2.CC_STAT_AREA]))).tolist()
+        # the blob's values in raster order (what crop[labels == i] takes), from its box
+        box = (slice(y, y + h), slice(x, x + w))
+        values = crop[box][labels[box] == i]
         # ndarray.mean's own arithmetic (a float32 sum, divided as numpy's _mean does),
         # without its wrapper: the same number, a few microseconds less a blob
-        total = _ADD_REDUCE(pixels[starts[i]:starts[i + 1]], None)
+        total = _ADD_REDUCE(values, None)
         mean = float(total.dtype.type(total / np.intp(area)))
         blobs.append((float(centres[i][0]), float(centres[i][1]), float(area), mean,
                       float(at_border)))
