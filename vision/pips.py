@@ -151,19 +151,23 @@ def tile_values(half_probs: np.ndarray, set_max: int = MAX_PIPS, n_alternatives:
     if washed is not None:
         probs = hidden_pips(probs, washed)
         doubtful = np.asarray(washed) >= WASHED_DOUBT
-    out = []
+    out: list[TileValue] = []
+    if not len(probs):
+        return out
+    p0s, p1s = probs[0::2], probs[1::2]
+    joints = p0s[:, :, None] * p1s[:, None, :]  # each tile's np.outer(p0, p1)
+    best = np.argmax(joints.reshape(len(joints), -1), axis=1).tolist()
+    # merge (a, b) and (b, a) into one tile for the alternatives
+    merged = joints + joints.transpose(0, 2, 1)
+    diagonal = np.arange(probs.shape[1])
+    merged[:, diagonal, diagonal] = joints[:, diagonal, diagonal]
     lows, highs = np.triu_indices(probs.shape[1])  # every tile (low <= high) of the set
-    for i in range(len(probs) // 2):
-        p0, p1 = probs[2 * i], probs[2 * i + 1]
-        joint = np.outer(p0, p1)
-        ai, bi = np.unravel_index(int(np.argmax(joint)), joint.shape)
-        a, b = int(ai), int(bi)
-        # merge (a, b) and (b, a) into one tile for the alternatives
-        merged = joint + joint.T
-        np.fill_diagonal(merged, np.diag(joint))
-        values = merged[lows, highs]
-        order = np.argsort(-values, kind="stable")
-        best_p = float(merged[min(a, b), max(a, b)])
+    all_values = merged[:, lows, highs]
+    orders = np.argsort(-all_values, axis=1, kind="stable")
+    for i in range(len(joints)):
+        p0, p1, values, order = p0s[i], p1s[i], all_values[i], orders[i]
+        a, b = divmod(best[i], probs.shape[1])
+        best_p = float(merged[i, min(a, b), max(a, b)])
         keep = n_alternatives
         if doubtful[2 * i] or doubtful[2 * i + 1]:
             keep = max(keep, len(p0) + len(p1))  # every value a washed half may hide
