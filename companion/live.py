@@ -343,7 +343,17 @@ class LiveLoop:
         return None
 
     def _inside(self, seen: list[Seen], region: Any, plane: Any) -> list[Seen]:
-        return [s for s in seen if region.contains(_image_centre(s, plane))]
+        """The tiles of ``seen`` in the changed region. A tile read at the place of an accepted
+        one of the same value is judged at the accepted tile's centre, as :meth:`_compose`
+        judges the accepted one: a tile whose centre lies on the region's edge is then either
+        replaced by its new reading or kept, never dropped with its new reading left out
+        (the read centre a pixel off, in the next cell of the region)."""
+        out = []
+        for s in seen:
+            same = _accepted_at(s, self.baseline)
+            if region.contains(_image_centre(s if same is None else same, plane)):
+                out.append(s)
+        return out
 
     def _compose(self, inside: list[Seen], region: Any, plane: Any) -> list[Seen]:
         """The agreed tiles of the changed region plus the accepted tiles outside it (the tiles
@@ -547,6 +557,16 @@ class _Read:
     region: ChangedRegion
     plane: Any
     small: np.ndarray
+
+
+def _accepted_at(s: Seen, baseline: list[Seen], tol: float = 0.5) -> Seen | None:
+    """The accepted (not hidden) tile of ``s``'s value within ``tol`` tile widths of its centre,
+    or None."""
+    for b in baseline:
+        if b.tile == s.tile and not getattr(b, "hidden", False) and \
+                float(np.linalg.norm(b.center - s.center)) <= tol * max(1.0, b.width):
+            return b
+    return None
 
 
 def _image_centre(s: Seen, plane: Any) -> np.ndarray:

@@ -10,6 +10,14 @@ Each frame is shrunk to a small blurred grey picture. Two measures decide the st
   that was there when the camera started has left, a moved cloth) is taken as the new still
   table once it has been still for ``still_frames`` frames.
 
+The table's own colour. The skin range also holds a wood table, so skin is judged only on
+the changed pixels that are not table: those that differ both from the last hand-free table
+(``clean``: the last still table with no border-touching change against the one before) and
+from the colour of the table around the change (a hand that has left shows the table; a hand
+over it is another colour than the table around it). And a border-touching change against the last still table that is gone
+against the hand-free one (a small hand, under the intrusion threshold, was in the still
+picture and has left) is no intrusion at all: the gate settles at once.
+
 States: ``waiting`` (no frame yet), ``motion``, ``hand``, ``settling`` (still, but not yet for
 ``still_frames`` frames, 2 by default: the live loop's agreement of two readings, not a long
 settle, protects against reading a tile still sliding) and ``stable`` (read now). A change that stays still for
@@ -26,6 +34,9 @@ import cv2
 import numpy as np
 
 SMALL_W = 160
+#: A border-touching change whose pixels moved since the last frame, in at least this many
+#: pixels of the small picture (after specks are opened away), is a hand moving in or out.
+MOVING_MIN_PX = 6
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,10 @@ class StillGate:
         self.rebase_frames = rebase_frames
         self._prev: np.ndarray | None = None
         self._base: np.ndarray | None = None
+        #: the last still table with no border-touching change against the one before (grey,
+        #: and colour for the skin test): what the table looks like with no hand on it
+        self._clean: np.ndarray | None = None
+        self._clean_bgr: np.ndarray | None = None
         self._still = 0
         self._blocked_still = 0
 
@@ -79,11 +94,13 @@ class StillGate:
         ycrcb = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2YCrCb)
         return cv2.inRange(ycrcb, (40, 133, 77), (255, 173, 127)) > 0
 
-    def _intrusion(self, small: np.ndarray, small_bgr: np.ndarray) -> tuple[float, float]:
-        """(area fraction of the largest border-touching change, its skin fraction)."""
-        if self._base is None or self._base.shape != small.shape:
-            return 0.0, 0.0
-        changed = (cv2.absdiff(small, self._base) > self.pixel_delta).astype(np.uint8)
+    def _border_change(self, small: np.ndarray,
+                       reference: np.ndarray | None) -> tuple[float, np.ndarray | None]:
+        """(area fraction of the largest change against ``reference`` that touches the frame
+        border, a mask of it), or (0, None) when there is none."""
+        if reference is None or reference.shape != small.shape:
+            return 0.0, None
+        changed = (cv2.absdiff(small, reference) > self.pixel_delta).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         h, w = small.shape
@@ -93,19 +110,59 @@ class StillGate:
             if (x == 0 or y == 0 or x + bw >= w or y + bh >= h) and area > best:
                 best, best_i = int(area), i
         if best_i < 0:
-            return 0.0, 0.0
-        skin = float(np.mean(self._skin(small_bgr)[labels == best_i]))
-        return best / float(h * w), skin
+            return 0.0, None
+        return best / float(h * w), labels == best_i
+
+    def _skin_share(self, mask: np.ndarray, small: np.ndarray, small_bgr: np.ndarray) -> float:
+        """The share of ``mask``'s pixels that look like skin and are not table. A wood table
+        falls in the skin range, so a pixel is table when it shows what the hand-free table
+        showed there, or the colour of the table around the change (a hand that has left shows
+        the table under it; a hand over the table is another colour than the table around it)."""
+        skin = self._skin(small_bgr)[mask]
+        table = np.zeros_like(skin)
+        if self._clean is not None and self._clean_bgr is not None and \
+                self._clean.shape == small.shape:
+            table |= np.max(cv2.absdiff(small_bgr, self._clean_bgr), axis=2)[mask] <= \
+                self.pixel_delta
+        ring = cv2.dilate(mask.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
+        ring &= ~mask
+        if ring.any():
+            around = np.median(small_bgr[ring].astype(np.int16), axis=0)
+            table |= np.max(np.abs(small_bgr[mask].astype(np.int16) - around), axis=1) <= \
+                self.pixel_delta
+        return float(np.mean(skin & ~table))
+
+    def _intrusion(self, small: np.ndarray,
+                   small_bgr: np.ndarray) -> tuple[float, float, np.ndarray | None]:
+        """(area fraction of the largest border-touching change, its skin fraction, its mask).
+        A change against the last still table that the hand-free table does not show (what
+        changed was a small hand in the still picture, now gone) counts as none."""
+        area, mask = self._border_change(small, self._base)
+        if mask is None:
+            return 0.0, 0.0, None
+        if area > self.intrusion_threshold and self._clean is not None and \
+                self._clean is not self._base:
+            clean_area, _ = self._border_change(small, self._clean)
+            if clean_area <= self.intrusion_threshold:
+                return 0.0, 0.0, None
+        return area, self._skin_share(mask, small, small_bgr), mask
 
     def update(self, frame_bgr: np.ndarray) -> GateVerdict:
         small, small_bgr = self._small(frame_bgr)
+        moved: np.ndarray | None = None
         if self._prev is None or self._prev.shape != small.shape:
             motion = 1.0
         else:
-            motion = float(np.mean(cv2.absdiff(small, self._prev) > self.pixel_delta))
+            moved = cv2.absdiff(small, self._prev) > self.pixel_delta
+            motion = float(np.mean(moved))
         self._prev = small
-        intrusion, skin = self._intrusion(small, small_bgr)
-        if motion > self.motion_threshold:
+        intrusion, skin, where = self._intrusion(small, small_bgr)
+        # a border-touching change that moves since the last frame is a hand coming or going,
+        # however small (a few fingers at the edge move less than the motion threshold)
+        entering = moved is not None and where is not None and int(np.count_nonzero(
+            cv2.morphologyEx((moved & where).astype(np.uint8), cv2.MORPH_OPEN,
+                             np.ones((2, 2), np.uint8)))) >= MOVING_MIN_PX
+        if motion > self.motion_threshold or entering:
             self._still = 0
             self._blocked_still = 0
             state = "motion"
@@ -115,7 +172,9 @@ class StillGate:
             state = "hand"
             patience = 2 * self.rebase_frames if skin > 0.3 else self.still_frames
             if self._blocked_still >= patience:
-                self._base = small
+                # taken as the table now (a moved cloth, a bumped camera): hand-free too
+                self._base = self._clean = small
+                self._clean_bgr = small_bgr
                 self._blocked_still = 0
                 state = "settling"
         else:
@@ -123,6 +182,8 @@ class StillGate:
             self._still += 1
             state = "stable" if self._still >= self.still_frames else "settling"
         if state == "stable":
+            if self._clean is None or self._border_change(small, self._base)[1] is None:
+                self._clean, self._clean_bgr = small, small_bgr
             self._base = small
         return GateVerdict(state, state == "stable", motion, intrusion, MESSAGES[state])
 

@@ -1,0 +1,117 @@
+"""The still-table gate on a wood table (whose colour falls in the skin range): a small hand
+that was in a still picture and left, or a hand there when the camera started, lets the gate
+settle in a few frames; a hand over the wood is still a hand."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.still import StillGate
+
+WOOD = (104, 139, 168)  # BGR of the demo's wood table: inside the YCrCb skin range
+HAND = (60, 90, 160)  # a skin tone darker than the wood (the gate compares grey levels)
+
+
+def _skin(bgr: tuple[int, int, int]) -> bool:
+    px = np.array([[bgr]], np.uint8)
+    return bool(StillGate._skin(px)[0, 0])
+
+
+def _wood(seed: int = 0, size: tuple[int, int] = (640, 360)) -> np.ndarray:
+    """A wood-coloured table with grain (stripes) and sensor noise."""
+    rng = np.random.default_rng(seed)
+    img = np.empty((size[1], size[0], 3), np.uint8)
+    img[:] = WOOD
+    grain = (6 * np.sin(np.arange(size[0]) / 9.0)).astype(np.int16)
+    img = np.clip(img.astype(np.int16) + grain[None, :, None]
+                  + rng.integers(-2, 3, img.shape), 0, 255).astype(np.uint8)
+    return img
+
+
+def _with_hand(table: np.ndarray, x: int, y: int, w: int, h: int,
+               tile: bool = False) -> np.ndarray:
+    """``table`` with a skin-coloured hand (a filled rectangle ending at the left border when
+    ``x`` is 0) and, with ``tile``, a white tile in the middle."""
+    img = table.copy()
+    cv2.rectangle(img, (x, y), (x + w, y + h), HAND, -1)
+    if tile:
+        img = _with_tile(img)
+    return img
+
+
+def _with_tile(table: np.ndarray) -> np.ndarray:
+    img = table.copy()
+    cv2.rectangle(img, (300, 160), (340, 180), (235, 235, 235), -1)
+    return img
+
+
+def _states(gate: StillGate, frames: list[np.ndarray]) -> list[str]:
+    return [gate.update(f).state for f in frames]
+
+
+def test_the_colours_are_what_the_tests_say() -> None:
+    assert _skin(WOOD) and _skin(HAND)
+
+
+def test_a_small_hand_at_the_border_then_leaving_lets_the_gate_settle() -> None:
+    """The demo's chickenfoot step 17: a hand covering under 2 % of the frame is still for two
+    frames, so that picture becomes the still table; when the hand leaves, the change touches
+    the border and the wood under it looks like skin. It must not block (it used to wait
+    2 x 45 frames, the rest of the game)."""
+    table = _wood()
+    gate = StillGate(still_frames=2)
+    assert _states(gate, [table] * 4)[-1] == "stable"
+    # the hand comes in by steps each under 2 % of the frame, still a few frames each time:
+    # each picture becomes the still table (the last one holds 3.1 % of hand)
+    for w in (60, 120):
+        assert 60 * 60 / (640 * 360) < gate.intrusion_threshold  # each step adds 60 x 60 px
+        _states(gate, [_with_hand(table, 0, 170, w, 60, tile=True)] * 4)
+    assert gate.update(table).intrusion > gate.intrusion_threshold  # leaving: 3 % changed
+    # the hand has left, the tile it laid stays: stable within a few still frames
+    states = _states(gate, [_with_tile(table)] * 6)
+    assert "stable" in states[:5], states
+
+
+def test_a_small_hand_entering_at_the_border_is_a_hand_while_it_moves() -> None:
+    """A few fingers at the edge move less than the motion threshold and cover less than the
+    intrusion threshold: the border-touching change moving is what says a hand is there."""
+    table = _wood(3)
+    gate = StillGate(still_frames=2)
+    _states(gate, [table] * 4)
+    moving = [_with_hand(table, 0, 150 + 8 * k, 30 + 10 * k, 40) for k in range(4)]
+    assert gate.motion_threshold > 10 * 40 / (640 * 360)
+    states = _states(gate, moving)
+    assert "stable" not in states and set(states) == {"motion"}, states
+
+
+def test_the_wood_table_is_not_a_hand() -> None:
+    """A hand on the wood table when the camera started, then gone: the wood where it was
+    touches the border and is in the skin range, but it is the colour of the table around it:
+    the gate settles in a few frames instead of waiting 2 x rebase_frames."""
+    table = _wood(1)
+    hand = _with_hand(table, 0, 100, 160, 120)  # 8 % of the frame
+    gate = StillGate(still_frames=2, rebase_frames=45)
+    assert _states(gate, [hand] * 3)[-1] == "stable"  # the first picture: nothing to compare
+    states = _states(gate, [table] * 8)
+    assert "stable" in states[:6], states
+
+
+def test_a_hand_over_the_wood_table_is_a_hand() -> None:
+    """The other way round: a still hand over the wood is skin against the table around it, so
+    the gate waits the long patience (2 x rebase_frames) and never reads it meanwhile."""
+    table = _wood(2)
+    gate = StillGate(still_frames=2, rebase_frames=10)
+    _states(gate, [table] * 4)
+    states = _states(gate, [_with_hand(table, 0, 100, 160, 120)] * 15)
+    assert states[0] == "motion" and set(states[1:]) == {"hand"}, states
+    assert _states(gate, [table] * 4)[-1] == "stable"
+
+
+def test_a_small_hand_in_a_still_picture_leaving_over_a_grey_table() -> None:
+    """The same recovery on a table whose colour is not skin (the old behaviour held there)."""
+    table = np.full((360, 640, 3), 90, np.uint8)
+    gate = StillGate(still_frames=2)
+    _states(gate, [table] * 4)
+    _states(gate, [_with_hand(table, 0, 170, 50, 40)] * 3)
+    assert "stable" in _states(gate, [table] * 6)[:5]
