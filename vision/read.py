@@ -49,13 +49,13 @@ from companion.errors import DominoError
 from companion.tiles import MAX_PIPS, Tile
 from vision.detect import detect_tiles
 from vision.halves import (
+    half_crops as half_crops,  # re-exported: callers cut halves from here
+)
+from vision.halves import (
     outline_variants,
     readable,
     tile_crops,
     tile_crops_washed,
-)
-from vision.halves import (
-    half_crops as half_crops,  # re-exported: callers cut halves from here
 )
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
