@@ -20,12 +20,16 @@ fitted on the first ``--fit-share`` of the tiles and checked on the rest (lone t
 other found tile overlaps them), with how many a threshold on "on the table" lifts.
 ``--flat-scenes N`` adds the tiles of N flat training scenes (all on the table).
 
-Measured (2026-11-22, training seeds, the scene's camera given): 400 stacked scenes alone,
-checked on 316 lone tiles: at "on the table" < 0.05 it lifts 92, 42 onto their true layer, 2 of
-75 table tiles; wired into the estimator it lifted 44 of 1033 tiles of flat scenes (200-259).
-With 120 flat scenes added (``--flat-scenes 120``): 22 lifted, 7 right, 2 of 335 table tiles;
-held-out stacked scenes (``layerlive`` geometry figure) 31 -> 33 of 136 right, but 5 of 630
-tiles of held-out flat scenes lifted. So the cue stays out of :mod:`vision.layers`.
+Measured (2026-11-22, the scene's camera given; figures at "on the table" < 0.05):
+``--walls --seed 200 --scenes 400``: of 321 lone tiles checked it lifts 72, 22 onto their true
+layer, 4 of 76 table tiles (0.02: 24, 9, 1; 0.1: 123, 40, 4). ``... --flat-scenes 120``: of
+563 lone tiles it lifts 22, 7 right, 2 of 335 table tiles. Wired into the estimator (a lone
+tile put on the table lifted to the model's layer), the stacked-only model (fitted on the
+first 60 % of the tiles in scene order) put held-out stacked tiles right 31 -> 37 of 136
+(``vision.render.layerlive``, geometry figure) but lifted 44 of 1033 tiles of flat training
+scenes 200-259; the model with flat scenes 31 -> 33, and lifted 5 of 630 tiles of held-out
+flat scenes (3 of 689 on training ones even with no other tile within half a tile width).
+So the cue stays out of :mod:`vision.layers`.
 """
 
 from __future__ import annotations
