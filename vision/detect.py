@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.quad_math import quad_centre, row_medians, vec_length
+
 #: Smallest tile width (short side, pixels) the detector looks for.
 MIN_TILE_WIDTH_PX = 8.0
 #: Largest grid (in w/2 cells) a blob may span before it is judged clutter, not tiles.
@@ -110,7 +112,7 @@ class TileCandidate:
 
     @property
     def center(self) -> tuple[float, float]:
-        c = self.corners.mean(axis=0)
+        c = quad_centre(self.corners)
         return (float(c[0]), float(c[1]))
 
     @property
@@ -428,7 +430,7 @@ def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: fl
         mid = (y0 + y1) / 2.0 - yi0
     n_long, n_short = patch.shape
     a, b = int(0.2 * n_short), int(math.ceil(0.8 * n_short))
-    profile = np.median(patch[:, a:b], axis=1)
+    profile = row_medians(patch[:, a:b])
     band = max(1, int(round(0.1 * w)))
     lo, hi = int(round(mid)) - band, int(round(mid)) + band + 1
     if lo < 0 or hi > n_long:
@@ -445,9 +447,10 @@ def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: fl
     if not sides or min(sides) - line < 0.4 * (face - line):
         divider = 0.0
     rim = max(1, int(round(0.1 * w)))
-    ring = np.concatenate([patch[:rim].ravel(), patch[-rim:].ravel(),
-                           patch[rim:-rim, :rim].ravel(), patch[rim:-rim, -rim:].ravel()])
-    fill = float(np.mean(ring >= face - 0.3 * (face - ink)))
+    level = face - 0.3 * (face - ink)
+    ring_parts = (patch[:rim], patch[-rim:], patch[rim:-rim, :rim], patch[rim:-rim, -rim:])
+    fill = sum(int(np.count_nonzero(part >= level)) for part in ring_parts) \
+        / sum(part.size for part in ring_parts)
     # pips: round ink blobs of pip size inside the face
     inner = patch[rim:-rim, rim:-rim]
     ink_mask = (inner < face - 0.5 * (face - ink)).astype(np.uint8)
@@ -1029,8 +1032,8 @@ def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
     that differ from the face in hue more than in lightness, as on coloured sets). With
     ``first``, the maps are tried in that order and the first that shows a divider or
     :data:`PIPS_ALONE` pips is taken (a third of the work for most tiles)."""
-    along = float(np.linalg.norm((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2))
-    across = float(np.linalg.norm(corners[1] - corners[0]))
+    along = vec_length((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2)
+    across = vec_length(corners[1] - corners[0])
     length, width = max(4, int(round(along))), max(2, int(round(across)))
     dst = np.array([[0, 0], [0, width], [length, width], [length, 0]], np.float32)
     hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
@@ -1081,8 +1084,8 @@ def _overlap_fraction(a: np.ndarray, b: np.ndarray) -> float:
 
 def _sides(corners: np.ndarray) -> tuple[float, float]:
     """Width (corners 0-1) and length (end to end) of a tile quad."""
-    width = float(np.linalg.norm(corners[1] - corners[0]))
-    length = float(np.linalg.norm((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2))
+    width = vec_length(corners[1] - corners[0])
+    length = vec_length((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2)
     return width, length
 
 
@@ -1109,9 +1112,9 @@ def _reference_sizes(tiles: list[TileCandidate], least: int) -> list[np.ndarray 
     whole = [t for t in tiles if not t.cut]
     if len(whole) <= least or not tiles:
         return [None] * len(tiles)
-    centres = np.array([t.corners.mean(axis=0) for t in whole])
+    centres = np.array([quad_centre(t.corners) for t in whole])
     sizes = np.array([_sides(t.corners) for t in whole])
-    mine = np.array([t.corners.mean(axis=0) for t in tiles])
+    mine = np.array([quad_centre(t.corners) for t in tiles])
     dist = np.linalg.norm(mine[:, None, :] - centres[None, :, :], axis=2)
     dist[dist <= 1e-6] = np.inf  # a tile is not its own neighbour
     k = min(NEIGHBOURS, len(whole))
@@ -1176,7 +1179,7 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
     free: np.ndarray = mask.copy()
     w_work = width * scale
     for t in kept:
-        c = t.corners.mean(axis=0)
+        c = quad_centre(t.corners)
         out = t.corners - c
         grown = t.corners + out / np.linalg.norm(out, axis=1, keepdims=True) * RESIDUAL_GROW * width
         cv2.fillConvexPoly(free, np.round(((grown + 0.5) * scale - 0.5) * 16).astype(np.int32),

@@ -36,6 +36,7 @@ from domino_models import MODEL_DIR
 
 from companion.errors import DominoError
 from vision.onnx_session import open_session
+from vision.quad_math import quad_centre, vec_length
 
 MODEL_NAME = "tile_finder.onnx"
 """File name of the shipped tile finder in ``models/``."""
@@ -210,7 +211,7 @@ def _moment_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
 
 
 def _grown(quad: np.ndarray, factor: float) -> np.ndarray:
-    c = quad.mean(axis=0)
+    c = quad_centre(quad)
     return c + (quad - c) * factor
 
 
@@ -566,34 +567,33 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
                 fquad, fl, fw = _moment_quad(np.column_stack([fx + x0, fy + y0]))
                 if (1.5 <= fl / fw <= 2.7
                         and FACE_AREA[0] <= fl * fw / (length * width) <= FACE_AREA[1]
-                        and np.linalg.norm(fquad.mean(axis=0) - quad.mean(axis=0)) < 0.25 * width):
+                        and vec_length(quad_centre(fquad) - quad_centre(quad)) < 0.25 * width):
                     quad = fquad
         emit(quad, width, False, score)
     # fitted kernels: centre and direction from the fit, length and width those of the
     # outlines of the single tiles near them (the kernel rectangles are a little fat)
-    singles = [(t.corners.mean(axis=0), _sides_of(t.corners))
+    singles = [(quad_centre(t.corners), _sides_of(t.corners))
                for i, t in enumerate(tiles) if i in single_ids]
     for q, score, cut in deferred:
-        c = (q.mean(axis=0) + 0.5) / scale - 0.5
-        near = sorted(singles, key=lambda cs: float(np.linalg.norm(cs[0] - c)))[:FIT_NEIGHBOURS]
+        c = (quad_centre(q) + 0.5) / scale - 0.5
+        near = sorted(singles, key=lambda cs: vec_length(cs[0] - c))[:FIT_NEIGHBOURS]
         grown = _grown(q, 1.0 / KERNEL_SHRINK)
         if near:
             wid, length = np.median([cs[1] for cs in near], axis=0) * scale
             ua = (q[2] + q[3] - q[0] - q[1]) / 2
-            ua = ua / max(float(np.linalg.norm(ua)), 1e-9)
+            ua = ua / max(vec_length(ua), 1e-9)
             ub = np.array([-ua[1], ua[0]])
-            m = q.mean(axis=0)
+            m = quad_centre(q)
             hl, hw = length / 2, wid / 2
             grown = np.array([m - hl * ua - hw * ub, m - hl * ua + hw * ub,
                               m + hl * ua + hw * ub, m + hl * ua - hw * ub])
-        emit(grown, float(np.linalg.norm(grown[1] - grown[0])), cut, score)
+        emit(grown, vec_length(grown[1] - grown[0]), cut, score)
     return tiles
 
 
 def _sides_of(corners: np.ndarray) -> tuple[float, float]:
     """(width, length) of a quad with corners 0-1 at one short end."""
-    return (float(np.linalg.norm(corners[1] - corners[0])),
-            float(np.linalg.norm(corners[2] - corners[1])))
+    return (vec_length(corners[1] - corners[0]), vec_length(corners[2] - corners[1]))
 
 
 def tiles_from_kernel(kernel: np.ndarray, scale: float, img_w: int, img_h: int) -> list[FoundTile]:
