@@ -200,7 +200,12 @@ def _moment_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
     short end), length and width, as :func:`_rect_quad`."""
     p = pts.astype(np.float64)
     c = p.mean(axis=0)
-    cov = np.cov((p - c).T) + np.eye(2) / 12.0  # + a pixel's own extent
+    # np.cov((p - c).T) step by step (the same numbers, a third of its cost on small blobs)
+    x = np.array((p - c).T)
+    x -= x.mean(axis=1)[:, None]
+    cov = np.dot(x, x.T)
+    cov *= np.true_divide(1, len(p) - 1)
+    cov = cov + np.eye(2) / 12.0  # + a pixel's own extent
     vals, vecs = np.linalg.eigh(cov)
     ua = vecs[:, 1]
     ub = np.array([-ua[1], ua[0]])
