@@ -142,8 +142,7 @@ def face_maps(frame_bgr: np.ndarray) -> dict[str, np.ndarray]:
     "contrast" (colour distance from the median colour of the image border, which is mostly
     table: finds ivory tiles on white paper and on wood, and coloured sets)."""
     b, g, r = cv2.split(frame_bgr)
-    light = cv2.min(cv2.min(b, g), r)
-    dark = cv2.bitwise_not(cv2.max(cv2.max(b, g), r))
+    light, dark = _light_dark(b, g, r)
     edge = max(1, min(frame_bgr.shape[:2]) // 20)
     step = max(1, edge // 4)
     border = np.concatenate([frame_bgr[:edge:step, ::step].reshape(-1, 3),
@@ -154,6 +153,18 @@ def face_maps(frame_bgr: np.ndarray) -> dict[str, np.ndarray]:
     diffs = [cv2.absdiff(ch, np.full_like(ch, int(v))) for ch, v in zip((b, g, r), ref)]
     contrast = cv2.add(cv2.add(diffs[0], diffs[1]), diffs[2])  # saturating sum
     return {"light": light, "dark": dark, "contrast": contrast}
+
+
+def _light_dark(b: np.ndarray, g: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The "light" (min of B, G, R) and "dark" (255 - max) face maps of a frame's channels."""
+    return cv2.min(cv2.min(b, g), r), cv2.bitwise_not(cv2.max(cv2.max(b, g), r))
+
+
+def ink_maps_of(frame_bgr: np.ndarray) -> dict[str, np.ndarray]:
+    """The "light" and "dark" maps of :func:`face_maps` alone (the ones the network path scores
+    dividers and pips on), without the cost of the "contrast" map."""
+    light, dark = _light_dark(*cv2.split(frame_bgr))
+    return {"light": light, "dark": dark}
 
 
 def threshold_ladder(face_map: np.ndarray) -> list[float]:
@@ -1255,8 +1266,7 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     if MODE != "net":
         raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'net' or 'classical'")
     found, net_maps, net_scale = shared_finder().find_with_maps(frame_bgr)
-    maps = face_maps(frame_bgr)
-    ink_maps = {"light": maps["light"], "dark": maps["dark"]}
+    ink_maps = ink_maps_of(frame_bgr)
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     for f in found:

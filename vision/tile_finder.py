@@ -193,6 +193,10 @@ def _rect_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
     return quad, 2 * hl, 2 * hw
 
 
+#: A pixel's own second moments (a unit square: 1/12 along each axis).
+_PIXEL_EXTENT = np.eye(2) / 12.0
+
+
 def _moment_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
     """The rectangle with the same centre and second moments as the pixel centres ``pts``
     (N, 2): a uniform rectangle L long has variance L^2 / 12 along its axis, so a few stray
@@ -205,7 +209,7 @@ def _moment_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
     x -= x.mean(axis=1)[:, None]
     cov = np.dot(x, x.T)
     cov *= np.true_divide(1, len(p) - 1)
-    cov = cov + np.eye(2) / 12.0  # + a pixel's own extent
+    cov = cov + _PIXEL_EXTENT  # + a pixel's own extent
     vals, vecs = np.linalg.eigh(cov)
     ua = vecs[:, 1]
     ub = np.array([-ua[1], ua[0]])
