@@ -51,6 +51,25 @@ def _prob(value: Any, what: str) -> float:
     return p
 
 
+#: Tile text -> its canonical text, for the alternatives of every reading (a reader makes a few
+#: hundred a frame from a few dozen distinct texts); at most _TILE_TEXT_MAX entries are kept.
+_TILE_TEXT: dict[str, str] = {}
+_TILE_TEXT_MAX = 4096
+
+
+def _tile_text(text: Any) -> str:
+    """``str(Tile.parse(text))``, remembered for text seen before (a text that does not parse
+    raises :class:`companion.tiles.TileParseError` each time and is never remembered)."""
+    if not isinstance(text, str):
+        return str(Tile.parse(text))
+    got = _TILE_TEXT.get(text)
+    if got is None:
+        got = str(Tile.parse(text))
+        if len(_TILE_TEXT) < _TILE_TEXT_MAX:
+            _TILE_TEXT[text] = got
+    return got
+
+
 @dataclass(frozen=True)
 class TileReading:
     """One face-up tile found in an image.
@@ -118,7 +137,7 @@ class TileReading:
             except (TypeError, ValueError):
                 raise VisionTypeError(f"alternatives[{i}]: expected (tile text, probability), "
                                       f"got {item!r}") from None
-            alts.append((str(Tile.parse(text)), _prob(p, f"alternatives[{i}] probability")))
+            alts.append((_tile_text(text), _prob(p, f"alternatives[{i}] probability")))
         object.__setattr__(self, "alternatives", tuple(alts))
 
     def to_json(self) -> dict[str, Any]:

@@ -63,3 +63,19 @@ def test_bad_reading_fields(kw, message):
     args.update(kw)
     with pytest.raises(VisionTypeError, match=message):
         Reading(**args)
+
+
+def test_alternative_texts_are_canonical_every_time_and_bad_ones_always_fail() -> None:
+    from companion.tiles import TileParseError
+    from vision import types as vt
+
+    for _ in range(2):  # the second time from the remembered texts
+        r = TileReading(tile=Tile.of(3, 5), halves=(3, 5), corners=CORNERS, center=(5.0, 2.5),
+                        angle=0.0, alternatives=(("5-3", 0.1), ("red:4-2", 0.05)))
+        assert r.alternatives == (("3-5", 0.1), (str(Tile.parse("red:2-4")), 0.05))
+    assert vt._TILE_TEXT["5-3"] == "3-5"
+    for _ in range(2):
+        with pytest.raises(TileParseError, match="3/5"):
+            TileReading(tile=Tile.of(3, 5), halves=(3, 5), corners=CORNERS, center=(5.0, 2.5),
+                        angle=0.0, alternatives=(("3/5", 0.1),))
+    assert "3/5" not in vt._TILE_TEXT
