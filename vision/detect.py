@@ -468,7 +468,7 @@ def _divider_score(face_rot: np.ndarray, x0: float, y0: float, x1: float, y1: fl
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink_mask, connectivity=8)
     pips = 0
     a_min, a_max = 0.006 * w * w, 0.12 * w * w
-    for x, y, bw, bh, area in stats[1:n]:
+    for x, y, bw, bh, area in stats[1:n].tolist():
         if a_min <= area <= a_max and max(bw, bh) <= 1.8 * min(bw, bh) and \
                 area >= 0.5 * bw * bh:
             pips += 1

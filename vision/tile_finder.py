@@ -453,7 +453,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
 
     full = up(kernel)
     mask = (full >= KERNEL_THRESHOLD).astype(np.uint8)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    n, labels, stats_arr, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    stats = stats_arr.tolist()  # per blob [x, y, w, h, area] as Python ints
     # per blob: its pixels, mean probability, minimum-area rectangle and its long and short side
     blobs: dict[int, tuple[np.ndarray, np.ndarray, float, np.ndarray, float, float]] = {}
     for k in range(1, n):
