@@ -347,11 +347,21 @@ class LiveLoop:
         one of the same value is judged at the accepted tile's centre, as :meth:`_compose`
         judges the accepted one: a tile whose centre lies on the region's edge is then either
         replaced by its new reading or kept, never dropped with its new reading left out
-        (the read centre a pixel off, in the next cell of the region)."""
+        (the read centre a pixel off, in the next cell of the region). A new tile (none of its
+        value accepted there) is in when its outline overlaps the region: a tile about the
+        table's brightness (ivory on light wood) changes the picture only at its pips and
+        edges, which need not reach its centre."""
         out = []
         for s in seen:
             same = _accepted_at(s, self.baseline)
-            if region.contains(_image_centre(s if same is None else same, plane)):
+            if same is not None:
+                inside = region.contains(_image_centre(same, plane))
+            else:
+                # (not where an accepted tile of another value lies: that is a misread of it)
+                inside = region.contains(_image_centre(s, plane)) or (
+                    region.overlaps(_image_corners(s, plane)) and
+                    _accepted_at(s, self.baseline, same_value=False) is None)
+            if inside:
                 out.append(s)
         return out
 
@@ -559,11 +569,12 @@ class _Read:
     small: np.ndarray
 
 
-def _accepted_at(s: Seen, baseline: list[Seen], tol: float = 0.5) -> Seen | None:
-    """The accepted (not hidden) tile of ``s``'s value within ``tol`` tile widths of its centre,
-    or None."""
+def _accepted_at(s: Seen, baseline: list[Seen], tol: float = 0.5,
+                 same_value: bool = True) -> Seen | None:
+    """The accepted (not hidden) tile of ``s``'s value (of any value with ``same_value``
+    False) within ``tol`` tile widths of its centre, or None."""
     for b in baseline:
-        if b.tile == s.tile and not getattr(b, "hidden", False) and \
+        if (b.tile == s.tile or not same_value) and not getattr(b, "hidden", False) and \
                 float(np.linalg.norm(b.center - s.center)) <= tol * max(1.0, b.width):
             return b
     return None

@@ -172,9 +172,10 @@ class StillGate:
             state = "hand"
             patience = 2 * self.rebase_frames if skin > 0.3 else self.still_frames
             if self._blocked_still >= patience:
-                # taken as the table now (a moved cloth, a bumped camera): hand-free too
-                self._base = self._clean = small
-                self._clean_bgr = small_bgr
+                # taken as the still table now (a moved cloth, a bumped camera; or a hand
+                # the skin test missed, so it is not taken as the hand-free table: that
+                # follows at the next still frame with no border-touching change)
+                self._base = small
                 self._blocked_still = 0
                 state = "settling"
         else:
@@ -258,6 +259,18 @@ class ChangedRegion:
         if not (0 <= i < self.mask.shape[0] and 0 <= j < self.mask.shape[1]):
             return True
         return bool(self.mask[i, j])
+
+    def overlaps(self, corners_px: np.ndarray) -> bool:
+        """Whether an outline (a polygon in full-size frame pixels) has any changed pixel under
+        it; one wholly outside the frame counts as changed (nothing is known about it)."""
+        pts = np.asarray(corners_px, dtype=np.float64).reshape(-1, 2) * self.scale
+        h, w = int(self.mask.shape[0]), int(self.mask.shape[1])
+        if pts[:, 0].max() < 0 or pts[:, 1].max() < 0 or pts[:, 0].min() >= w or \
+                pts[:, 1].min() >= h:
+            return True
+        under = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(under, [np.round(pts - 0.5).astype(np.int32)], 1)
+        return bool(np.any(self.mask & (under > 0)))
 
     def union(self, other: ChangedRegion) -> ChangedRegion:
         """Changed in either (both of the same frame size)."""

@@ -75,3 +75,29 @@ def test_a_tile_taken_away_or_replaced_in_the_region_still_changes(tmp_path: Pat
     other = tile_at(4, 9, 632.8, 323.9)  # another value at its place: the new reading counts
     table = loop._compose(loop._inside([other], region, None), region, None)
     assert [str(s.tile) for s in table] == ["4-9"]
+
+
+def test_a_new_tile_that_changed_only_at_one_end_is_read(tmp_path: Path) -> None:
+    """An ivory tile on light wood changes the grey picture only at its pips and edges (the
+    chickenfoot demo's 5-6 at step 22): its centre may lie outside the changed region while
+    its outline overlaps it; it is in. A tile of another value read where an accepted one
+    lies (a misread of it) is not taken as new for that."""
+    loop = _loop(tmp_path)
+    kept = tile_at(4, 5, 494.0, 322.0)
+    loop.baseline = [kept]
+    new = tile_at(5, 6, 444.0, 274.0)  # outline 424..464 x 264..284 (40 x 20 px)
+    region = _region([(35, 57)])  # the small cell around (460, 284): its right end only
+    assert not region.contains(new.center) and region.overlaps(new.corners)
+    misread = tile_at(4, 6, 494.0 - 3, 322.0)  # the accepted 4-5 read as 4-6
+    region2 = region.union(_region([(41, 58)]))  # also a cell under the 4-5's left end
+    assert region2.overlaps(misread.corners) and not region2.contains(kept.center)
+    inside = loop._inside([new, misread], region2, None)
+    assert [str(s.tile) for s in inside] == ["5-6"]
+    table = loop._compose(inside, region2, None)
+    assert sorted(str(s.tile) for s in table) == ["4-5", "5-6"]
+
+
+def test_overlaps_counts_an_outline_outside_the_frame_as_changed() -> None:
+    region = _region([])
+    assert not region.overlaps(tile_at(1, 2, 640.0, 360.0).corners)
+    assert region.overlaps(tile_at(1, 2, -200.0, 360.0).corners)

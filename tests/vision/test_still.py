@@ -115,3 +115,19 @@ def test_a_small_hand_in_a_still_picture_leaving_over_a_grey_table() -> None:
     _states(gate, [table] * 4)
     _states(gate, [_with_hand(table, 0, 170, 50, 40)] * 3)
     assert "stable" in _states(gate, [table] * 6)[:5]
+
+
+def test_a_hand_the_skin_test_misses_is_not_taken_as_the_hand_free_table() -> None:
+    """A gloved hand (not skin) that rests still becomes the still table after ``still_frames``
+    (the gate never blocks for good), but not the hand-free table: when it leaves, the table
+    it shows again is the hand-free one and the gate settles without a "hand" frame (the
+    Build Up demo's last step)."""
+    table = _wood(4)
+    glove = table.copy()
+    cv2.rectangle(glove, (0, 100), (160, 220), (200, 120, 60), -1)
+    assert not _skin((200, 120, 60))
+    gate = StillGate(still_frames=2)
+    _states(gate, [table] * 4)
+    assert "settling" in _states(gate, [glove] * 4)  # rebased onto the gloved picture
+    states = _states(gate, [table] * 5)
+    assert "hand" not in states and states[-1] == "stable", states
