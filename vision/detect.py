@@ -1120,9 +1120,15 @@ def _face_support(face: np.ndarray, scale: float, corners: np.ndarray) -> float:
 def _reference_sizes(tiles: list[TileCandidate], least: int) -> list[np.ndarray | None]:
     """Per tile, the median (width, length) of its NEIGHBOURS nearest other whole tiles, or None
     when fewer than ``least`` others are whole."""
+    return _reference_sizes_at(tiles, (least,))[0]
+
+
+def _reference_sizes_at(tiles: list[TileCandidate], leasts: tuple[int, ...]
+                        ) -> list[list[np.ndarray | None]]:
+    """:func:`_reference_sizes` for each of ``leasts``, the neighbours found once."""
     whole = [t for t in tiles if not t.cut]
-    if len(whole) <= least or not tiles:
-        return [None] * len(tiles)
+    if not tiles or len(whole) <= min(leasts):
+        return [[None] * len(tiles) for _ in leasts]
     centres = np.array([quad_centre(t.corners) for t in whole])
     sizes = np.array([_sides(t.corners) for t in whole])
     mine = np.array([quad_centre(t.corners) for t in tiles])
@@ -1133,16 +1139,19 @@ def _reference_sizes(tiles: list[TileCandidate], least: int) -> list[np.ndarray 
     usable = np.isfinite(np.take_along_axis(dist, nearest, axis=1))
     refs = np.median(np.where(usable[:, :, None], sizes[nearest], np.nan), axis=1) \
         if usable.all() else None
-    out: list[np.ndarray | None] = []
-    for i in range(len(tiles)):
-        n_ok = int(usable[i].sum())
-        if n_ok < least:
-            out.append(None)
-        elif refs is not None:
-            out.append(refs[i])
-        else:
-            out.append(np.median(sizes[nearest[i][usable[i]]], axis=0))
-    return out
+    n_ok = usable.sum(axis=1).tolist()
+    own: dict[int, np.ndarray] = {}  # a tile's median over its usable neighbours, made once
+
+    def median_of(i: int) -> np.ndarray:
+        if refs is not None:
+            return refs[i]
+        if i not in own:
+            own[i] = np.median(sizes[nearest[i][usable[i]]], axis=0)
+        return own[i]
+
+    return [[None] * len(tiles) if len(whole) <= least
+            else [None if n_ok[i] < least else median_of(i) for i in range(len(tiles))]
+            for least in leasts]
 
 
 def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
@@ -1156,8 +1165,7 @@ def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
     tiles are judged by score only (their outlines are parts of tiles)."""
     sure = [t for t, score in zip(tiles, scores) if score >= NET_LOW_SCORE]
     kept, large = [], []
-    for t, few, many in zip(sure, _reference_sizes(sure, 1),
-                            _reference_sizes(sure, SIZE_REFERENCE)):
+    for t, few, many in zip(sure, *_reference_sizes_at(sure, (1, SIZE_REFERENCE))):
         if not t.cut and few is not None:
             w, length = _sides(t.corners)
             if max(w / few[0], length / few[1]) > SIZE_HIGH:
