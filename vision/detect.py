@@ -1108,8 +1108,10 @@ def _face_support(face: np.ndarray, scale: float, corners: np.ndarray) -> float:
     """Mean network face probability inside a quad given in image pixels (``face`` at half the
     working size, ``scale`` working px per image px)."""
     pts = (np.asarray(corners, np.float64) + 0.5) * scale / 2.0 - 0.5
-    x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int), 0)
-    x1, y1 = np.minimum(np.ceil(pts.max(axis=0)).astype(int) + 1, face.shape[::-1])
+    xs, ys = pts[:, 0].tolist(), pts[:, 1].tolist()
+    x0, y0 = max(math.floor(min(xs)), 0), max(math.floor(min(ys)), 0)
+    x1 = min(math.ceil(max(xs)) + 1, face.shape[1])
+    y1 = min(math.ceil(max(ys)) + 1, face.shape[0])
     if x1 <= x0 or y1 <= y0:
         return 0.0
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
