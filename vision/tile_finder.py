@@ -585,8 +585,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     singles = [(quad_centre(t.corners), _sides_of(t.corners))
                for i, t in enumerate(tiles) if i in single_ids]
     for q, score, cut in deferred:
-        c = (quad_centre(q) + 0.5) / scale - 0.5
-        near = sorted(singles, key=lambda cs: vec_length(cs[0] - c))[:FIT_NEIGHBOURS]
+        q_img = (quad_centre(q) + 0.5) / scale - 0.5  # the fitted kernel's centre, image px
+        near = sorted(singles, key=lambda cs: vec_length(cs[0] - q_img))[:FIT_NEIGHBOURS]
         grown = _grown(q, 1.0 / KERNEL_SHRINK)
         if near:
             wid, length = np.median([cs[1] for cs in near], axis=0) * scale

@@ -44,7 +44,7 @@ def test_reference_sizes_at_equals_one_least_at_a_time() -> None:
     from vision.detect import TileCandidate, _reference_sizes, _reference_sizes_at
 
     rng = np.random.default_rng(8)
-    for n in range(0, 12):
+    for n in range(12):
         tiles = []
         for _ in range(n):
             c = rng.uniform(0, 500, 2)
