@@ -12,7 +12,8 @@ Each frame is shrunk to a small blurred grey picture. Two measures decide the st
 
 The table's own colour. The skin range also holds a wood table, so skin is judged only on
 the changed pixels that are not table: those that differ both from the last hand-free table
-(``clean``: the last still table with no border-touching change against the one before) and
+(``clean``: the last still table whose border-touching change against the hand-free one
+before it is under :data:`CLEAN_SHARE` of the intrusion threshold) and
 from the colour of the table around the change (a hand that has left shows the table; a hand
 over it is another colour than the table around it). And a border-touching change against the last still table that is gone
 against the hand-free one (a small hand, under the intrusion threshold, was in the still
@@ -37,6 +38,9 @@ SMALL_W = 160
 #: A border-touching change whose pixels moved since the last frame, in at least this many
 #: pixels of the small picture (after specks are opened away), is a hand moving in or out.
 MOVING_MIN_PX = 6
+#: A still table is hand-free when its border-touching change against the last hand-free one
+#: covers less than this share of the intrusion threshold (about a tile and a half).
+CLEAN_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,9 @@ class StillGate:
         #: and colour for the skin test): what the table looks like with no hand on it
         self._clean: np.ndarray | None = None
         self._clean_bgr: np.ndarray | None = None
+        #: whether ``_clean`` was confirmed hand-free (no border-touching change against an
+        #: earlier still table): the camera's first picture may hold a hand
+        self._clean_sure = False
         self._still = 0
         self._blocked_still = 0
 
@@ -116,8 +123,9 @@ class StillGate:
     def _skin_share(self, mask: np.ndarray, small: np.ndarray, small_bgr: np.ndarray) -> float:
         """The share of ``mask``'s pixels that look like skin and are not table. A wood table
         falls in the skin range, so a pixel is table when it shows what the hand-free table
-        showed there, or the colour of the table around the change (a hand that has left shows
-        the table under it; a hand over the table is another colour than the table around it)."""
+        showed there, or, while no hand-free table is known yet (the camera started with a hand
+        in view), the colour of the table around the change (a hand that has left shows the
+        table under it)."""
         skin = self._skin(small_bgr)[mask]
         table = np.zeros_like(skin)
         if self._clean is not None and self._clean_bgr is not None and \
@@ -126,7 +134,9 @@ class StillGate:
                 self.pixel_delta
         ring = cv2.dilate(mask.astype(np.uint8), np.ones((7, 7), np.uint8)) > 0
         ring &= ~mask
-        if ring.any():
+        # the colour around only while no hand-free table is known (the camera started with
+        # a hand in view): a hand over ivory tiles can have the wood's colour
+        if ring.any() and not self._clean_sure:
             around = np.median(small_bgr[ring].astype(np.int16), axis=0)
             table |= np.max(np.abs(small_bgr[mask].astype(np.int16) - around), axis=1) <= \
                 self.pixel_delta
@@ -183,7 +193,11 @@ class StillGate:
             self._still += 1
             state = "stable" if self._still >= self.still_frames else "settling"
         if state == "stable":
-            if self._clean is None or self._border_change(small, self._base)[1] is None:
+            # hand-free: no border-touching change against the hand-free table larger than a
+            # tile or so (a small hand in a still picture stays out of it, however long)
+            if self._clean is None or self._border_change(small, self._clean)[0] < \
+                    CLEAN_SHARE * self.intrusion_threshold:
+                self._clean_sure = self._clean is not None
                 self._clean, self._clean_bgr = small, small_bgr
             self._base = small
         return GateVerdict(state, state == "stable", motion, intrusion, MESSAGES[state])

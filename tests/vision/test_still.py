@@ -67,7 +67,8 @@ def test_a_small_hand_at_the_border_then_leaving_lets_the_gate_settle() -> None:
     for w in (60, 120):
         assert 60 * 60 / (640 * 360) < gate.intrusion_threshold  # each step adds 60 x 60 px
         _states(gate, [_with_hand(table, 0, 170, w, 60, tile=True)] * 4)
-    assert gate.update(table).intrusion > gate.intrusion_threshold  # leaving: 3 % changed
+    left = StillGate._small(_with_tile(table))[0]
+    assert gate._border_change(left, gate._base)[0] > gate.intrusion_threshold  # 3 % changed
     # the hand has left, the tile it laid stays: stable within a few still frames
     states = _states(gate, [_with_tile(table)] * 6)
     assert "stable" in states[:5], states
