@@ -9,7 +9,10 @@ removed mid-round, the table cleared).
 Line games (``allfives``, ``chickenfoot``, ``super``): a tile added to the table is a play by the
 player whose turn it is. It goes ``on`` the tile it touches; when it touches several, the one
 whose touching half matches and that the rules accept is chosen (the rules pick the side of a
-spinner or double). The first tile of a round touches nothing. A tile the rules already put on
+spinner or double); when none of the tiles it touches takes a legal play, a matching tile
+within :data:`NEAR_PARENT_GAP` tile widths that does is chosen (a chicken-foot toe laid at an
+angle off its double), and only then is the illegal play on the touched tile proposed (so the
+rules raise their alert). The first tile of a round touches nothing. A tile the rules already put on
 the table (the Chickenfoot centre double) is no play.
 
 Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
@@ -45,12 +48,22 @@ import numpy as np
 
 from companion.errors import DominoError
 from companion.games import Game
+from companion.interpret_base import (  # noqa: F401
+    Interpreter,
+    Proposal,
+    _accepts,
+    _camera_meta,
+    _play_proposal,
+)
+from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
 from companion.tiles import Tile
-from companion.tracking import Seen, TableChange
-from companion.interpret_base import (Interpreter, Proposal, _accepts,  # noqa: F401
-                                      _camera_meta, _play_proposal)
-from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
+from companion.tracking import Seen, TableChange, contacts_of
+
+#: How far (tile widths) a line game's added tile may lie from a tile it is played on when
+#: the tiles it touches take no legal play (a chicken-foot toe laid at an angle off its double
+#: touches the double's corner at most, and often its neighbour toe first).
+NEAR_PARENT_GAP = 0.8
 
 
 class LineInterpreter:
@@ -79,6 +92,16 @@ class LineInterpreter:
             if not placed:
                 candidates.insert(0, Move.play(player, nxt.tile))
             chosen = next((m for m in candidates if _accepts(trial, m)), None)
+            if chosen is None and placed:
+                # a toe laid at an angle off a double can sit further from it than the touch
+                # test allows while it touches a neighbour it cannot be played on: a legal
+                # parent a little further away is the play, before any illegal one is alleged
+                near = [c.other for c in contacts_of(nxt, [t for t in change.table
+                                                           if t.tile in placed],
+                                                     max_gap=NEAR_PARENT_GAP)
+                        if c.matches and c.other not in {k.other for k in contacts}]
+                chosen = next((m for m in (Move.play(player, nxt.tile, o) for o in near)
+                               if _accepts(trial, m)), None)
             if chosen is None:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
             else:

@@ -72,6 +72,21 @@ def test_chickenfoot_centre_double_is_no_play(tmp_path: Path) -> None:
         ("4-9", "9-9", "accepted")]
 
 
+def test_chickenfoot_toe_a_little_off_its_double_is_played_on_it(tmp_path: Path) -> None:
+    """A second toe laid at an angle touches the first toe (no legal play there) and lies half
+    a tile width off the double: the legal play on the double is proposed, not an illegal one
+    on the toe it touches."""
+    s = _session(tmp_path, "chickenfoot", ["Ann", "Bob"])
+    hub = tile_at(9, 9, 100, 100, vertical=True)
+    toe = tile_at(9, 4, 100 + W / 2 + L / 2 + 1, 100)
+    _feed(s, [], [hub, toe])
+    second = tile_at(9, 5, 100 + W / 2 + W / 2 + L / 2, 100 + W + 1)
+    got = _feed(s, [hub, toe], [hub, toe, second])
+    assert [(g["entry"]["play"], g["entry"]["on"], g["status"]) for g in got] == [
+        ("5-9", "9-9", "accepted")]
+    assert not s.state()["alerts"]
+
+
 def test_super_first_double(tmp_path: Path) -> None:
     s = _session(tmp_path, "super", ["Ann", "Bob"])
     got = _feed(s, [], [tile_at(15, 15, 100, 100, vertical=True)])
