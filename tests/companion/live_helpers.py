@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -82,3 +83,17 @@ def in_view(tiles, frame) -> tuple:
         out.append(_T(s.tile, s.halves, corners, s.confidence, tuple(s.alternatives),
                       cut=not all(inside)))
     return tuple(out)
+
+
+def laid_on(s: Seen, a: int, b: int, dx: float = 1.0, dy: float = -1.0) -> Seen:
+    """A tile (a, b) laid on ``s``, slightly askew."""
+    return Seen(Tile.of(a, b), (a, b), tuple((x + dx, y + dy) for x, y in s.corners), 0.99)
+
+
+def changed_at(*places: tuple[float, float], radius: float = 25.0) -> Callable[[Seen], float]:
+    """``changed`` for :func:`companion.tracking.diff`: the picture changed (all of a tile's
+    outline) around ``places`` only."""
+    def fraction(s: Seen) -> float:
+        near = any(np.linalg.norm(s.center - np.asarray(p)) <= radius for p in places)
+        return 1.0 if near else 0.0
+    return fraction

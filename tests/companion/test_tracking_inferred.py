@@ -7,11 +7,10 @@ it was laid on is laid on it; a tile taken away (the one under it seen again) is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from types import SimpleNamespace
 
 import numpy as np
-from live_helpers import tile_at
+from live_helpers import changed_at, laid_on, tile_at
 
 from companion.tiles import Tile
 from companion.tracking import (
@@ -26,34 +25,20 @@ from companion.tracking import (
 )
 
 
-def _on(s: Seen, a: int, b: int, dx: float = 1.0, dy: float = -1.0) -> Seen:
-    """A tile (a, b) laid on ``s``, slightly askew."""
-    return Seen(Tile.of(a, b), (a, b), tuple((x + dx, y + dy) for x, y in s.corners), 0.99)
-
-
-def _changed_at(*places: tuple[float, float], radius: float = 25.0) -> Callable[[Seen], float]:
-    """``changed`` for diff: the picture changed (all of a tile's outline) around ``places``
-    only."""
-    def fraction(s: Seen) -> float:
-        near = any(np.linalg.norm(s.center - np.asarray(p)) <= radius for p in places)
-        return 1.0 if near else 0.0
-    return fraction
-
-
 def test_a_tile_covered_wholly_stays_under_the_stack_while_it_stands() -> None:
     low = tile_at(1, 2, 100, 100)
     side = tile_at(5, 5, 200, 100)
     table = diff([], [low, side]).table
-    top = _on(low, 3, 4)
-    table = diff(table, [side, top], changed=_changed_at((100, 100))).table
+    top = laid_on(low, 3, 4)
+    table = diff(table, [side, top], changed=changed_at((100, 100))).table
     for _ in range(GONE_MAX + 3):  # many readings where nothing changed: still under 3-4
-        step = diff(table, [side, top], changed=_changed_at())
+        step = diff(table, [side, top], changed=changed_at())
         assert step.empty
         table = step.table
     assert {(s.tile, s.layer, s.hidden) for s in table} == {
         (Tile.of(5, 5), 0, False), (Tile.of(3, 4), 1, False), (Tile.of(1, 2), 0, True)}
     # 3-4 taken back: 1-2 is seen again with its layer, not added
-    back = diff(table, [side, low], changed=_changed_at((100, 100)))
+    back = diff(table, [side, low], changed=changed_at((100, 100)))
     assert [s.tile for s in back.uncovered] == [Tile.of(1, 2)] and back.added == []
     assert [s.tile for s in back.removed] == [Tile.of(3, 4)]
 
@@ -65,15 +50,15 @@ def test_a_support_the_reader_never_found_is_inferred_and_marked() -> None:
     low = tile_at(1, 2, 100, 100)
     side = tile_at(5, 5, 200, 100)
     table = diff([], [low, side]).table
-    missed = diff(table, [side], changed=_changed_at((100, 100)))
+    missed = diff(table, [side], changed=changed_at((100, 100)))
     assert [s.tile for s in missed.removed] == [Tile.of(1, 2)]
     gone = [s for s in missed.table if s.gone]
     assert [(s.tile, s.hidden, s.unseen_on) for s in gone] == [(Tile.of(1, 2), True, 1)]
     table = missed.table
     for _ in range(2):  # nothing changes there for two readings: still remembered
-        table = diff(table, [side], changed=_changed_at()).table
-    top = _on(_on(low, 4, 4), 6, 6)
-    laid = diff(table, [side, top], changed=_changed_at((100, 100)))
+        table = diff(table, [side], changed=changed_at()).table
+    top = laid_on(laid_on(low, 4, 4), 6, 6)
+    laid = diff(table, [side, top], changed=changed_at((100, 100)))
     [six] = laid.added
     assert (six.tile, six.layer, six.inferred_under) == (Tile.of(6, 6), 2, 1)
     assert six.layer_confidence == INFERRED_LAYER_CONFIDENCE < 1.0
@@ -83,7 +68,7 @@ def test_a_support_the_reader_never_found_is_inferred_and_marked() -> None:
     assert {(s.tile, s.hidden) for s in laid.table} == {
         (Tile.of(5, 5), False), (Tile.of(6, 6), False), (Tile.of(1, 2), True)}
     # a tile seen laid on one seen carries no inference
-    on_seen = diff(diff([], [low]).table, [_on(low, 0, 3)], changed=_changed_at((100, 100)))
+    on_seen = diff(diff([], [low]).table, [laid_on(low, 0, 3)], changed=changed_at((100, 100)))
     assert [(s.layer, s.inferred_under, s.layer_confidence) for s in on_seen.added] == [(1, 0, 1.0)]
 
 
@@ -92,10 +77,10 @@ def test_a_tile_found_late_where_a_stack_went_out_of_sight_lies_on_it() -> None:
     where the picture did not change since: 0-3 is the tile inferred on 1-2, one layer up."""
     low = tile_at(1, 2, 100, 100)
     side = tile_at(5, 5, 200, 100)
-    table = diff(diff([], [low, side]).table, [side], changed=_changed_at((100, 100))).table
+    table = diff(diff([], [low, side]).table, [side], changed=changed_at((100, 100))).table
     for _ in range(3):
-        table = diff(table, [side], changed=_changed_at()).table
-    found = diff(table, [side, _on(low, 0, 3)], changed=_changed_at())
+        table = diff(table, [side], changed=changed_at()).table
+    found = diff(table, [side, laid_on(low, 0, 3)], changed=changed_at())
     assert [(s.tile, s.layer, s.inferred_under) for s in found.added] == [(Tile.of(0, 3), 1, 0)]
     assert [(a.tile, b.tile) for a, b in found.covered] == [(Tile.of(1, 2), Tile.of(0, 3))]
 
@@ -105,12 +90,12 @@ def test_a_tile_laid_on_a_known_tile_and_read_with_its_value_is_laid_on_it() -> 
     low = tile_at(2, 2, 100, 100)
     side = tile_at(5, 5, 300, 100)
     table = diff([], [low, side]).table
-    misread = _on(low, 2, 2, dx=2.0, dy=1.0)  # a tile laid on 2-2 read as 2-2
-    laid = diff(table, [misread, side], changed=_changed_at((100, 100)), fixed=True)
+    misread = laid_on(low, 2, 2, dx=2.0, dy=1.0)  # a tile laid on 2-2 read as 2-2
+    laid = diff(table, [misread, side], changed=changed_at((100, 100)), fixed=True)
     assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(2, 2), 1)]
     assert [a.tile for a, _ in laid.covered] == [Tile.of(2, 2)]
     # a game that moves tiles (or a glare spot over 2-2): the same tile, it stayed
-    glare = diff(table, [misread, side], changed=_changed_at((100, 100)))
+    glare = diff(table, [misread, side], changed=changed_at((100, 100)))
     assert glare.empty and [s.layer for s in glare.table] == [0, 0]
     # its own outline changed less than a tile laid does: the same tile, it stayed
     slight = diff(table, [misread, side], changed=lambda s: LAID_MIN_CHANGED / 2
@@ -119,14 +104,14 @@ def test_a_tile_laid_on_a_known_tile_and_read_with_its_value_is_laid_on_it() -> 
     # its value read far away where a tile was laid now, 2-2 not found where the picture
     # changed too: a new tile, 2-2 did not move (in a game that moves tiles, it moved)
     far = tile_at(2, 2, 200, 100)
-    both = _changed_at((100, 100), (200, 100))
+    both = changed_at((100, 100), (200, 100))
     elsewhere = diff(table, [side, far], changed=both, fixed=True)
     assert elsewhere.moved == [] and [s.center.tolist() for s in elsewhere.added] == [
         [200.0, 100.0]]
     assert [o.tile for o, _ in diff(table, [side, far], changed=both).moved] == [Tile.of(2, 2)]
     # another tile laid now over part of 2-2 explains the change: 2-2 stayed, the span is on it
     span = Seen(Tile.of(0, 1), (0, 1), tuple((x + 25.0, y) for x, y in low.corners), 0.9)
-    spanned = diff(table, [misread, side, span], changed=_changed_at((100, 100), (125, 100)),
+    spanned = diff(table, [misread, side, span], changed=changed_at((100, 100), (125, 100)),
                    fixed=True)
     assert [(s.tile, s.layer) for s in spanned.added] == [(Tile.of(0, 1), 1)]
     assert [(s.tile, s.layer) for s in spanned.table if s.tile == Tile.of(2, 2)] == [
@@ -138,12 +123,12 @@ def test_a_tile_taken_away_with_the_tile_under_it_seen_again_is_forgotten() -> N
     remembered there, so a tile laid there next lies on 1-2, one layer up, not two."""
     low = tile_at(1, 2, 100, 100)
     side = tile_at(5, 5, 200, 100)
-    table = diff(diff([], [low, side]).table, [side, _on(low, 3, 4)],
-                 changed=_changed_at((100, 100))).table
-    taken = diff(table, [side, low], changed=_changed_at((100, 100)))
+    table = diff(diff([], [low, side]).table, [side, laid_on(low, 3, 4)],
+                 changed=changed_at((100, 100))).table
+    taken = diff(table, [side, low], changed=changed_at((100, 100)))
     assert [s.tile for s in taken.removed] == [Tile.of(3, 4)]
     assert not any(s.gone for s in taken.table)
-    again = diff(taken.table, [side, _on(low, 6, 6)], changed=_changed_at((100, 100)))
+    again = diff(taken.table, [side, laid_on(low, 6, 6)], changed=changed_at((100, 100)))
     assert [(s.tile, s.layer, s.inferred_under) for s in again.added] == [(Tile.of(6, 6), 1, 0)]
 
 
@@ -167,7 +152,7 @@ def test_a_tile_laid_where_the_picture_changed_with_nothing_found_lies_on_an_inf
     assert missed.empty
     [ghost] = [s for s in missed.table if s.inferred]
     assert (ghost.tile, ghost.hidden, ghost.gone, ghost.layer) == (UNSEEN_TILE, True, True, 0)
-    top = _on(tile_at(1, 2, 100, 100), 3, 4)
+    top = laid_on(tile_at(1, 2, 100, 100), 3, 4)
     laid = diff(missed.table, [side, top], changed=_patches((100, 100)), fixed=True)
     [three] = laid.added
     assert (three.tile, three.layer, three.inferred_under) == (Tile.of(3, 4), 1, 1)
@@ -224,8 +209,8 @@ def test_a_known_tile_read_with_an_outline_a_third_off_where_nothing_changed_kee
     upper = dataclasses.replace(tile_at(2, 2, 100, 100), layer=2)
     table = diff([], [upper]).table
     jittered = Seen(Tile.of(2, 4), (2, 4), tuple((x + 15.0, y) for x, y in upper.corners), 0.5)
-    again = diff(table, [jittered], changed=_changed_at())
+    again = diff(table, [jittered], changed=changed_at())
     assert again.empty and [(s.tile, s.layer) for s in again.table] == [(Tile.of(2, 2), 2)]
     # where the picture changed as a tile laid does, it is a tile laid on it
-    laid = diff(table, [jittered], changed=_changed_at((115, 100)))
+    laid = diff(table, [jittered], changed=changed_at((115, 100)))
     assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(2, 4), 3)]

@@ -5,29 +5,15 @@ does not make the table lose it; real removals and tiles laid still count."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Callable
 
 import numpy as np
 import pytest
+from live_helpers import changed_at, laid_on, tile_at
 
 from companion.tiles import Tile
 from companion.tracking import GONE_MAX, UNSEEN_MAX, Seen, changed_fractions, diff
-from live_helpers import tile_at
-
-
-def _on(s: Seen, a: int, b: int, dx: float = 1.0, dy: float = -1.0) -> Seen:
-    """A tile (a, b) laid on ``s``, slightly askew."""
-    return Seen(Tile.of(a, b), (a, b), tuple((x + dx, y + dy) for x, y in s.corners), 0.99)
-
-
-def _changed_at(*places: tuple[float, float], radius: float = 25.0) -> Callable[[Seen], float]:
-    """``changed`` for diff: the picture changed (all of a tile's outline) around ``places``
-    only."""
-    def fraction(s: Seen) -> float:
-        near = any(np.linalg.norm(s.center - np.asarray(p)) <= radius for p in places)
-        return 1.0 if near else 0.0
-    return fraction
 
 
 def test_a_tile_missed_for_one_reading_where_nothing_changed_is_kept_and_still_supports() -> None:
@@ -36,13 +22,13 @@ def test_a_tile_missed_for_one_reading_where_nothing_changed_is_kept_and_still_s
     first = diff([], [low, side]).table
     # the reader misses 1-2 while 4-4 is laid far from it: kept, not removed
     far = tile_at(4, 4, 300, 100)
-    missed = diff(first, [side, far], changed=_changed_at((300, 100)))
+    missed = diff(first, [side, far], changed=changed_at((300, 100)))
     assert missed.removed == [] and [s.tile for s in missed.added] == [Tile.of(4, 4)]
     kept = {s.tile: s for s in missed.table}
     assert kept[Tile.of(1, 2)].unseen == 1 and not kept[Tile.of(1, 2)].hidden
     # the next tile is laid on it (still not found, covered now): one layer up, 1-2 covered
-    top = _on(low, 3, 0)
-    laid = diff(missed.table, [side, far, top], changed=_changed_at((100, 100)))
+    top = laid_on(low, 3, 0)
+    laid = diff(missed.table, [side, far, top], changed=changed_at((100, 100)))
     assert laid.added[0].tile == Tile.of(0, 3) and laid.added[0].layer == 1
     assert [(a.tile, b.tile) for a, b in laid.covered] == [(Tile.of(1, 2), Tile.of(0, 3))]
     assert laid.removed == []
@@ -55,7 +41,7 @@ def test_a_tile_found_again_is_seen_and_one_missed_too_long_is_removed() -> None
     a = tile_at(1, 2, 100, 100)
     b = tile_at(5, 5, 200, 100)
     table = diff([], [a, b]).table
-    still = _changed_at()  # nothing changed anywhere
+    still = changed_at()  # nothing changed anywhere
     once = diff(table, [b], changed=still)
     back = diff(once.table, [a, b], changed=still)
     assert back.empty and {s.unseen for s in back.table} == {0}
@@ -71,7 +57,7 @@ def test_a_tile_taken_away_where_the_picture_changed_is_removed() -> None:
     a = tile_at(1, 2, 100, 100)
     b = tile_at(5, 5, 200, 100)
     table = diff([], [a, b]).table
-    gone = diff(table, [b], changed=_changed_at((100, 100)))
+    gone = diff(table, [b], changed=changed_at((100, 100)))
     assert gone.removed == [a] and gone.covered == []
     assert [s.tile for s in gone.table if not s.hidden] == [Tile.of(5, 5)]
     # remembered as where a tile went (hidden) for GONE_MAX readings, then forgotten without
@@ -79,18 +65,18 @@ def test_a_tile_taken_away_where_the_picture_changed_is_removed() -> None:
     assert [(s.tile, s.gone) for s in gone.table if s.hidden] == [(Tile.of(1, 2), True)]
     later = gone.table
     for _ in range(GONE_MAX - 1):
-        step = diff(later, [b], changed=_changed_at())
+        step = diff(later, [b], changed=changed_at())
         assert step.empty and Tile.of(1, 2) in [s.tile for s in step.table if s.gone]
         later = step.table
-    last = diff(later, [b], changed=_changed_at())
+    last = diff(later, [b], changed=changed_at())
     assert last.empty and [s.tile for s in last.table] == [Tile.of(5, 5)]
     # put back where it lay: added again, as without the memory (Castle Rock's row)
-    back = diff(gone.table, [a, b], changed=_changed_at((100, 100)))
+    back = diff(gone.table, [a, b], changed=changed_at((100, 100)))
     assert back.added == [a] and back.covered == [] and back.added[0].layer == 0
     # a whole stack taken away: the hidden tile goes with it, memory or not
-    top = _on(a, 3, 4)
-    stacked = diff(table, [b, top], changed=_changed_at((100, 100))).table
-    cleared = diff(stacked, [b], changed=_changed_at((100, 100)))
+    top = laid_on(a, 3, 4)
+    stacked = diff(table, [b, top], changed=changed_at((100, 100))).table
+    cleared = diff(stacked, [b], changed=changed_at((100, 100)))
     assert sorted(str(s.tile) for s in cleared.removed) == ["1-2", "3-4"]
 
 
@@ -99,13 +85,13 @@ def test_another_outline_where_nothing_changed_is_the_same_tile_not_a_move() -> 
     table = diff([], [a]).table
     shifted = tile_at(1, 2, 112, 100)  # 0.6 widths along: a move without the memory
     assert [o.tile for o, _ in diff(table, [shifted]).moved] == [Tile.of(1, 2)]
-    same = diff(table, [shifted], changed=_changed_at())
+    same = diff(table, [shifted], changed=changed_at())
     assert same.empty
     assert [(s.tile, s.layer, s.center.tolist()) for s in same.table] == [
         (Tile.of(1, 2), 2, [100.0, 100.0])]
     # its value read far away (another tile misread) is not a move either
     far = tile_at(1, 2, 300, 100)
-    other = diff(table, [far], changed=_changed_at((300, 100)))
+    other = diff(table, [far], changed=changed_at((300, 100)))
     assert other.moved == [] and [s.center.tolist() for s in other.added] == [[300.0, 100.0]]
     assert [s.unseen for s in other.table if s.center[0] == 100.0] == [1]
 
@@ -114,10 +100,10 @@ def test_another_value_where_nothing_changed_is_the_known_tile_read_again() -> N
     low = tile_at(3, 4, 100, 100)
     table = diff([], [low]).table
     misread = Seen(Tile.of(3, 5), (3, 5), low.corners, 0.7)
-    again = diff(table, [misread], changed=_changed_at())
+    again = diff(table, [misread], changed=changed_at())
     assert again.empty and [s.tile for s in again.table] == [Tile.of(3, 4)]
     # where the picture changed it is a tile laid on it
-    laid = diff(table, [misread], changed=_changed_at((100, 100)))
+    laid = diff(table, [misread], changed=changed_at((100, 100)))
     assert laid.added[0].layer == 1 and [a.tile for a, _ in laid.covered] == [Tile.of(3, 4)]
     # and without the memory too (the old behaviour)
     assert diff(table, [misread]).added[0].layer == 1
@@ -126,12 +112,12 @@ def test_another_value_where_nothing_changed_is_the_known_tile_read_again() -> N
 def test_a_tile_found_late_where_nothing_changed_covers_nothing_and_keeps_its_cold_layer() -> None:
     low = tile_at(1, 2, 100, 100)
     table = diff([], [low]).table
-    late = dataclasses.replace(_on(low, 6, 6, dx=20.0, dy=0.0), layer=0)
-    found = diff(table, [low, late], changed=_changed_at())
+    late = dataclasses.replace(laid_on(low, 6, 6, dx=20.0, dy=0.0), layer=0)
+    found = diff(table, [low, late], changed=changed_at())
     assert [(s.tile, s.layer) for s in found.added] == [(Tile.of(6, 6), 0)]
     assert found.covered == [] and found.under[found.added[0]] == []
     # laid there now (the picture changed): on 1-2, one layer up
-    laid = diff(table, [low, late], changed=_changed_at((120, 100)))
+    laid = diff(table, [low, late], changed=changed_at((120, 100)))
     assert laid.added[0].layer == 1 and laid.under[laid.added[0]] == [low]
 
 
@@ -189,10 +175,10 @@ def test_a_tile_found_late_where_a_tile_went_out_of_sight_was_laid_on_it() -> No
     low = tile_at(1, 2, 100, 100)
     side = tile_at(5, 5, 200, 100)
     table = diff([], [low, side]).table
-    missed = diff(table, [side], changed=_changed_at((100, 100)))
+    missed = diff(table, [side], changed=changed_at((100, 100)))
     assert [s.tile for s in missed.removed] == [Tile.of(1, 2)]
-    top = _on(low, 3, 0)
-    found = diff(missed.table, [side, top], changed=_changed_at())
+    top = laid_on(low, 3, 0)
+    found = diff(missed.table, [side, top], changed=changed_at())
     assert [(s.tile, s.layer) for s in found.added] == [(Tile.of(0, 3), 1)]
     assert [(a.tile, b.tile) for a, b in found.covered] == [(Tile.of(1, 2), Tile.of(0, 3))]
     assert {(s.tile, s.hidden, s.gone) for s in found.table} == {
