@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import socket
 import sys
 import threading
@@ -156,6 +157,11 @@ def serve_dashboard(args: argparse.Namespace, store: LogStore, holder: Any, data
           + "; Ctrl-C stops", flush=True)
     if not args.no_browser and _has_display():
         threading.Timer(0.5, webbrowser.open, args=(f"http://127.0.0.1:{port}/",)).start()
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C (SIGINT) stops the dashboard even when it was started from a place that
+        # ignores SIGINT (a background job of a script or launcher inherits "ignore", and
+        # Python then never turns SIGINT into KeyboardInterrupt: the server would not stop)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         server.run()
     except KeyboardInterrupt:

@@ -76,6 +76,24 @@ def test_serve_starts_a_game_and_resumes_it(tmp_path: Path) -> None:
         stop(proc)
 
 
+def test_serve_stops_on_ctrl_c_even_when_started_ignoring_it(tmp_path: Path) -> None:
+    """A background job of a script inherits SIGINT ignored; the dashboard still stops on it."""
+    cmd = ("trap '' INT; exec " + " ".join([sys.executable, "-m", "companion", "serve",
+                                             "--data-dir", str(tmp_path), "--port", "0",
+                                             "--no-browser"]))
+    proc = subprocess.Popen(["bash", "-c", cmd], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line or "Ctrl-C stops" in line:
+            break
+    assert proc.poll() is None, "serve ended before it was stopped"
+    stop(proc)
+
+
 def test_serve_bad_arguments(tmp_path: Path) -> None:
     for args, words in [(["--game", "allfives"], "--game needs --players"),
                         (["--game", "allfives", "--players", "Ann,Bob", "--options", "{x"],
