@@ -261,7 +261,7 @@ class LiveLoop:
             None if plane is None else functools.partial(_table_corners, plane=plane))
         self._note("agreed", how=how, reads=len(self._reads))
         self._done_for_this_still = True
-        before = [b for b in self.baseline if not getattr(b, "hidden", False)
+        before = [b for b in self.baseline if not b.hidden
                   and region.contains(_image_centre(b, plane))]
         if self._reference is not None and region.mask.any() and not region.everything and \
                 _same_table(inside, before) and self._rechecks < RECHECKS:
@@ -368,7 +368,7 @@ class LiveLoop:
     def _compose(self, inside: list[Seen], region: Any, plane: Any) -> list[Seen]:
         """The agreed tiles of the changed region plus the accepted tiles outside it (the tiles
         the tracking remembers as hidden under others are left to it)."""
-        kept = [b for b in self.baseline if not getattr(b, "hidden", False)
+        kept = [b for b in self.baseline if not b.hidden
                 and not region.contains(_image_centre(b, plane))]
         return inside + kept
 
@@ -574,7 +574,7 @@ def _accepted_at(s: Seen, baseline: list[Seen], tol: float = 0.5,
     """The accepted (not hidden) tile of ``s``'s value (of any value with ``same_value``
     False) within ``tol`` tile widths of its centre, or None."""
     for b in baseline:
-        if (b.tile == s.tile or not same_value) and not getattr(b, "hidden", False) and \
+        if (b.tile == s.tile or not same_value) and not b.hidden and \
                 float(np.linalg.norm(b.center - s.center)) <= tol * max(1.0, b.width):
             return b
     return None

@@ -11,20 +11,22 @@ Each frame is shrunk to a small blurred grey picture. Two measures decide the st
   table once it has been still for ``still_frames`` frames.
 
 The table's own colour. The skin range also holds a wood table, so skin is judged only on
-the changed pixels that are not table: those that differ both from the last hand-free table
+the changed pixels that are not table: those that differ from the last hand-free table
 (``clean``: the last still table whose border-touching change against the hand-free one
-before it is under :data:`CLEAN_SHARE` of the intrusion threshold) and
-from the colour of the table around the change (a hand that has left shows the table; a hand
-over it is another colour than the table around it). And a border-touching change against the last still table that is gone
-against the hand-free one (a small hand, under the intrusion threshold, was in the still
-picture and has left) is no intrusion at all: the gate settles at once.
+before it is under :data:`CLEAN_SHARE` of the intrusion threshold) and, while no hand-free
+table is confirmed yet (the camera started with a hand in view), from the colour of the table
+around the change (a hand that has left shows the table; a hand over it is another colour). A
+border-touching change against the last still table that is gone against the hand-free one (a
+small hand, under the intrusion threshold, was in the still picture and has left) is no
+intrusion at all: the gate settles at once.
 
 States: ``waiting`` (no frame yet), ``motion``, ``hand``, ``settling`` (still, but not yet for
 ``still_frames`` frames, 2 by default: the live loop's agreement of two readings, not a long
-settle, protects against reading a tile still sliding) and ``stable`` (read now). A change that stays still for
-``rebase_frames`` frames (1.5 s at 30 fps) although it touches the border (a bumped camera, a
-hand that was on the table when the camera started and has left, a newspaper) becomes the new
-still table, so the gate never blocks for good; one that looks like skin waits twice as long.
+settle, protects against reading a tile still sliding) and ``stable`` (read now). A change
+that stays still for ``rebase_frames`` frames (1.5 s at 30 fps) although it touches the border
+(a bumped camera, a hand that was on the table when the camera started and has left, a
+newspaper) becomes the new still table, so the gate never blocks for good; one that looks like
+skin waits twice as long.
 """
 
 from __future__ import annotations
