@@ -13,7 +13,11 @@ spinner or double); when none of the tiles it touches takes a legal play, a matc
 within :data:`NEAR_PARENT_GAP` tile widths that does is chosen (a chicken-foot toe laid at an
 angle off its double), and only then is the illegal play on the touched tile proposed (so the
 rules raise their alert). The first tile of a round touches nothing. A tile the rules already put on
-the table (the Chickenfoot centre double) is no play.
+the table (the Chickenfoot centre double) is no play. Who plays the first tile of a round may
+be open to the rules (the deal was not entered: whoever holds the highest double leads it):
+the player whose seat the hand reached in from
+(:attr:`~companion.tracking.TableChange.reached_by`) when the live loop has learned it, else
+the player whose turn it is, and a person is asked.
 
 Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
 the solitaire player; several added at once (the new array of three on an empty row) are one
@@ -49,10 +53,12 @@ import numpy as np
 from companion.errors import DominoError
 from companion.games import Game
 from companion.interpret_base import (  # noqa: F401
+    UNSURE_PLAYER_CONFIDENCE,
     Interpreter,
     Proposal,
     _accepts,
     _camera_meta,
+    _choose_player,
     _play_proposal,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
@@ -102,11 +108,14 @@ class LineInterpreter:
                         if c.matches and c.other not in {k.other for k in contacts}]
                 chosen = next((m for m in (Move.play(player, nxt.tile, o) for o in near)
                                if _accepts(trial, m)), None)
+            sure = True
             if chosen is None:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
             else:
+                if not placed:  # the round's first tile: who leads may be open (no deal entered)
+                    chosen, sure = _choose_player(trial, chosen, change)
                 trial.apply(chosen)
-            out.append(_play_proposal(chosen, nxt))
+            out.append(_play_proposal(chosen, nxt, None if sure else UNSURE_PLAYER_CONFIDENCE))
             placed.add(nxt.tile)
         for s in change.removed:
             if s.tile in on_table:

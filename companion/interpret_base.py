@@ -5,6 +5,7 @@ protocol, and the helpers that build a camera play's entry and try a move on a c
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,6 +34,31 @@ class Interpreter(Protocol):
     :func:`companion.tracking.diff`'s ``fixed``)."""
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]: ...
+
+
+#: A camera play whose player the rules leave open (who leads a round when the deal was not
+#: entered: whoever holds the double) and whose hand's seat does not name one of those players
+#: asks a person who it was: its confidence is at most this (below the session's threshold).
+UNSURE_PLAYER_CONFIDENCE = 0.5
+
+
+def _choose_player(game: Game, move: Move, change: TableChange) -> tuple[Move, bool]:
+    """``move`` (a camera play by the player whose turn it is) with its player settled, and
+    whether that player is sure. When the rules accept the play from other players too (the
+    camera does not see whose hand a tile came from), the player whose seat the hand reached in
+    from (``change.reached_by``) makes it if the rules let them; otherwise the player whose turn
+    it is stays, unsure (a person is asked: a wrong player taken silently is worse than a
+    question). Only the first tile of a round is worth asking about: later plays follow the
+    turn, which the rules enforce."""
+    if move.player is None:
+        return move, True
+    may = [p for p in game.players
+           if p == move.player or _accepts(game, dataclasses.replace(move, player=p))]
+    if len(may) <= 1:
+        return move, True
+    if change.reached_by in may:
+        return dataclasses.replace(move, player=change.reached_by), True
+    return move, False
 
 
 def _camera_meta(seen: Seen) -> dict[str, Any]:

@@ -36,8 +36,10 @@ bridges: whatever the rules core generates) within :data:`SNAP_CELLS` cells of i
 is the play, ties broken by the level the table was watched being built to (a tile over known
 tiles is one above them; :data:`LEVEL_WEIGHT`). No legal placement near it: the cells the picture says are proposed, so the
 rules say why not. Extra turns for roots are the rules' (the next tile is the same player's).
-Who leads the first tile is not seen (without the deal any player may): the player whose turn
-it is, to be corrected by a person when another led. Draws, passes and the end of the game are
+Who leads the first tile is not seen (without the deal any player may): the player whose seat
+the hand reached in from when the live loop has learned it
+(:attr:`~companion.tracking.TableChange.reached_by`), else the player whose turn it is, and a
+person is asked. Draws, passes and the end of the game are
 entered on the tablet.
 """
 
@@ -52,7 +54,7 @@ import numpy as np
 
 from companion.errors import DominoError
 from companion.games import Game
-from companion.interpret_base import Proposal, _accepts, _play_proposal
+from companion.interpret_base import Proposal, _accepts, _choose_player, _play_proposal
 from companion.moves import Move
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
@@ -344,6 +346,10 @@ class StackernoesInterpreter:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))
                 continue
+            if not getattr(trial, "placed", []) and _accepts(trial, chosen):
+                # the first tile: who leads is open without the deal
+                chosen, who_sure = _choose_player(trial, chosen, change)
+                sure = sure and who_sure
             if _accepts(trial, chosen):
                 trial.apply(chosen)
             out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5))

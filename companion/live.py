@@ -82,6 +82,60 @@ RECHECKS = 2
 RECHECK_FRAMES = 10
 
 
+#: A side of the frame names a player once at least this many plays were made from it...
+SEAT_MIN_PLAYS = 2
+#: ...and at least this share of them by that player (two players reaching in over one side
+#: name nobody).
+SEAT_MIN_SHARE = 0.8
+
+
+class SeatMemory:
+    """Which player reaches in over which side of the frame, learned from the log.
+
+    A person's arm crosses the border in front of them (:attr:`vision.still.StillGate.
+    reached_from`), so after a few plays the side a hand came from says whose hand it was. The
+    camera cannot see that otherwise, and the rules leave it open only where any player may play
+    (the first tile of a round without the deal); every other play follows the turn. Each change
+    the loop publishes is remembered with the side its hand came from; the plays logged for it
+    (by the camera, confirmed or corrected by a person: whatever the log holds when the next
+    change is published) vote for their player at that side. A side names a player when at
+    least :data:`SEAT_MIN_PLAYS` plays came from it and :data:`SEAT_MIN_SHARE` of them were that
+    player's."""
+
+    def __init__(self) -> None:
+        self.votes: dict[str, dict[str, int]] = {}
+        self._pending: tuple[str, int] | None = None
+
+    def player_at(self, side: str | None) -> str | None:
+        """The player who reaches in over ``side``, or None when it is not known."""
+        if side is None or side not in self.votes:
+            return None
+        votes = self.votes[side]
+        best = max(votes, key=lambda p: votes[p])
+        total = sum(votes.values())
+        if votes[best] >= SEAT_MIN_PLAYS and votes[best] >= SEAT_MIN_SHARE * total:
+            return best
+        return None
+
+    def published(self, side: str | None, history: list[dict[str, Any]]) -> None:
+        """A change whose hand came over ``side`` is about to be published; ``history`` is the
+        session's log now. The plays logged since the previous change was published (it and a
+        person's answers about it) vote for their player at that change's side."""
+        self.settle(history)
+        self._pending = None if side is None else (side, len(history))
+
+    def settle(self, history: list[dict[str, Any]]) -> None:
+        """Count the plays of the change published last (see :meth:`published`)."""
+        if self._pending is None:
+            return
+        side, start = self._pending
+        self._pending = None
+        players = [h["entry"].get("player") for h in history[start:] if "play" in h["entry"]]
+        if len(players) == 1 and isinstance(players[0], str):
+            seat = self.votes.setdefault(side, {})
+            seat[players[0]] = seat.get(players[0], 0) + 1
+
+
 @dataclass(frozen=True)
 class TraceEvent:
     """One stage of the live loop for one frame: ``t`` (``time.monotonic()``), the camera's
@@ -164,6 +218,8 @@ class LiveLoop:
         self._pins: dict[Tile, tuple[np.ndarray, float, Tile]] = {}
         #: corrections (read, real) whose tile a new tile was laid on: never pinned again
         self._retired: set[tuple[Tile, Tile]] = set()
+        #: which player reaches in over which side of the frame (see :class:`SeatMemory`)
+        self.seats = SeatMemory()
         #: when a list, every stage of every frame is noted in it as a :class:`TraceEvent`
         #: (``python -m companion.livebench`` uses it to say where each step's time went)
         self.trace: list[TraceEvent] | None = None
@@ -385,6 +441,7 @@ class LiveLoop:
             self._reference = self._fine_reference = None
             self._rechecks, self._recheck_at = 0, 0
             self._reads = []
+            self.seats = SeatMemory()
 
     def relabels(self) -> dict[Tile, Tile]:
         """Corrections made this round, as ``{tile the camera read: tile it really is}``: the
@@ -457,6 +514,9 @@ class LiveLoop:
             return happened
         present = {s.tile for s in seen}
         self.session.resolve_taken_back(present)
+        side = getattr(self.gate, "reached_from", None)
+        self.seats.published(side, self.session.history)
+        change.reached_by = self.seats.player_at(side)
         for prop in self.interpreter.proposals(change, self.session.game):
             if prop.entry is None:
                 self.session.notice(prop.message)

@@ -159,6 +159,10 @@ class TableChange:
     under: dict[Seen, list[Seen]] = field(default_factory=dict)
     uncovered: list[Seen] = field(default_factory=list)
     table: list[Seen] = field(default_factory=list)
+    #: the player whose seat the hand that made this change reached in from, when the live loop
+    #: knows it (:class:`companion.live.SeatMemory`; None: not known): for a play the rules
+    #: let several players make (who leads a round without the deal)
+    reached_by: str | None = None
 
     @property
     def empty(self) -> bool:

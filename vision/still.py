@@ -27,6 +27,14 @@ that stays still for ``rebase_frames`` frames (1.5 s at 30 fps) although it touc
 (a bumped camera, a hand that was on the table when the camera started and has left, a
 newspaper) becomes the new still table, so the gate never blocks for good; one that looks like
 skin waits twice as long.
+
+Where the hand came from. An arm reaches in over the border in front of the person it belongs
+to, so the side of the frame a hand crossed says where that person sits: while the table is not
+stable, the border pixels of each intrusion larger than the threshold are counted per side
+(``bottom``, ``right``, ``top``, ``left``); when the table is stable again,
+:attr:`StillGate.reached_from` is the side crossed most (None when no hand was seen since the
+last stable table). The live loop pairs it with the player of each play it logs (see
+:class:`companion.live.SeatMemory`).
 """
 
 from __future__ import annotations
@@ -56,6 +64,10 @@ class GateVerdict:
     def to_json(self) -> dict[str, object]:
         return {"state": self.state, "read_now": self.read_now, "motion": round(self.motion, 4),
                 "intrusion": round(self.intrusion, 4), "message": self.message}
+
+
+#: The sides of the frame a hand may reach in over, in the order :meth:`StillGate._sides` counts.
+SIDES = ("bottom", "right", "top", "left")
 
 
 MESSAGES = {
@@ -89,6 +101,17 @@ class StillGate:
         self._clean_sure = False
         self._still = 0
         self._blocked_still = 0
+        #: border pixels of the intrusions since the last stable table, per side (:data:`SIDES`)
+        self._reach = np.zeros(len(SIDES), np.int64)
+        #: the side the last hand reached in over (see the module docstring), None when no hand
+        #: came between the last two stable tables
+        self.reached_from: str | None = None
+
+    @staticmethod
+    def _sides(mask: np.ndarray) -> np.ndarray:
+        """How many pixels of ``mask`` lie on each border of the frame, in :data:`SIDES` order."""
+        return np.array([np.count_nonzero(mask[-1, :]), np.count_nonzero(mask[:, -1]),
+                         np.count_nonzero(mask[0, :]), np.count_nonzero(mask[:, 0])], np.int64)
 
     @staticmethod
     def _small(frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,6 +197,8 @@ class StillGate:
         entering = moved is not None and where is not None and int(np.count_nonzero(
             cv2.morphologyEx((moved & where).astype(np.uint8), cv2.MORPH_OPEN,
                              np.ones((2, 2), np.uint8)))) >= MOVING_MIN_PX
+        if where is not None and intrusion > self.intrusion_threshold:
+            self._reach += self._sides(where)
         if motion > self.motion_threshold or entering:
             self._still = 0
             self._blocked_still = 0
@@ -195,6 +220,10 @@ class StillGate:
             self._still += 1
             state = "stable" if self._still >= self.still_frames else "settling"
         if state == "stable":
+            if self._still == self.still_frames:  # stable again: which side the hand came from
+                self.reached_from = SIDES[int(np.argmax(self._reach))] if self._reach.any() \
+                    else None
+                self._reach[:] = 0
             # hand-free: no border-touching change against the hand-free table larger than a
             # tile or so (a small hand in a still picture stays out of it, however long)
             if self._clean is None or self._border_change(small, self._clean)[0] < \

@@ -97,3 +97,12 @@ def changed_at(*places: tuple[float, float], radius: float = 25.0) -> Callable[[
         near = any(np.linalg.norm(s.center - np.asarray(p)) <= radius for p in places)
         return 1.0 if near else 0.0
     return fraction
+
+
+def confirm_lead(session) -> None:
+    """Confirm the question the camera asks about the first tile of a round (without the deal
+    any player may lead it, so who did is asked: see ``companion.interpret_base._choose_player``)
+    as it was read."""
+    asked = [a for a in session.alerts if a.kind == "confirm"]
+    assert len(asked) == 1 and "confidence 0.50" in asked[0].message, asked
+    assert session.confirm(asked[0].id).status == "accepted"

@@ -17,7 +17,7 @@ from companion.session import Session
 from companion.store import LogStore
 from companion.tiles import Tile
 from companion.tracking import Seen, diff
-from live_helpers import W, L, tile_at
+from live_helpers import W, L, confirm_lead, tile_at
 
 
 
@@ -52,6 +52,7 @@ def test_allfives_chain_of_two_at_once_and_an_illegal_tile(tmp_path: Path) -> No
     right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
     far = tile_at(0, 2, 100 + W / 2 + L + L / 2 + 2, 100)
     _feed(s, [], [spinner])
+    confirm_lead(s)
     # two tiles appear in one still picture: the one touching the table goes first
     got = _feed(s, [spinner], [spinner, far, right])
     assert [(g["entry"]["player"], g["entry"]["play"], g["entry"]["on"], g["status"])
@@ -90,7 +91,38 @@ def test_chickenfoot_toe_a_little_off_its_double_is_played_on_it(tmp_path: Path)
 def test_super_first_double(tmp_path: Path) -> None:
     s = _session(tmp_path, "super", ["Ann", "Bob"])
     got = _feed(s, [], [tile_at(15, 15, 100, 100, vertical=True)])
-    assert got[0]["status"] == "accepted" and "on" not in got[0]["entry"]
+    assert got[0]["status"] == "confirm" and "on" not in got[0]["entry"]
+    confirm_lead(s)
+    assert s.history[-1]["text"] == "Ann plays 15-15"
+
+
+def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> None:
+    """Without the deal any player may lead the round's double: the camera does not guess the
+    player whose turn it is (the All Fives demo took 4 openers wrong that way); it asks, unless
+    the live loop knows over which side of the table the hand came (``reached_by``). Later
+    plays follow the turn, whatever the hand's side says."""
+    s = _session(tmp_path, "allfives", ["Ann", "Bob", "Cy"])
+    lead = tile_at(6, 6, 100, 100, vertical=True)
+    (p,) = interpreter_for("allfives").proposals(diff([], [lead]), s.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    change = diff([], [lead])
+    change.reached_by = "Cy"
+    (p,) = interpreter_for("allfives").proposals(change, s.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Cy", 0.99)
+    assert s.submit(p.entry).status == "accepted"
+    nxt = tile_at(6, 2, 100 + W / 2 + L / 2 + 1, 100)
+    change = diff([lead], [lead, nxt])
+    change.reached_by = "Bob"  # a wrong seat cannot override the turn the rules enforce
+    (p,) = interpreter_for("allfives").proposals(change, s.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99)
+    # Stackernoes: who leads the first tile is as open
+    st = _session(tmp_path / "st", "stackernoes", ["Ann", "Bob"])
+    change = diff([], [tile_at(2, 2, 100, 100)])
+    (p,) = interpreter_for("stackernoes").proposals(change, st.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    change.reached_by = "Bob"
+    (p,) = interpreter_for("stackernoes").proposals(change, st.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Bob", 0.99)
 
 
 # --- Castle Rock --------------------------------------------------------------------------------

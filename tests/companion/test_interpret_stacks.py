@@ -15,6 +15,7 @@ from companion.session import Session
 from companion.store import LogStore
 from companion.tiles import Tile
 from companion.tracking import Seen, diff
+from live_helpers import confirm_lead
 
 W, L = 24.0, 48.0
 RED, BLUE = (40, 40, 185), (150, 80, 30)  # BGR faces as a camera sees red and blue sets
@@ -213,7 +214,8 @@ def test_stackernoes_run_stack_and_illegal_end(tmp_path: Path) -> None:
     lead = _on_cells(2, 2, (0, 0), (1, 0))
     entry, table = _play(s, [], [lead])
     assert (entry["play"], entry["at"], entry["level"]) == ("2-2", [[0, 0], [1, 0]], 0)
-    assert s.submit(entry).status == "accepted"
+    assert s.submit(entry).status == "confirm"  # who led is not seen: a person is asked
+    confirm_lead(s)
     # Bob extends the run to the left: the 2 touches the double, the low half first
     t25 = _on_cells(5, 2, (-2, 0), (-1, 0))
     entry, table = _play(s, table, table + [t25])
@@ -250,6 +252,7 @@ def test_stackernoes_grid_needs_known_tiles(tmp_path: Path) -> None:
     entry, table = _play(s, [], [lone])
     assert entry["at"] == [[0, 0], [1, 0]]  # a non-double led: its low half on (0, 0)
     s.submit(entry)
+    confirm_lead(s)
     low, high = grid_estimate(_on_cells(4, 6, (2, 0), (3, 0)), s.game, table)
     assert np.allclose(low, [2, 0], atol=0.05) and np.allclose(high, [3, 0], atol=0.05)
 

@@ -19,7 +19,7 @@ from companion.tracking import Seen, contacts_of, diff
 from vision.sources import CameraError
 from vision.still import StillGate
 from vision.virtual_camera import Faults, VirtualCamera
-from live_helpers import W, L, _R, in_view, picture, tile_at
+from live_helpers import W, L, _R, confirm_lead, in_view, picture, tile_at
 
 
 
@@ -63,7 +63,9 @@ def test_line_interpreter_plays_on_the_touched_tile(tmp_path: Path) -> None:
     first = tile_at(5, 5, 100, 100, vertical=True)
     props = LineInterpreter().proposals(diff([], [first]), s.game)
     assert [p.entry["play"] for p in props] == ["5-5"] and "on" not in props[0].entry
-    assert s.submit(props[0].entry).status == "accepted"
+    # any player may lead the double (no deal entered): who did is asked
+    assert s.submit(props[0].entry).status == "confirm"
+    confirm_lead(s)
     second = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
     props = LineInterpreter().proposals(diff([first], [first, second]), s.game)
     assert props[0].entry["player"] == "Bob"
@@ -76,6 +78,7 @@ def test_interpreter_flags_removals(tmp_path: Path) -> None:
     s = _session(tmp_path)
     first = tile_at(5, 5, 100, 100, vertical=True)
     s.submit(LineInterpreter().proposals(diff([], [first]), s.game)[0].entry)
+    confirm_lead(s)
     props = LineInterpreter().proposals(diff([first], []), s.game)
     assert props[0].entry is None and "taken off the table" in props[0].message
 
@@ -271,6 +274,7 @@ def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
         return out
 
     show([spinner])
+    confirm_lead(s)
     show([spinner, right])
     assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
     out = show([spinner, right, wrong])
@@ -348,6 +352,7 @@ def test_flickering_readings_are_settled_by_majority(tmp_path: Path) -> None:
     hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
     for f in [picture(table, [spinner])] * 6:  # reads: [5-5], [5-5 1-1], [5-5] -> [5-5]
         loop.process(f)
+    confirm_lead(s)
     assert [h["text"] for h in s.history] == ["Ann plays 5-5"]
     # reads: [5-5 0-5], [5-5], [5-5 0-5] -> both
     for f in [hand] * 3 + [picture(table, [spinner, right])] * 6:
@@ -386,7 +391,10 @@ def _two_plays(tmp_path: Path, second_reads, agree: int = 2, read_whole: bool = 
     from vision.virtual_camera import add_hand
     table = _table(size=(1280, 720))  # a camera's frame: crops are a small part of it
     hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
-    for f in [picture(table, [spinner])] * 5 + [hand] * 3 + [picture(table, [spinner, right])] * 8:
+    for f in [picture(table, [spinner])] * 5:
+        loop.process(f)
+    confirm_lead(s)
+    for f in [hand] * 3 + [picture(table, [spinner, right])] * 8:
         loop.process(f)
     return s, loop, reader
 
@@ -459,6 +467,7 @@ def test_a_change_the_gate_did_not_see_is_read(tmp_path: Path) -> None:
     reader.table = [spinner]
     for f in [picture(table, [spinner])] * 5:
         loop.process(f)
+    confirm_lead(s)
     reader.table = [spinner, right]
     states = []
     for f in [picture(table, [spinner, right])] * 4:
@@ -495,6 +504,7 @@ def test_a_change_crops_do_not_explain_is_read_again_whole(tmp_path: Path) -> No
     hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
     for f in [picture(table, [spinner])] * 5:
         loop.process(f)
+    confirm_lead(s)
     reader.table = [spinner, right]
     for f in [hand] * 3 + [picture(table, [spinner, right])] * 20:
         loop.process(f)
@@ -530,3 +540,33 @@ def test_a_corrected_tile_covered_by_a_new_tile_lets_the_new_one_be_read(tmp_pat
     monkeypatch.setattr(fresh, "relabels", lambda: {Tile.of(0, 9): Tile.of(8, 9)})
     fresh.baseline = [tile_at(8, 9, 100, 100)]
     assert [str(s.tile) for s in fresh._relabel([again])] == ["8-9"]
+
+
+def test_seat_memory_learns_who_reaches_in_over_which_side() -> None:
+    """The plays logged for a change (by the camera or a person's answer) vote for their player
+    at the side the hand came over; a side names a player after two plays, all or nearly all
+    that player's, and a side two players reach over names nobody."""
+    from companion.live import SeatMemory
+
+    seats = SeatMemory()
+    log: list[dict] = []
+
+    def play(side, who, draw_first=False):
+        seats.published(side, log)
+        if draw_first:  # a draw typed on the tablet is no play
+            log.append({"entry": {"player": who, "draw": 1}})
+        log.append({"entry": {"player": who, "play": "1-2", "source": "correction"}})
+
+    play("right", "Cy")
+    assert seats.player_at("right") is None  # not settled until the next change
+    play("top", "Bob", draw_first=True)
+    assert seats.player_at("right") is None  # one play is not enough
+    play("right", "Cy")
+    play("bottom", "Ann")
+    assert seats.player_at("right") == "Cy" and seats.player_at("top") is None
+    play("top", "Ann")
+    play("top", "Bob")
+    play(None, "Ann")  # no hand seen: no vote
+    seats.settle(log)
+    assert seats.votes["top"] == {"Bob": 2, "Ann": 1} and seats.player_at("top") is None
+    assert seats.player_at(None) is None and seats.player_at("left") is None

@@ -132,3 +132,28 @@ def test_a_hand_the_skin_test_misses_is_not_taken_as_the_hand_free_table() -> No
     assert "settling" in _states(gate, [glove] * 4)  # rebased onto the gloved picture
     states = _states(gate, [table] * 5)
     assert "hand" not in states and states[-1] == "stable", states
+
+
+def test_the_side_a_hand_reached_in_over_is_known_once_the_table_is_still() -> None:
+    """An arm crosses the border in front of its player: after a hand from the right lays a
+    tile, the still table says the hand came over the right side; one from the top, the top;
+    a still table with no hand since the last one says nothing."""
+    table = _wood(5)
+    gate = StillGate(still_frames=2)
+    _states(gate, [table] * 4)
+    assert gate.reached_from is None
+    right = table.copy()
+    cv2.rectangle(right, (420, 150), (639, 200), HAND, -1)
+    assert _states(gate, [right] * 3 + [_with_tile(table)] * 4)[-1] == "stable"
+    assert gate.reached_from == "right"
+    top = _with_tile(table)
+    cv2.rectangle(top, (150, 0), (200, 160), HAND, -1)
+    second = _with_tile(table)
+    cv2.rectangle(second, (100, 250), (140, 270), (235, 235, 235), -1)
+    assert _states(gate, [top] * 3 + [second] * 4)[-1] == "stable"
+    assert gate.reached_from == "top"
+    # a tile nudged with no hand in view (a change not touching the border): no side
+    third = second.copy()
+    cv2.rectangle(third, (500, 60), (540, 80), (235, 235, 235), -1)
+    assert _states(gate, [third] * 4)[-1] == "stable"
+    assert gate.reached_from is None
