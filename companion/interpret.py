@@ -17,7 +17,10 @@ the table (the Chickenfoot centre double) is no play. Who plays the first tile o
 be open to the rules (the deal was not entered: whoever holds the highest double leads it):
 the player whose seat the hand reached in from
 (:attr:`~companion.tracking.TableChange.reached_by`) when the live loop has learned it, else
-the player whose turn it is, and a person is asked.
+the player whose turn it is, and a person is asked. A tile that appears with the value of a
+tile still seen elsewhere on the table is misread (a set holds each value once): it is proposed
+as its likeliest other value that is not on the table, and a person is asked (this and the
+Castle Rock interpreter; :func:`companion.interpret_base._as_misread`).
 
 Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
 the solitaire player; several added at once (the new array of three on an empty row) are one
@@ -57,9 +60,11 @@ from companion.interpret_base import (  # noqa: F401
     Interpreter,
     Proposal,
     _accepts,
+    _as_misread,
     _camera_meta,
     _choose_player,
     _play_proposal,
+    _seen_elsewhere,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
@@ -79,12 +84,22 @@ class LineInterpreter:
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
         pending = [s for s in change.added if s.tile not in on_table]
+        touching = {id(s): change.contacts.get(s.tile, []) for s in pending}
+        # a tile with the value of one still seen elsewhere on the table is misread: its
+        # likeliest other value, asking a person
+        taken = on_table | {s.tile for s in change.added}
+        visible = [t for t in change.table if not t.hidden]
+        for s in change.added:
+            if s.tile in on_table and _seen_elsewhere(s, change):
+                guess = _as_misread(s, taken)
+                pending.append(guess)
+                touching[id(guess)] = contacts_of(guess, [t for t in visible if t is not s])
         trial = copy.deepcopy(game)
         placed = set(on_table)
         # play tiles that touch the table first, in a chain if several arrived at once
         while pending:
             nxt = next((s for s in pending
-                        if any(c.other in placed for c in change.contacts.get(s.tile, []))), None)
+                        if any(c.other in placed for c in touching[id(s)])), None)
             if nxt is None:
                 nxt = pending[0]
             pending.remove(nxt)
@@ -93,7 +108,7 @@ class LineInterpreter:
                 out.append(Proposal(None, f"{nxt.tile} appeared on the table, but no one is to play "
                                           "now (the round is over): is it a new round?", nxt))
                 continue
-            contacts = [c for c in change.contacts.get(nxt.tile, []) if c.other in placed]
+            contacts = [c for c in touching[id(nxt)] if c.other in placed]
             candidates = [Move.play(player, nxt.tile, c.other) for c in contacts]
             if not placed:
                 candidates.insert(0, Move.play(player, nxt.tile))
@@ -180,8 +195,12 @@ class RowInterpreter:
         player = game.players[0]
         by_tile = {s.tile: s for s in change.removed}
         gone = {s.tile for s in change.removed if s.tile in in_row}
-        # a tile put back where the rules still have it (after an illegal removal) is no entry
-        new = [s for s in change.added if s.tile not in known]
+        # a tile put back where the rules still have it (after an illegal removal) is no entry;
+        # one with the value of a tile still seen in the row is a misread (one set): its
+        # likeliest other value, asking a person
+        new = [s for s in change.added if s.tile not in known] + \
+            [_as_misread(s, known | {a.tile for a in change.added}) for s in change.added
+             if s.tile in in_row and _seen_elsewhere(s, change)]
         trial = copy.deepcopy(game)
         draw: list[Proposal] = []
         draw_move: Move | None = None

@@ -9,9 +9,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+
 from companion.errors import DominoError
 from companion.games import Game
 from companion.moves import Move
+from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
 
 
@@ -59,6 +62,48 @@ def _choose_player(game: Game, move: Move, change: TableChange) -> tuple[Move, b
     if change.reached_by in may:
         return dataclasses.replace(move, player=change.reached_by), True
     return move, False
+
+
+#: A tile that appeared with the value of a tile still seen elsewhere on the table (one set
+#: holds each value once) is a misread: it is proposed as its likeliest other value that is not
+#: on the table, asking a person, with at most this confidence.
+DUPLICATE_CONFIDENCE = 0.5
+
+
+def _seen_elsewhere(s: Seen, change: TableChange) -> bool:
+    """Whether another tile of ``s``'s value is seen now (not hidden) more than a tile width
+    from it: in a game of one set, one of the two is misread, and the one that appeared now
+    (``s``) is the reading in doubt."""
+    return any(t is not s and t.tile == s.tile and not t.hidden and
+               float(np.linalg.norm(t.center - s.center)) > max(1e-6, t.width)
+               for t in change.table)
+
+
+def _as_misread(s: Seen, taken: set[Tile]) -> Seen:
+    """``s`` (a tile whose value is taken: see :func:`_seen_elsewhere`) as its likeliest
+    alternative value not in ``taken``, halves turned to match where a half's value was read
+    right, with the confidence :data:`DUPLICATE_CONFIDENCE` at most; with no such alternative,
+    as read, at that confidence. Its alternatives are the untaken ones (the dashboard's quick
+    picker)."""
+    alts: list[tuple[str, float]] = []
+    for text, p in s.alternatives:
+        try:
+            t = Tile.parse(text)
+        except ValueError:
+            continue
+        if t not in taken and t != s.tile:
+            alts.append((text, p))
+    if not alts:
+        return dataclasses.replace(s, confidence=min(float(s.confidence), DUPLICATE_CONFIDENCE),
+                                   alternatives=())
+    best = Tile.parse(alts[0][0])
+    a, b = best.halves
+    r0, r1 = s.halves
+    halves = (r0, b if r0 == a else a) if r0 in (a, b) else \
+        ((b if r1 == a else a), r1) if r1 in (a, b) else (a, b)
+    return dataclasses.replace(s, tile=best, halves=halves,
+                               confidence=min(float(alts[0][1]), DUPLICATE_CONFIDENCE),
+                               alternatives=tuple(alts[1:]))
 
 
 def _camera_meta(seen: Seen) -> dict[str, Any]:

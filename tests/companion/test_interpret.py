@@ -144,6 +144,39 @@ def test_castlerock_array_of_three_then_draws_in_row_order(tmp_path: Path) -> No
     assert [(g["entry"]["draw"], g["status"]) for g in got] == [("0-7", "accepted")]
 
 
+def test_a_value_already_seen_on_the_table_is_a_misread_and_asks(tmp_path: Path) -> None:
+    """One set holds each value once: a drawn tile read with the value of a tile still seen in
+    the row (the Castle Rock demo's 2-7 under a glare spot, read 0-7, was dropped as "known"
+    and the draw missed) is proposed as its likeliest value not on the table, and a person is
+    asked; with no such alternative, as read, asking. The same in a line game."""
+    import dataclasses
+
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    three = _row([(1, 2), (0, 7), (5, 6)])
+    _feed(s, [], three)
+    misread = dataclasses.replace(_row([(1, 2), (0, 7), (5, 6), (0, 7)])[3], confidence=0.95,
+                                  alternatives=(("1-2", 0.03), ("2-7", 0.02)))
+    got = _feed(s, three, three + [misread])
+    assert [(g["entry"]["draw"], g["entry"]["confidence"], g["status"]) for g in got] == [
+        ("2-7", 0.02, "confirm")]
+    assert got[0]["entry"]["alternatives"] == []
+    bare = dataclasses.replace(misread, alternatives=())
+    got = _feed(s, three, three + [bare])
+    assert [(g["entry"]["draw"], g["entry"]["confidence"]) for g in got] == [("0-7", 0.5)]
+    # a tile put back where it lay (nothing else of its value seen) is still no entry
+    assert _feed(s, three[:2], three) == []
+    # All Fives: 5-0 read as 5-5 (the spinner, seen where it lies) at the spinner's side
+    a5 = _session(tmp_path / "a5", "allfives", ["Ann", "Bob"])
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    _feed(a5, [], [spinner])
+    confirm_lead(a5)
+    side = dataclasses.replace(tile_at(5, 5, 100 + W / 2 + L / 2 + 1, 100),
+                               alternatives=(("5-5", 0.1), ("0-5", 0.05)))
+    got = _feed(a5, [spinner], [spinner, side])
+    assert [(g["entry"]["play"], g["entry"]["on"], g["entry"]["confidence"], g["status"])
+            for g in got] == [("0-5", "5-5", 0.05, "confirm")]
+
+
 def test_castlerock_draw_while_a_removal_is_due_is_illegal(tmp_path: Path) -> None:
     s = _session(tmp_path, "castlerock", ["Sol"])
     row = _row([(1, 2), (3, 4), (1, 5), (5, 8)])
