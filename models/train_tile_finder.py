@@ -290,10 +290,16 @@ def card_text(meta: dict) -> str:
         f"norm + ReLU, channels {meta['channels']}, a decoder adding 1x1-projected, bilinearly "
         f"upsampled coarse levels to the skips); {meta['weights']:,} weights; ONNX opset 17, "
         f"dynamic H and W; {meta['bytes']:,} bytes; sha256 `{meta['sha256']}`.",
-        "- Post-processing (`vision.tile_finder.tiles_from_kernel`): kernel map to working "
+        "- Post-processing (`vision.tile_finder.tiles_from_maps`): kernel map to working "
         "size (bilinear), threshold 0.5, connected blobs, minimum-area rectangle grown by "
         f"1/{meta['kernel_shrink']}, back to image pixels; a blob at the border or a grown "
-        "outline leaving the picture is a cut tile.",
+        "outline leaving the picture is a cut tile. A blob that is not tile-shaped (kernels "
+        "of touching tiles that ran together: a toe against its tile, a double across a "
+        "tile's end, hubs, chains) is split by fitting kernel rectangles the size of the "
+        "single tiles' kernels near it, one at a time at 36 directions (`_fit_kernels`, "
+        "`FIT_SPLIT`, `FIT_COVER`); a long blob at the border the same way (its tiles "
+        "reaching the border are cut); without a single tile in the picture, at higher "
+        "thresholds as before.",
         "",
         "## Training data",
         "",
