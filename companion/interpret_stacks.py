@@ -21,7 +21,10 @@ another player's set is proposed as read, so the rules say whose set it is. Seve
 once are played in the order read, each asking a person (confidence at most 0.5). A tile added
 over nothing known is a notice (it went on the table, or the camera missed the stack under it);
 tiles the deal put on the table (the layouts) are no play; a stack top no longer seen is a
-notice (a tile the camera could not read may lie on it, or it was taken away). Deals, passes
+notice (a tile the camera could not read may lie on it, or it was taken away); when the picture
+at that top changed as a tile laid does with nothing read there (a glare spot over the new
+tile), and no other play was seen, it is a question instead: the play of the player whose turn
+it is on that top, with the tiles the covering rules let go there to pick from. Deals, passes
 and the ends of rounds are entered on the tablet.
 
 Stackernoes (:class:`StackernoesInterpreter`): the rules core models the table as a grid of
@@ -209,14 +212,51 @@ class BuildUpInterpreter:
             out.append(_play_proposal(chosen, dataclasses.replace(s, tile=tile),
                                       0.5 if len(new) > 1 or guessed else None))
         tops_now = set(game.tops())
+        played = any(p.entry is not None for p in out)
         for s in change.removed:
-            if s.tile in tops_now:
+            if s.tile not in tops_now:
+                continue
+            guess = None if played else _unread_play(s, change, trial)
+            if guess is not None:
+                out.append(guess)
+                played = True
+            else:
                 out.append(Proposal(None, f"{s.tile} is not seen any more: if a tile was laid "
                                           "on it that the camera could not read, enter that "
                                           "play on the tablet; if it was taken off the table, "
                                           "put it back (Build Up stacks stay until the game "
                                           "ends)", s))
         return out
+
+
+#: The most tiles a question about a tile laid but not read offers (the dashboard's picker).
+UNREAD_CHOICES = 12
+
+
+def _unread_play(top: Seen, change: TableChange, game: Game) -> Proposal | None:
+    """A question about a tile laid on the stack top ``top`` that the camera could not read
+    (the picture at ``top`` changed as a tile laid does, and nothing was found there: the
+    tracking remembers it ``gone`` with a tile inferred on it; a glare spot, say): the play of
+    the player whose turn it is on ``top``, its tile one of those the covering rules let go
+    there (their set's tiles not on the table, or their hand when known; in the set's order),
+    the others offered as alternatives. The confidence is one over the number of such tiles
+    (at most 0.5): a person is always asked. None when the change is not that or no tile fits."""
+    if not any(t.gone and t.unseen_on > 0 and t.tile == top.tile for t in change.table):
+        return None
+    player = game.current_player
+    plays = getattr(game, "plays", None)
+    if player is None or plays is None:
+        return None
+    fits = [m for m in plays(player) if m.on == top.tile]
+    if not fits:
+        return None
+    p = round(min(0.5, 1.0 / len(fits)), 4)
+    entry = fits[0].to_json()
+    alts = [{"tile": str(m.tile), "p": p} for m in fits[1:UNREAD_CHOICES]]
+    entry.update({"source": "camera", "confidence": p, "reading": {"unread_on": str(top.tile)},
+                  "alternatives": alts})
+    return Proposal(entry, f"a tile was laid on {top.tile} that the camera could not read: "
+                           f"{fits[0]}?", top, alts)
 
 
 def _tops_under(below: list[Seen], game: Game) -> tuple[list[Tile], bool]:

@@ -268,3 +268,32 @@ def test_a_tile_over_a_lost_stack_guesses_the_one_top_it_may_cover(tmp_path: Pat
     (p,) = BuildUpInterpreter().proposals(diff(lost, _observed(s, laid)), s.game)
     assert (p.entry["play"], p.entry["on"]) == ("red:3-6", "red:4-5")
     assert p.entry["confidence"] <= 0.5
+
+
+def test_a_tile_laid_on_a_top_but_not_read_asks_which_tile(tmp_path: Path) -> None:
+    """The Build Up demo's step 13: Ann lays red:0-3 exactly on Bob's blue:0-3 under a glare
+    spot and the reader finds neither there. The picture at blue:0-3 changed as a tile laid
+    does with nothing read: not a notice to type the play on the tablet but a question about
+    Ann's play on blue:0-3, the tiles the covering rules let go there to pick from. Where the
+    picture changed less than a tile laid (the top taken away, a shadow), still the notice."""
+    s = _session(tmp_path)
+    table = _layout_seen()
+    before = diff([], _observed(s, table)).table
+    top = next(x for x in before if x.tile == Tile.parse("blue:0-3"))
+    after = [x for x in before if x.tile != top.tile]
+
+    def changed(at: float):
+        return lambda x: at if np.linalg.norm(x.center - top.center) < 5 else 0.0
+
+    (p,) = BuildUpInterpreter().proposals(diff(before, after, changed=changed(0.9), fixed=True),
+                                          s.game)
+    # Ann's red tiles not on the table that cover a 0-3: total 3, or any double
+    fits = ["red:0-0", "red:0-3", "red:1-1", "red:1-2", "red:2-2", "red:3-3", "red:4-4",
+            "red:5-5", "red:6-6"]
+    assert (p.entry["player"], p.entry["on"]) == ("Ann", "blue:0-3")
+    assert [p.entry["play"]] + [a["tile"] for a in p.entry["alternatives"]] == fits
+    assert p.entry["confidence"] == round(1 / len(fits), 4)
+    assert s.submit(p.entry).status == "confirm"
+    (n,) = BuildUpInterpreter().proposals(diff(before, after, changed=changed(0.1), fixed=True),
+                                          s.game)
+    assert n.entry is None and "not seen any more" in n.message
