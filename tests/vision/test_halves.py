@@ -196,3 +196,31 @@ def test_readable_agrees_with_check_corners_outline_by_outline():
     assert readable(frame, outlines) == expected
     assert 50 < sum(expected) < len(expected) - 50  # both kinds were tried
     assert readable(frame, []) == []
+
+
+def test_pips_of_two_colours_both_show():
+    """A set with a colour per pip value: strong orange pips on one half, pale blue ones on the
+    other. On the tile's one colour axis (the orange's) the pale pips are nearly level with the
+    body; the tile is normalised half by half and both halves' pips come out bright."""
+    from vision.halves import _normalise_each, _warp_tile
+
+    face = (225, 240, 245)
+    frame_bgr = draw_tile(face, (0, 140, 255), TWO, [])
+    for x, y in FIVE:
+        cv2.circle(frame_bgr, (x, y), 9, (245, 220, 150), -1, cv2.LINE_AA)
+    crops = half_crops(frame_bgr, LEFT_TO_RIGHT)
+    assert blobs(crops[0]) == 2 and blobs(crops[1]) == 5
+    pairs = np.empty((1, 2, HALF_SIZE, HALF_SIZE, 3), np.uint8)
+    _warp_tile(frame_bgr, LEFT_TO_RIGHT, pairs[0])
+    assert blobs(_normalise_each(pairs)[0, 1]) == 0  # as one tile, the pale 5 is lost
+
+
+@pytest.mark.parametrize("face, pip", [((196, 232, 240), (25, 25, 28)),
+                                       ((60, 120, 30), (40, 190, 225))])
+def test_a_tile_with_one_ink_colour_is_normalised_as_one(face, pip):
+    from vision.halves import _normalise_each, _warp_tile
+
+    frame_bgr = draw_tile(face, pip, TWO, FIVE)
+    pairs = np.empty((1, 2, HALF_SIZE, HALF_SIZE, 3), np.uint8)
+    _warp_tile(frame_bgr, LEFT_TO_RIGHT, pairs[0])
+    assert np.array_equal(half_crops(frame_bgr, LEFT_TO_RIGHT), _normalise_each(pairs)[0])
