@@ -84,3 +84,18 @@ def test_the_reader_with_the_calibrated_pose_keeps_a_flat_scene_on_the_table() -
     assert len(reading.tiles) >= 10
     assert [t.layer for t in reading.tiles] == [0] * len(reading.tiles)
     assert all(t.layer_cue == "table" for t in reading.tiles)
+
+
+def test_layerlive_counts_the_flat_tiles_it_lifts_and_refuses_training_seeds() -> None:
+    from vision.render import layerlive
+    from vision.render.errors import RenderSpecError
+
+    out = layerlive.evaluate(0, layerlive.DEFAULT_SEED, 0, flat=1)["flat"]
+    for key in ("image", "geometry"):
+        fig = out[key]
+        assert fig["tiles"] >= 5
+        assert 0 <= fig["table_tiles_lifted"] <= fig["lifted"] <= fig["tiles"]
+        assert 0 < fig["table_tiles"] <= fig["tiles"]
+        assert fig["table_tiles_lifted"] == 0  # seed 1,000,200: a line of touching tiles
+    with pytest.raises(RenderSpecError, match="training seed"):
+        layerlive.flat_lifted(1, seed=5)

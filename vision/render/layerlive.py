@@ -1,6 +1,7 @@
 """Layers end to end: the real reader's own layers, cold and as the live loop watches a build.
 
-``python -m vision.render.layerlive [--scenes N] [--sequences M] [--seed S]`` prints JSON:
+``python -m vision.render.layerlive [--scenes N] [--sequences M] [--seed S] [--flat F]``
+prints JSON:
 
 * ``cold``: on rendered stacked scenes (:func:`vision.render.stacking.stacked_scene_spec`,
   held-out seeds), the tiles the real reader (:class:`vision.read.Reader`) finds, matched by
@@ -17,6 +18,13 @@
   remembers as hidden under others are not matched to what the camera sees); ``inferred``:
   how many of those rest on a tile the reader never found (inferred where the picture changed,
   :attr:`companion.tracking.Seen.inferred_under`) and how many of these are right.
+
+* ``flat`` (with ``--flat N``): N held-out scenes of flat layouts (line, spinner, chickenfoot,
+  trains, grid, loose in turn, from seed :data:`FLAT_SEED`) read by the same reader without and
+  with the scene's camera: how many of the tiles it reads it puts above the table (``lifted``),
+  how many of those matched (IoU >= 0.5) to a tile the truth puts on the table
+  (``table_tiles_lifted``; a few loose tiles of these scenes lie on others) and the median time
+  of its layers stage each way.
 
 ``domino-companion layers-eval`` measures the layer estimator itself on ground-truth quads; this
 module measures what reaches the game: the reader's detections included.
@@ -39,6 +47,11 @@ from vision.render.scene import render_scene
 from vision.render.stacking import stack_sequence, stacked_scene_spec
 
 DEFAULT_SEED = HELD_OUT_SEED_MIN + 100
+#: First held-out flat scene of the ``flat`` figure (seeds 1,000,200-239 are the ones session 4
+#: found the calibrated path lifting 53 of 630 tiles on).
+FLAT_SEED = HELD_OUT_SEED_MIN + 200
+#: The flat layouts of the ``flat`` figure, one scene each in turn.
+FLAT_LAYOUTS = ("line", "spinner", "chickenfoot", "trains", "grid", "loose")
 #: Grey levels a pixel of :func:`change_picture` must change by to count as changed (as the
 #: live loop's ``REGION_DELTA``).
 CHANGE_DELTA = 12
@@ -69,9 +82,43 @@ def _per_layer(c: Counter, key: str, what: str) -> dict[str, str]:
             for L in range(8) if c[f"{key}_truth_layer{L}"]}
 
 
-def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> dict[str, Any]:
+def flat_lifted(n_scenes: int, seed: int = FLAT_SEED) -> dict[str, Any]:
+    """The ``flat`` figure (see the module docstring): on ``n_scenes`` held-out flat scenes from
+    ``seed``, the reader's tiles put above the table without and with the scene's camera."""
+    from vision.read import Reader
+    from vision.render.sampling import random_scene_spec
+
+    if seed < HELD_OUT_SEED_MIN:
+        raise RenderSpecError(f"flat seed {seed} is a training seed; layer figures use held-out "
+                              f"seeds >= {HELD_OUT_SEED_MIN}")
+    rd = Reader()
+    c: Counter = Counter()
+    ms: dict[str, list[float]] = {"image": [], "geometry": []}
+    for s in range(seed, seed + n_scenes):
+        spec = random_scene_spec(s, layout=FLAT_LAYOUTS[s % len(FLAT_LAYOUTS)], held_out=True)
+        scene = render_scene(spec)
+        table = [np.array(t["corners"]) for t in scene.truth["tiles"]
+                 if t["layer"] == 0 and t["visible"] > 0]
+        for key, geom in (("image", None), ("geometry", Geometry.from_truth(scene.truth))):
+            reading = rd.read(scene.image_bgr, scene.truth["set_max"], geometry=geom)
+            ms[key].append(reading.timings_ms.get("layers", 0.0))
+            c[f"{key}_tiles"] += len(reading.tiles)
+            c[f"{key}_lifted"] += sum(1 for t in reading.tiles if t.layer > 0)
+            on_table = [t for t in reading.tiles
+                        if max((quad_iou(np.array(t.corners), q) for q in table),
+                               default=0.0) >= 0.5]
+            c[f"{key}_table"] += len(on_table)
+            c[f"{key}_table_lifted"] += sum(1 for t in on_table if t.layer > 0)
+    return {key: {"tiles": c[f"{key}_tiles"], "lifted": c[f"{key}_lifted"],
+                  "table_tiles": c[f"{key}_table"], "table_tiles_lifted": c[f"{key}_table_lifted"],
+                  "layers_ms_median": round(float(np.median(ms[key])), 1) if ms[key] else 0.0}
+            for key in ("image", "geometry")} | {"scenes": n_scenes, "seed": seed}
+
+
+def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
+             flat: int = 0) -> dict[str, Any]:
     """Run the measurement and return its figures (see the module docstring; ``memory``: the
-    tracking is told where each frame changed)."""
+    tracking is told where each frame changed; ``flat``: scenes of the ``flat`` figure)."""
     from companion.tracking import Seen, change_picture, changed_fractions, diff
     from vision.read import Reader
     from vision.still import ChangedRegion
@@ -169,6 +216,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True) -> d
                   "inferred": f"{c[f'{key}_inferred_ok']}/{c[f'{key}_inferred']}"}
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
+    if flat:
+        out["flat"] = flat_lifted(flat)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
     return out
 
@@ -181,14 +230,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="build sequences read frame by frame (default 10)")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"first held-out seed (default {DEFAULT_SEED})")
+    p.add_argument("--flat", type=int, default=0,
+                   help=f"held-out flat scenes (from {FLAT_SEED}) whose tiles put above the "
+                        "table are counted, without and with the camera (default 0)")
     p.add_argument("--no-memory", action="store_true",
                    help="follow the sequences without the tracking's memory (not told where "
                         "each frame changed)")
     a = p.parse_args(argv)
-    if a.scenes < 0 or a.sequences < 0 or a.scenes + a.sequences == 0:
-        p.error(f"--scenes {a.scenes} / --sequences {a.sequences}: expected counts >= 0, "
-                "not both 0")
-    print(json.dumps(evaluate(a.scenes, a.seed, a.sequences, memory=not a.no_memory), indent=1))
+    if a.scenes < 0 or a.sequences < 0 or a.flat < 0 or a.scenes + a.sequences + a.flat == 0:
+        p.error(f"--scenes {a.scenes} / --sequences {a.sequences} / --flat {a.flat}: expected "
+                "counts >= 0, not all 0")
+    print(json.dumps(evaluate(a.scenes, a.seed, a.sequences, memory=not a.no_memory,
+                              flat=a.flat), indent=1))
     return 0
 
 
