@@ -20,7 +20,10 @@ the player whose seat the hand reached in from
 the player whose turn it is, and a person is asked. A tile that appears with the value of a
 tile still seen elsewhere on the table is misread (a set holds each value once): it is proposed
 as its likeliest other value that is not on the table, and a person is asked (this and the
-Castle Rock interpreter; :func:`companion.interpret_base._as_misread`).
+Castle Rock interpreter; :func:`companion.interpret_base._as_misread`). An unsure reading
+(confidence below :data:`UNSURE_READING`) whose value makes no legal play there is proposed as
+the likeliest of the reader's other values that does (a half under a glare spot read blank),
+still asking a person, with the value read offered too.
 
 Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
 the solitaire player; several added at once (the new array of three on an empty row) are one
@@ -49,6 +52,7 @@ grid cells and its level (see that module).
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -65,6 +69,7 @@ from companion.interpret_base import (  # noqa: F401
     _choose_player,
     _play_proposal,
     _seen_elsewhere,
+    _with_value,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
@@ -89,9 +94,11 @@ class LineInterpreter:
         # likeliest other value, asking a person
         taken = on_table | {s.tile for s in change.added}
         visible = [t for t in change.table if not t.hidden]
+        raw: dict[int, Seen] = {}  # a misread's guess (by id): the tile as read
         for s in change.added:
             if s.tile in on_table and _seen_elsewhere(s, change):
                 guess = _as_misread(s, taken)
+                raw[id(guess)] = s
                 pending.append(guess)
                 touching[id(guess)] = contacts_of(guess, [t for t in visible if t is not s])
         trial = copy.deepcopy(game)
@@ -112,17 +119,20 @@ class LineInterpreter:
             candidates = [Move.play(player, nxt.tile, c.other) for c in contacts]
             if not placed:
                 candidates.insert(0, Move.play(player, nxt.tile))
-            chosen = next((m for m in candidates if _accepts(trial, m)), None)
-            if chosen is None and placed:
-                # a toe laid at an angle off a double can sit further from it than the touch
-                # test allows while it touches a neighbour it cannot be played on: a legal
-                # parent a little further away is the play, before any illegal one is alleged
-                near = [c.other for c in contacts_of(nxt, [t for t in change.table
-                                                           if t.tile in placed],
-                                                     max_gap=NEAR_PARENT_GAP)
-                        if c.matches and c.other not in {k.other for k in contacts}]
-                chosen = next((m for m in (Move.play(player, nxt.tile, o) for o in near)
-                               if _accepts(trial, m)), None)
+            chosen = _legal_play(trial, player, nxt, candidates, contacts, placed, change)
+            read = raw.get(id(nxt))
+            if chosen is None and placed and nxt.confidence < UNSURE_READING:
+                # an unsure reading that makes no legal play: the likeliest of the reader's
+                # other values that does (a half under a glare spot read blank), still asked
+                for alt in _legal_alternatives(nxt, on_table | placed):
+                    alt_contacts = contacts_of(alt, [t for t in change.table if not t.hidden
+                                                     and t.tile in placed])
+                    alt_moves = [Move.play(player, alt.tile, c.other) for c in alt_contacts]
+                    chosen = _legal_play(trial, player, alt, alt_moves, alt_contacts, placed,
+                                         change)
+                    if chosen is not None:
+                        read, nxt = read or nxt, alt
+                        break
             sure = True
             if chosen is None:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
@@ -130,7 +140,8 @@ class LineInterpreter:
                 if not placed:  # the round's first tile: who leads may be open (no deal entered)
                     chosen, sure = _choose_player(trial, chosen, change)
                 trial.apply(chosen)
-            out.append(_play_proposal(chosen, nxt, None if sure else UNSURE_PLAYER_CONFIDENCE))
+            out.append(_play_proposal(chosen, nxt, None if sure else UNSURE_PLAYER_CONFIDENCE,
+                                      read=read))
             placed.add(nxt.tile)
         for s in change.removed:
             if s.tile in on_table:
@@ -140,6 +151,47 @@ class LineInterpreter:
             if old.tile in on_table:
                 out.append(Proposal(None, f"{old.tile} moved on the table", new))
         return out
+
+
+#: A reading below this confidence asks a person anyway (the session's threshold): when its
+#: value makes no legal play, a likelier legal one among its alternatives is proposed instead.
+UNSURE_READING = 0.9
+
+
+def _legal_play(trial: Game, player: str, s: Seen, candidates: list[Move],
+                contacts: list[Any], placed: set[Tile], change: TableChange) -> Move | None:
+    """The first of ``candidates`` (plays on the tiles ``s`` touches) the rules accept; else,
+    a toe laid at an angle off a double can sit further from it than the touch test allows
+    while it touches a neighbour it cannot be played on: a legal parent a little further away
+    (:data:`NEAR_PARENT_GAP`) is the play, before any illegal one is alleged. None: no legal
+    play."""
+    chosen = next((m for m in candidates if _accepts(trial, m)), None)
+    if chosen is None and placed:
+        near = [c.other for c in contacts_of(s, [t for t in change.table if t.tile in placed],
+                                             max_gap=NEAR_PARENT_GAP)
+                if c.matches and c.other not in {k.other for k in contacts}]
+        chosen = next((m for m in (Move.play(player, s.tile, o) for o in near)
+                       if _accepts(trial, m)), None)
+    return chosen
+
+
+def _legal_alternatives(s: Seen, taken: set[Tile]) -> list[Seen]:
+    """``s`` as each of the reader's other values for it that is not on the table, likeliest
+    first; each asks a person (confidence at most ``s``'s and 0.5) and offers the value read
+    and the other alternatives."""
+    out = []
+    for text, p in s.alternatives:
+        try:
+            tile = Tile.parse(text)
+        except ValueError:
+            continue
+        if tile in taken or tile == s.tile:
+            continue
+        others = tuple((t, q) for t, q in s.alternatives if t != text)
+        out.append(dataclasses.replace(
+            _with_value(s, tile), confidence=min(float(s.confidence), 0.5),
+            alternatives=((str(s.tile), float(s.confidence)),) + others))
+    return out
 
 
 def _row_order(seen: list[Seen]) -> list[Seen]:

@@ -96,14 +96,19 @@ def _as_misread(s: Seen, taken: set[Tile]) -> Seen:
     if not alts:
         return dataclasses.replace(s, confidence=min(float(s.confidence), DUPLICATE_CONFIDENCE),
                                    alternatives=())
-    best = Tile.parse(alts[0][0])
-    a, b = best.halves
+    return dataclasses.replace(_with_value(s, Tile.parse(alts[0][0])),
+                               confidence=min(float(alts[0][1]), DUPLICATE_CONFIDENCE),
+                               alternatives=tuple(alts[1:]))
+
+
+def _with_value(s: Seen, tile: Tile) -> Seen:
+    """``s`` read as ``tile``: a half whose value was read right keeps its place (the other
+    half takes the other value); otherwise the canonical order."""
+    a, b = tile.halves
     r0, r1 = s.halves
     halves = (r0, b if r0 == a else a) if r0 in (a, b) else \
         ((b if r1 == a else a), r1) if r1 in (a, b) else (a, b)
-    return dataclasses.replace(s, tile=best, halves=halves,
-                               confidence=min(float(alts[0][1]), DUPLICATE_CONFIDENCE),
-                               alternatives=tuple(alts[1:]))
+    return dataclasses.replace(s, tile=tile, halves=halves)
 
 
 def _camera_meta(seen: Seen) -> dict[str, Any]:
@@ -111,11 +116,15 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
             "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
 
 
-def _play_proposal(move: Move, seen: Seen, confidence: float | None = None) -> Proposal:
-    """A camera play: the entry with the camera's confidence, its original reading and the
-    likeliest other values (for the dashboard's quick picker)."""
+def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
+                   read: Seen | None = None) -> Proposal:
+    """A camera play: the entry with the camera's confidence, its original reading (``read``
+    when the play names another value than the reader gave: a misread taken for a likelier
+    value) and the likeliest other values (for the dashboard's quick picker)."""
     entry = move.to_json()
     entry.update(_camera_meta(seen))
+    if read is not None:
+        entry["reading"] = {"tile": str(read.tile), "halves": list(read.halves)}
     if confidence is not None:
         entry["confidence"] = min(entry["confidence"], confidence)
     alts = [{"tile": t, "p": p} for t, p in seen.alternatives]

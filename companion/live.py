@@ -446,21 +446,27 @@ class LiveLoop:
     def relabels(self) -> dict[Tile, Tile]:
         """Corrections made this round, as ``{tile the camera read: tile it really is}``: the
         reader tends to misread the same physical tile the same way, so later readings of it
-        are taken as corrected."""
+        are taken as corrected. A camera play logged with another value than the reader gave
+        (a person confirmed the likelier legal value the interpreter proposed for an unsure
+        reading) is such a correction too."""
         out: dict[Tile, Tile] = {}
         for h in reversed(self.session.history):
             entry = h["entry"]
             if "end_round" in entry or "deal" in entry:
                 break
             reading = entry.get("reading")
-            if entry.get("source") == "correction" and isinstance(reading, dict) and \
-                    "play" in reading and "play" in entry:
-                try:
-                    read, real = Tile.parse(reading["play"]), Tile.parse(entry["play"])
-                except ValueError:
-                    continue
-                if read != real:
-                    out.setdefault(read, real)
+            if not isinstance(reading, dict) or "play" not in entry:
+                continue
+            key = "play" if entry.get("source") == "correction" else \
+                "tile" if entry.get("source") == "camera" else None
+            if key is None or key not in reading:
+                continue
+            try:
+                read, real = Tile.parse(reading[key]), Tile.parse(entry["play"])
+            except ValueError:
+                continue
+            if read != real:
+                out.setdefault(read, real)
         return out
 
     def _relabel(self, seen: list[Seen],

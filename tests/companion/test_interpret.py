@@ -177,6 +177,31 @@ def test_a_value_already_seen_on_the_table_is_a_misread_and_asks(tmp_path: Path)
             for g in got] == [("0-5", "5-5", 0.05, "confirm")]
 
 
+def test_an_unsure_reading_that_makes_no_legal_play_proposes_a_legal_alternative(
+        tmp_path: Path) -> None:
+    """A half under a glare spot read blank (the demos' glare tiles: 5-6 read 0-5 against the
+    6-6, 7-8 read 0-7 against an 8): the value read makes no legal play where the tile lies,
+    so the likeliest of the reader's other values that does is proposed, still as a question
+    (the value read offered too, and kept as the reading); a sure reading stays as read, for
+    the rules to raise their alert."""
+    import dataclasses
+
+    s = _session(tmp_path, "allfives", ["Ann", "Bob"])
+    spinner = tile_at(6, 6, 100, 100, vertical=True)
+    _feed(s, [], [spinner])
+    confirm_lead(s)
+    glare = dataclasses.replace(tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100), confidence=0.3,
+                                alternatives=(("2-5", 0.1), ("6-6", 0.1), ("5-6", 0.1)))
+    (p,) = interpreter_for("allfives").proposals(diff([spinner], [spinner, glare]), s.game)
+    assert (p.entry["play"], p.entry["on"], p.entry["confidence"]) == ("5-6", "6-6", 0.3)
+    assert p.entry["reading"]["tile"] == "0-5"
+    assert [a["tile"] for a in p.entry["alternatives"]] == ["0-5", "2-5", "6-6"]
+    sure = dataclasses.replace(glare, confidence=0.95)
+    (p,) = interpreter_for("allfives").proposals(diff([spinner], [spinner, sure]), s.game)
+    assert (p.entry["play"], p.entry["on"]) == ("0-5", "6-6")
+    assert s.submit(p.entry).status == "illegal"
+
+
 def test_castlerock_draw_while_a_removal_is_due_is_illegal(tmp_path: Path) -> None:
     s = _session(tmp_path, "castlerock", ["Sol"])
     row = _row([(1, 2), (3, 4), (1, 5), (5, 8)])

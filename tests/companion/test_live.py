@@ -570,3 +570,18 @@ def test_seat_memory_learns_who_reaches_in_over_which_side() -> None:
     seats.settle(log)
     assert seats.votes["top"] == {"Bob": 2, "Ann": 1} and seats.player_at("top") is None
     assert seats.player_at(None) is None and seats.player_at("left") is None
+
+
+def test_a_confirmed_camera_play_of_another_value_than_read_relabels_that_tile(
+        tmp_path: Path) -> None:
+    """The interpreter proposed 5-6 for a tile read 0-5 (a glare spot) and a person confirmed
+    it: like a correction, later readings of 0-5 at that spot are taken as 5-6 (a tile played
+    on it later touches the 5-6 the log knows)."""
+    s = _session(tmp_path)
+    loop = LiveLoop(s, ScriptedReader(), gate=StillGate(still_frames=2), agree=2)
+    assert s.submit({"player": "Ann", "play": "6-6"}).status == "accepted"
+    entry = {"player": "Bob", "play": "5-6", "on": "6-6", "source": "camera",
+             "confidence": 0.3, "reading": {"tile": "0-5", "halves": [5, 0]}}
+    alert = s.submit(entry).alert
+    s.confirm(alert.id)
+    assert loop.relabels() == {Tile.of(0, 5): Tile.of(5, 6)}
