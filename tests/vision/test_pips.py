@@ -201,3 +201,16 @@ def test_read_shortlist_reads_in_full_only_the_likeliest_outlines_of_each_tile()
     assert ranked[4] == reader.read_tiles(crops[8:10], 6)  # outline 4: 0.8
     with pytest.raises(PipReadError, match="2 halves for each"):
         PipReader(classifier=fake).read_shortlist(crops, [0, 0], 6)
+
+
+def test_a_sure_wrong_count_does_not_outvote_a_fairly_sure_classifier():
+    """The classical counter sure of 1 pip (a blurred or textured half), the classifier giving
+    14 pips 0.6 and 1 pip 0.008: the pool keeps 14 (with the old floor 1e-4, 1 won)."""
+    p_classical = np.full((1, 16), 1e-9)
+    p_classical[0, 1] = 1.0
+    p_cnn = np.full((1, 16), (1.0 - 0.6 - 0.008) / 14)
+    p_cnn[0, 14], p_cnn[0, 1] = 0.6, 0.008
+    assert int(pool(p_classical / p_classical.sum(), p_cnn).argmax()) == 14
+    # agreeing readers still give one sharp value
+    sharp = pool(p_cnn, p_cnn)
+    assert int(sharp.argmax()) == 14 and sharp[0, 14] > p_cnn[0, 14]
