@@ -224,6 +224,17 @@ class Geometry:
         H = self.K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * -height_mm + self.tvec])
         return H / H[2, 2]
 
+    def plane_homographies(self, heights_mm: Any) -> np.ndarray:
+        """:meth:`plane_homography` of every height at once (n x 3 x 3, the same numbers)."""
+        z = np.asarray(heights_mm, np.float64).reshape(-1)
+        R = cv2.Rodrigues(self.rvec)[0]
+        cols = np.empty((len(z), 3, 3))
+        cols[:, :, 0] = R[:, 0]
+        cols[:, :, 1] = R[:, 1]
+        cols[:, :, 2] = R[:, 2][None] * -z[:, None] + self.tvec[None]
+        H = np.matmul(self.K[None], cols)
+        return np.asarray(H / H[:, 2:3, 2:3])
+
     def undistort(self, pts_px: np.ndarray) -> np.ndarray:
         """Picture pixels (Nx2) to undistorted pixels."""
         pts = np.asarray(pts_px, np.float64).reshape(-1, 1, 2)
@@ -491,7 +502,7 @@ def tile_heights(quads: Sequence[Any], geometry: Geometry, max_layers: int = 6
         return np.zeros(0), np.zeros(0)
     L, W, T = geometry.tile_mm
     zs = np.arange(0.0, (max_layers + 1) * T + 1e-9, 0.05 * T)
-    Hinv = np.linalg.inv(np.stack([geometry.plane_homography(float(z)) for z in zs]))
+    Hinv = np.linalg.inv(geometry.plane_homographies(zs))
     und = geometry.undistort(np.concatenate(qs)).reshape(len(qs), 4, 2)
     hom = np.concatenate([und, np.ones((len(qs), 4, 1))], 2)
     p = np.einsum("zij,nkj->znki", Hinv, hom)  # planes x quads x corners x 3
@@ -545,9 +556,16 @@ def _layer_step_geometry(quads: list[np.ndarray], geometry: Geometry) -> np.ndar
     """With calibration: per tile, the relative change of its back-projected length when the
     plane rises by one tile thickness (what one layer does to its apparent size)."""
     T = geometry.tile_mm[2]
+    if not quads:
+        return np.zeros(0)
+    inv0 = np.linalg.inv(geometry.plane_homography(0.0))
+    inv1 = np.linalg.inv(geometry.plane_homography(T))
+    und = geometry.undistort(np.concatenate(quads)).reshape(len(quads), 4, 2)
     out = []
-    for q in quads:
-        a, b = _footprint_mm(q, geometry, 0.0), _footprint_mm(q, geometry, T)
+    for u in und:
+        hom = np.column_stack([u, np.ones(4)])
+        pa, pb = hom @ inv0.T, hom @ inv1.T
+        a, b = pa[:, :2] / pa[:, 2:3], pb[:, :2] / pb[:, 2:3]
         la = float(np.linalg.norm(np.roll(a, -1, 0) - a, axis=1).sum())
         lb = float(np.linalg.norm(np.roll(b, -1, 0) - b, axis=1).sum())
         out.append(abs(la - lb) / max(la, 1e-9))
@@ -1036,8 +1054,12 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     # pairwise "lies above" evidence
     overlapping: dict[int, set[int]] = {i: set() for i in range(n)}
     areas = [cv2.contourArea(_convex(q)) for q in quads]
+    lo = np.array([q.min(0) for q in quads])
+    hi = np.array([q.max(0) for q in quads])
+    meet = ((lo[:, None] <= hi[None]) & (lo[None] <= hi[:, None])).all(2)  # boxes meet
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
-             if _stacked_overlap(quads[i], quads[j], areas[i], areas[j], outline_px)]
+             if meet[i, j] and _stacked_overlap(quads[i], quads[j], areas[i], areas[j],
+                                                outline_px)]
     size_x: dict[tuple[int, int], float] = {}
     layer_unit: float | None = None
     log_size = np.zeros(n)

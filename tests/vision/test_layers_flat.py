@@ -44,6 +44,11 @@ def test_tile_heights_in_one_batch_equal_the_search_per_tile() -> None:
     for q, zi, ei in zip(quads, z, err):
         assert (zi, ei) == tile_height(q, geom)
     assert tile_heights([], geom)[0].shape == (0,)
+    zs = np.arange(0.0, 7 * geom.tile_mm[2], 0.4)
+    batch = geom.plane_homographies(zs)
+    assert batch.shape == (len(zs), 3, 3)
+    for z, h in zip(zs, batch):
+        assert np.array_equal(h, geom.plane_homography(float(z)))
 
 
 def test_tiles_touching_on_the_table_are_not_stacked_when_outlines_are_off(
