@@ -1,10 +1,11 @@
 """Measure the shipped pip classifier on real photos (evaluation only, never training).
 
 Reads ``../shared/real/bjorkwall-dev/`` (1,400 100x100 photos of one ivory double-six tile each;
-folder ``6x4`` is the tile 4-6), finds the tile in each photo with the reader's detector
-(:func:`vision.detect.detect_tiles`, the found tile nearest the centre) or, where that finds
-nothing, a simple method of its own (:func:`locate_tile`: the most tile-shaped blob of a few
-threshold masks), cuts the halves with
+folder ``6x4`` is the tile 4-6), finds the tile in each photo as the reader does
+(:class:`vision.read.Reader`: the photo enlarged, the detector, the fitted outline; the found
+tile nearest the centre; ``--detector-only``: :func:`vision.detect.detect_tiles` on the photo
+as it is) or, where that finds nothing, a simple method of its own (:func:`locate_tile`: the
+most tile-shaped blob of a few threshold masks), cuts the halves with
 :func:`vision.halves.half_crops` and reads them with :class:`vision.classifier.PipClassifier`.
 A photo counts as found when a tile-shaped blob was found, and as read right when the two
 predicted values are the tile's two values (in either order). Nothing from the photos is written
@@ -28,6 +29,8 @@ from domino_models.card import write_card
 from vision.classifier import PipClassifier
 from vision.detect import detect_tiles
 from vision.halves import CornersError, tile_crops
+from vision.pips import PipReader
+from vision.read import Reader
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_REAL = HERE.parent.parent / "shared" / "real" / "bjorkwall-dev"
@@ -94,20 +97,31 @@ def locate_tile(image_bgr: np.ndarray) -> np.ndarray | None:
     return corners
 
 
-def find_tile(image_bgr: np.ndarray) -> tuple[np.ndarray | None, str]:
-    """Corners of the photo's tile and which finder found them ("detector", "fallback", "")."""
+def find_tile(image_bgr: np.ndarray, reader: Reader | None = None
+              ) -> tuple[np.ndarray | None, str]:
+    """Corners of the photo's tile and which finder found them ("detector", "fallback", "").
+
+    With a ``reader`` the tile is found as the reader finds it (the small photo enlarged, the
+    detector, the fitted outline: :meth:`vision.read.Reader.read`), the read tile nearest the
+    centre; without one, :func:`vision.detect.detect_tiles` on the photo as it is. Where
+    neither finds a tile, :func:`locate_tile`."""
     height, width = image_bgr.shape[:2]
-    tiles = [t for t in detect_tiles(image_bgr).tiles if not t.cut]
-    if tiles:
-        centre = np.array([width / 2, height / 2])
-        best = min(tiles, key=lambda t: float(np.linalg.norm(np.array(t.center) - centre)))
-        return np.asarray(best.corners, dtype=np.float64), "detector"
+    centre = np.array([width / 2, height / 2])
+    if reader is not None:
+        found = [np.asarray(t.corners, dtype=np.float64) for t in reader.read(image_bgr).tiles
+                 if not t.cut]
+    else:
+        found = [np.asarray(t.corners, dtype=np.float64) for t in detect_tiles(image_bgr).tiles
+                 if not t.cut]
+    if found:
+        return min(found, key=lambda q: float(np.linalg.norm(q.mean(axis=0) - centre))), "detector"
     corners = locate_tile(image_bgr)
     return (corners, "fallback") if corners is not None else (None, "")
 
 
-def evaluate(folder: Path, classifier: PipClassifier) -> dict:
-    """Found rate and read accuracy over every photo under ``folder``."""
+def evaluate(folder: Path, classifier: PipClassifier, reader: Reader | None = None) -> dict:
+    """Found rate and read accuracy over every photo under ``folder`` (tiles found as
+    :func:`find_tile` finds them with ``reader``)."""
     photos = sorted(folder.glob("*/*.jpg"))
     if not photos:
         raise FileNotFoundError(f"no photos under {folder}; expected folders like 6x4/*.jpg")
@@ -120,7 +134,7 @@ def evaluate(folder: Path, classifier: PipClassifier) -> dict:
             continue
         truth = sorted((int(match.group(1)), int(match.group(2))))
         image_bgr = cv2.imread(str(photo), cv2.IMREAD_COLOR)
-        corners, finder = find_tile(image_bgr)
+        corners, finder = find_tile(image_bgr, reader)
         if corners is None:
             continue
         try:
@@ -151,13 +165,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL, help="bjorkwall-dev folder")
     parser.add_argument("--model", type=Path, default=None, help="onnx file (default: shipped)")
+    parser.add_argument("--detector-only", action="store_true",
+                        help="find the tile with the detector on the photo as it is (the way "
+                             "of the figures before 2026-11-22), not as the reader finds it")
     parser.add_argument("--update", action="store_true",
                         help="write the figures into pip_classifier.json next to the model")
     args = parser.parse_args(argv)
     if not args.real.is_dir():
         sys.exit(f"no real photos at {args.real}; pass --real FOLDER")
     classifier = PipClassifier(args.model)
-    figures = evaluate(args.real, classifier)
+    reader = None if args.detector_only else Reader(pip_reader=PipReader(classifier=None))
+    figures = evaluate(args.real, classifier, reader)
+    figures["finder"] = ("vision.detect.detect_tiles on the photo" if reader is None else
+                         "vision.read.Reader (enlarged, detected, outline fitted)")
     print(json.dumps(figures, indent=2))
     if args.update:
         meta_path = classifier.path.with_suffix(".json")
