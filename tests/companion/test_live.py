@@ -585,3 +585,45 @@ def test_a_confirmed_camera_play_of_another_value_than_read_relabels_that_tile(
     alert = s.submit(entry).alert
     s.confirm(alert.id)
     assert loop.relabels() == {Tile.of(0, 5): Tile.of(5, 6)}
+
+
+def test_after_a_round_the_loop_knows_who_leads_from_the_side_their_hand_came(
+        tmp_path: Path) -> None:
+    """Ann reaches in over the bottom of the picture, Bob over the top. The first round's
+    opener is asked (no seat known yet); its plays teach the seats, so the next round's
+    opener, Ann's double laid from the bottom although the round starts at Bob's seat, is
+    logged as Ann's without a question."""
+    from vision.virtual_camera import add_hand
+
+    s = Session.start(LogStore(tmp_path / "g.db"), "allfives", ["Ann", "Bob"])
+    reader = ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    table = _table()
+    sides = {"Ann": (0.5, 1.0), "Bob": (0.5, 0.0)}
+
+    def lay(tiles, who):
+        reader.table = list(tiles)
+        for f in [add_hand(table, sides[who], (0.5, 0.5))] * 3 + [picture(table, tiles)] * 6:
+            loop.process(f)
+
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    left = tile_at(3, 5, 100 - W / 2 - L / 2 - 1, 100)
+    far = tile_at(0, 2, 100 + W / 2 + L + L / 2 + 2, 100)
+    lay([spinner], "Ann")
+    confirm_lead(s)
+    lay([spinner, right], "Bob")
+    lay([spinner, right, left], "Ann")
+    lay([spinner, right, left, far], "Bob")
+    assert [h["entry"]["player"] for h in s.history] == ["Ann", "Bob", "Ann", "Bob"]
+    assert loop.gate.reached_from == "top"
+    assert s.submit({"end_round": {"hands": {"Ann": ["1-1"], "Bob": []}}}).status == "accepted"
+    for f in [picture(table, [])] * 6:  # the table cleared for the next round
+        reader.table = []
+        loop.process(f)
+    for a in list(s.alerts):
+        s.dismiss(a.id)
+    # round 2 starts at Bob's seat, but Ann holds the double: her hand comes from the bottom
+    lay([tile_at(6, 6, 300, 200, vertical=True)], "Ann")
+    assert s.history[-1]["text"] == "Ann plays 6-6" and s.alerts == [], s.alerts
+    assert loop.seats.player_at("bottom") == "Ann" and loop.seats.player_at("top") == "Bob"
