@@ -11,7 +11,9 @@ phantom found, a tile is still settling): nothing read from one frame alone reac
 A still table is accepted when ``agree`` (2) consecutive readings agree (the same tiles at about
 the same places), or, when they keep disagreeing, as the tiles seen in most of
 :data:`MAJORITY_OF` (3) readings. Readings are compared only where the picture changed since the
-last accepted reading (:class:`vision.still.ChangedRegion`): a tile whose pixels did not change
+last accepted reading (:class:`vision.still.ChangedRegion`, on the gate's small picture and on
+the finer :func:`companion.tracking.change_picture`, where a tile replaced by another value at
+its place changes only pips): a tile whose pixels did not change
 keeps the reading it was accepted with, so a reader flickering on unchanged tiles does not hold
 up the new one, while every tile that changed still needs the agreeing readings.
 
@@ -274,6 +276,13 @@ class LiveLoop:
         reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
         region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
+        # the finer picture too: a tile swapped for one of another value at its place (a Castle
+        # Rock row closing up) changes only pips, which the coarse picture blurs away
+        fine = change_picture(frame_bgr)
+        if self._fine_reference is not None and not region.everything:
+            region = region.union(ChangedRegion(self._fine_reference, fine, size,
+                                                pixel_delta=REGION_DELTA).resampled(
+                                                    region.mask.shape))
         tile = self._tile_size(region)
         region = region.grown(REGION_GROW * tile)
         box = self._crop(region, tile)
@@ -310,7 +319,6 @@ class LiveLoop:
         how, table, region, inside = decided
         # where the picture changed, finely, for the tracking's memory of tiles missed there
         # (only for the reading that decided: the others are never accepted)
-        fine = change_picture(frame_bgr)
         changed = changed_fractions(
             ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA),
             None if plane is None else functools.partial(_image_corners, plane=plane),

@@ -317,6 +317,20 @@ class ChangedRegion:
         cv2.fillPoly(under, [np.round(pts - 0.5).astype(np.int32)], 1)
         return bool(np.any(self.mask & (under > 0)))
 
+    def resampled(self, shape: tuple[int, int]) -> ChangedRegion:
+        """The region on a mask of ``shape`` (rows, columns) over the same frame: a cell is
+        changed when any changed pixel of this mask lies in it (a finer region made as coarse
+        as another, to be joined with it)."""
+        rows, cols = int(shape[0]), int(shape[1])
+        if rows <= 0 or cols <= 0:
+            raise ValueError(f"shape must be (rows, columns) > 0, got {shape!r}")
+        out = object.__new__(ChangedRegion)
+        out.frame_size = self.frame_size
+        out.scale = cols / float(self.frame_size[0])
+        out.mask = cv2.resize(self.mask.astype(np.uint8) * 255, (cols, rows),
+                              interpolation=cv2.INTER_AREA) > 0
+        return out
+
     def union(self, other: ChangedRegion) -> ChangedRegion:
         """Changed in either (both of the same frame size)."""
         if other.mask.shape != self.mask.shape:

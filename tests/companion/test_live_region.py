@@ -101,3 +101,75 @@ def test_overlaps_counts_an_outline_outside_the_frame_as_changed() -> None:
     region = _region([])
     assert not region.overlaps(tile_at(1, 2, 640.0, 360.0).corners)
     assert region.overlaps(tile_at(1, 2, -200.0, 360.0).corners)
+
+
+# --- a tile replaced at its place by one of another value -------------------------------------
+
+PIPS = {0: [], 1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (-1, 1), (1, -1), (1, 1)], 5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
+        6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)]}
+
+
+def _upright(a: int, b: int, cx: float, cy: float, w: float = 56.0):
+    """A tile upright at (cx, cy), ``w`` px wide (as the demo's 720p tiles), ``a`` on top."""
+    from companion.tiles import Tile
+    from companion.tracking import Seen
+
+    corners = ((cx + w / 2, cy - w), (cx - w / 2, cy - w), (cx - w / 2, cy + w),
+               (cx + w / 2, cy + w))
+    return Seen(Tile.of(a, b), (a, b), corners, 0.99)
+
+
+def _drawn(tiles) -> np.ndarray:
+    """A green felt table with ivory tiles and their pips (dark dots a sixth of a tile wide)."""
+    import cv2
+
+    rng = np.random.default_rng(0)
+    img = np.clip(np.full((SIZE[1], SIZE[0], 3), (60, 120, 40), np.int16)
+                  + rng.integers(-2, 3, (SIZE[1], SIZE[0], 3)), 0, 255).astype(np.uint8)
+    for s in tiles:
+        c = np.asarray(s.corners)
+        cv2.fillConvexPoly(img, np.round(c).astype(np.int32), (215, 230, 235))
+        cx, cy = s.center
+        w = s.width
+        for k, v in enumerate(s.halves):
+            hy = cy + (k - 0.5) * w
+            for dx, dy in PIPS[v]:
+                cv2.circle(img, (int(cx + dx * w / 4), int(hy + dy * w / 4)), int(w / 12),
+                           (30, 30, 30), -1, cv2.LINE_AA)
+    return img
+
+
+def test_a_row_closing_up_over_a_removed_tile_is_read_again(tmp_path: Path) -> None:
+    """Castle Rock demo step 62: 5-6 is taken out from between 4-6 and 6-6, and the 6-6 slides
+    into its place. At the 5-6's place only pips change (5 -> 6), too little for the gate's
+    coarse picture: that place was not read again, the 5-6 was kept as accepted, and the
+    camera alleged the 6-6 removed. The finer picture sees the pips change there."""
+    from live_helpers import _R, in_view
+
+    from vision.virtual_camera import add_hand
+
+    s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
+
+    class Reader:
+        reads_crops = True
+        table: list = []
+
+        def read(self, frame_bgr, set_max):
+            return _R(in_view(self.table, frame_bgr))
+
+    reader = Reader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    row = [_upright(4, 6, 500, 360), _upright(5, 6, 600, 360), _upright(6, 6, 700, 360)]
+    for k in range(1, 4):  # three draws, one at a time
+        reader.table = row[:k]
+        hand = add_hand(_drawn(row[:k - 1]), (0.5, 1.0), (0.5, 0.5))
+        for f in [hand] * 3 + [_drawn(row[:k])] * 6:
+            loop.process(f)
+    assert [h["text"] for h in s.history] == ["Sol draws 4-6", "Sol draws 5-6", "Sol draws 6-6"]
+    closed = [row[0], _upright(6, 6, 600, 360)]
+    reader.table = closed
+    for f in [add_hand(_drawn(row), (0.5, 1.0), (0.5, 0.5))] * 3 + [_drawn(closed)] * 8:
+        loop.process(f)
+    assert [h["text"] for h in s.history][-1] == "Sol removes 5-6"
+    assert s.alerts == []
