@@ -104,3 +104,25 @@ def test_layerlive_counts_the_flat_tiles_it_lifts_and_refuses_training_seeds() -
         assert fig["table_tiles_lifted"] == 0  # seed 1,000,200: a line of touching tiles
     with pytest.raises(RenderSpecError, match="training seed"):
         layerlive.flat_lifted(1, seed=5)
+
+
+def test_the_tile_whose_middle_lies_under_the_other_is_the_lower_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a blank picture with two equal quads (no picture evidence, sizes equal to 1e-8) the
+    crosswise tile covering the other's middle is put above it by that cue; without it
+    nothing to speak of decides (strength about 0, confidence 0.5)."""
+    frame = np.full((300, 300, 3), 128, np.uint8)
+    lower = _rect(150, 120, 120, 60, 0)
+    upper = _rect(150, 170, 120, 60, 90)  # covers the lower tile's middle, its own is clear
+    assert layers._centre_under(upper, lower) == 1
+    assert layers._centre_under(lower, upper) == -1
+    assert layers._centre_under(lower, _rect(150, 120, 120, 60, 90)) == 0  # a square cross
+    est = estimate_layers(frame, [lower, upper], outline_px=1.0)
+    assert [e.layer for e in est] == [0, 1] and est[1].cue == "occlusion"
+    assert est[1].confidence >= 0.6 and est[1].supports == (0,)
+    swapped = estimate_layers(frame, [upper, lower], outline_px=1.0)
+    assert [e.layer for e in swapped] == [1, 0] and swapped[0].confidence >= 0.6
+    monkeypatch.setattr(layers, "CENTRE_VOTE", 0.0)
+    for quads in ([lower, upper], [upper, lower]):
+        assert max((e.confidence for e in estimate_layers(frame, quads, outline_px=1.0)
+                    if e.layer > 0), default=0.5) < 0.51
