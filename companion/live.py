@@ -220,8 +220,11 @@ class LiveLoop:
         self._pins: dict[Tile, tuple[np.ndarray, float, Tile]] = {}
         #: corrections (read, real) whose tile a new tile was laid on: never pinned again
         self._retired: set[tuple[Tile, Tile]] = set()
-        #: which player reaches in over which side of the frame (see :class:`SeatMemory`)
+        #: which player reaches in over which side of the frame (see :class:`SeatMemory`), and
+        #: whether the gate saw the table busy since the last change was published (a change
+        #: read again later, with no hand between, says nothing of a side)
         self.seats = SeatMemory()
+        self._busy_since_published = False
         #: when a list, every stage of every frame is noted in it as a :class:`TraceEvent`
         #: (``python -m companion.livebench`` uses it to say where each step's time went)
         self.trace: list[TraceEvent] | None = None
@@ -253,6 +256,7 @@ class LiveLoop:
         if not verdict.read_now:
             self._done_for_this_still = False
             self._reads = []
+            self._busy_since_published = True
         else:
             small = small_grey(frame_bgr)
             size = (frame_bgr.shape[1], frame_bgr.shape[0])
@@ -528,7 +532,8 @@ class LiveLoop:
             return happened
         present = {s.tile for s in seen}
         self.session.resolve_taken_back(present)
-        side = getattr(self.gate, "reached_from", None)
+        side = getattr(self.gate, "reached_from", None) if self._busy_since_published else None
+        self._busy_since_published = False
         self.seats.published(side, self.session.history)
         change.reached_by = self.seats.player_at(side)
         for prop in self.interpreter.proposals(change, self.session.game):
