@@ -102,8 +102,8 @@ def card_text(meta: dict) -> str:
         lines += [
             f"`../shared/real/bjorkwall-dev` ({real['photos']} 100x100 JPEG photos of one ivory "
             "double-six tile each), measured by `python models/eval_pip_classifier_real.py`. "
-            "The tile is located by the reader's detector (`vision.detect.detect_tiles`) or a "
-            f"simple fallback: found in {real['found']} photos ({_pct(real['found_rate'])}; "
+            f"The tile is located by {real.get('finder', 'the detector (`vision.detect.detect_tiles`)')}"
+            f" or a simple fallback: found in {real['found']} photos ({_pct(real['found_rate'])}; "
             f"detector {real['found_by']['detector']}, fallback {real['found_by']['fallback']}). "
             f"Of the found tiles, {_pct(real['tile_accuracy_of_found'])} read right (both "
             f"values) and {_pct(real['half_accuracy_of_found'])} of halves; "
