@@ -37,11 +37,13 @@ Cues, strongest first:
   model fitted on training scenes with outlines 0-3 px off (:mod:`vision.render.layerfit`,
   :data:`PICTURE_WEIGHTS`) turns the two sides' difference into log-odds; averaging along the
   outline makes it survive outlines a few pixels off, which the size cues do not. A second
-  pass leaves out the stretches under a tile the first pass put above both.
+  pass leaves out the stretches under a tile the first pass put above both. Where only one
+  tile's middle lies under the other's face, the covering tile is likely the upper one (a
+  span, a crosswise tower top): a small vote of its own (:data:`CENTRE_VOTE`).
 
-Pairwise decisions (votes: order 2, calibrated parallax 1.5, uncalibrated size 2 with exact
-outlines down to 0.15 with outlines off by more than a layer's size change, the picture 1,
-each clipped) make a "lies above" graph (cycles broken at their weakest edge); a tile's
+Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0
+with outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture
+1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge); a tile's
 layer from the image is the longest chain of tiles below it. A tile hidden entirely (under a
 square tower) is missing from such a chain; without calibration an edge therefore counts as
 many layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a
