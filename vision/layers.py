@@ -43,8 +43,8 @@ Cues, strongest first:
 
 Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0
 with outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture
-1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge); a tile's
-layer from the image is the longest chain of tiles below it. A tile hidden entirely (under a
+1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their
+weakest edge); a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under a
 square tower) is missing from such a chain; without calibration an edge therefore counts as
 many layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a
 tile's own size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the chain's
