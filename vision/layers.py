@@ -41,22 +41,22 @@ Cues, strongest first:
   tile's middle lies under the other's face, the covering tile is likely the upper one (a
   span, a crosswise tower top): a small vote of its own (:data:`CENTRE_VOTE`).
 
-Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0
-with outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture
-1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their
-weakest edge); a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under a
-square tower) is missing from such a chain; without calibration an edge therefore counts as
-many layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a
-tile's own size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the chain's
-count (a tower whose bottom is hidden, a gap counted too wide) while the tile stays above every
-tile it was found to lie on. With geometry, parallax also gives each tile an absolute height:
-it decides when it is confident and says more than the chain (a tile whose support was not
-detected). Both absolute heights weigh how far the outlines may be off (``outline_px``): with
-the reader's outlines (:data:`READER_OUTLINE_PX`) on tiles of ordinary size they are not used.
-The uncalibrated size heights need outlines true to a few hundredths of a pixel (one layer
-changes a 50 px tile's length by well under a pixel, and the vanishing line and lens come from
-the same corners); they are used only where the scene's sizes fall on whole layers
-(:data:`SIZE_FIT_MAX`), which outlines 0.1 px off (random) already break.
+Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0 with
+outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture 1, the
+covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge);
+a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under
+a square tower) is missing from such a chain; without calibration an edge therefore counts as many
+layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a tile's own
+size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the chain's count (a tower
+whose bottom is hidden, a gap counted too wide) while the tile stays above every tile it was found
+to lie on. With geometry, parallax also gives each tile an absolute height: it decides when it is
+confident and says more than the chain (a tile whose support was not detected). Both absolute
+heights weigh how far the outlines may be off (``outline_px``): with the reader's outlines
+(:data:`READER_OUTLINE_PX`) on tiles of ordinary size they are not used. The uncalibrated size
+heights need outlines true to a few hundredths of a pixel (one layer changes a 50 px tile's length
+by well under a pixel, and the vanishing line and lens come from the same corners); they are used
+only where the scene's sizes fall on whole layers (:data:`SIZE_FIT_MAX`), which outlines 0.1 px off
+(random) already break.
 
 A ray from the camera only goes down, so where the top faces of two tiles overlap in the
 picture the higher one is seen: tiles of one layer never overlap in the picture, and an overlap
