@@ -1006,6 +1006,10 @@ NEIGHBOURS = 6
 FACE_LEVEL = 0.5
 RESIDUAL_AREA = 0.6
 RESIDUAL_GROW = 0.15
+#: A whole tile split from the face map is kept only where the network's mean face probability
+#: over it is at least this (0: no such check); the face around a speckled or printed table
+#: can reach FACE_LEVEL in patches without being a tile's top face.
+RESIDUAL_FACE_MIN = 0.0
 #: Candidates are also checked on their own principal colour axis (:func:`_colour_axis`).
 COLOUR_AXIS = True
 #: ... and, where that shows no divider or pips either, on 255 minus their weakest colour
@@ -1196,6 +1200,17 @@ def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
     return kept, large
 
 
+def _face_backed(tiles: list[TileCandidate], face: np.ndarray, scale: float
+                 ) -> list[TileCandidate]:
+    """The tiles (split from the face map) over which the network's mean face probability is
+    at least :data:`RESIDUAL_FACE_MIN` (``face`` at half the working size, ``scale`` working px
+    per image px); cut tiles are kept (part of their quad lies outside the picture)."""
+    if RESIDUAL_FACE_MIN <= 0:
+        return tiles
+    return [t for t in tiles
+            if t.cut or _face_support(face, scale, t.corners) >= RESIDUAL_FACE_MIN]
+
+
 def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
                     ink_maps: dict[str, np.ndarray], width: float) -> list[TileCandidate]:
     """Tiles in the network's face map where the kept tiles leave face uncovered.
@@ -1314,6 +1329,7 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         w_med = float(np.median(whole))
         extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med),
                          ink_maps, w_med, *frame_bgr.shape[1::-1])
+        extra = _face_backed(extra, net_maps[1], net_scale)
         # a large tile stays where its place holds none of the tiles split there
         tiles += [t for t in large if not any(_at_one_place(t.corners, e.corners) for e in extra)]
         tiles += extra

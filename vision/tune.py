@@ -1,7 +1,8 @@
 """Choose the detector's gates on rendered tuning scenes, never on the real photos.
 
 ``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6] [--residual 0.6]
-[--pips-alone 2] [--face-min 0.6] [--fit-split 0,1] [--fit-cover 0.6,0.7] [--decor] [--scenes 30]
+[--pips-alone 2] [--face-min 0.6] [--residual-face 0,0.66] [--fit-split 0,1] [--fit-cover 0.6,0.7]
+[--decor] [--scenes 30]
 [--seed 1600000] [--model PATH]`` reads held-out rendered scenes of a seed range that
 ``domino-companion evaluate`` does not use (its default seeds start at 1,000,000; ``--decor``: with
 printed board art on the table, e.g. ``--seed 1650000``) once per combination of the values given
@@ -9,7 +10,9 @@ for :data:`vision.detect.NET_LOW_SCORE` (a kept network tile's least kernel scor
 :data:`vision.detect.SIZE_LOW` and :data:`vision.detect.SIZE_HIGH` (its size against its
 neighbours'), :data:`vision.detect.RESIDUAL_AREA` (unexplained face, in tile areas, that is split
 again), :data:`vision.detect.PIPS_ALONE` (pips it must show without a divider) and
-:data:`vision.detect.FACE_MIN` (network face probability over it), and of the tile finder's
+:data:`vision.detect.FACE_MIN` (network face probability over it),
+:data:`vision.detect.RESIDUAL_FACE_MIN` (the same over a tile split from the face map), and of
+the tile finder's
 :data:`vision.tile_finder.FIT_SPLIT` (1: blobs of tiles touching at angles are split by fitted
 kernel rectangles, 0: by thresholds only) and :data:`vision.tile_finder.FIT_COVER` (how much of a
 fitted kernel rectangle must be blob), and prints tiles right, precision, recall and frames
@@ -33,7 +36,8 @@ from vision.read import Reader
 #: First seed of the tuning scenes (held-out looks, never used for training or ``evaluate``).
 TUNING_SEED = 1_600_000
 #: The detector constants swept, in the order of a row's settings.
-GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA", "PIPS_ALONE", "FACE_MIN")
+GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA", "PIPS_ALONE", "FACE_MIN",
+         "RESIDUAL_FACE_MIN")
 #: The tile finder's post-processing constants swept, after the detector's in a row.
 FINDER_GATES = ("FIT_SPLIT", "FIT_COVER")
 
@@ -97,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="values of PIPS_ALONE (whole numbers)")
     parser.add_argument("--face-min", type=_floats, default=[detect.FACE_MIN],
                         help="values of FACE_MIN")
+    parser.add_argument("--residual-face", type=_floats, default=[detect.RESIDUAL_FACE_MIN],
+                        help="values of RESIDUAL_FACE_MIN (0: no face check of tiles split "
+                             "from the face map)")
     parser.add_argument("--fit-split", type=_floats, default=[float(tile_finder.FIT_SPLIT)],
                         help="values of FIT_SPLIT (1 fitted split of merged kernel blobs, 0 off)")
     parser.add_argument("--fit-cover", type=_floats, default=[tile_finder.FIT_COVER],
@@ -115,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = {"NET_LOW_SCORE": args.scores, "SIZE_LOW": args.size_low,
                 "SIZE_HIGH": args.size_high, "RESIDUAL_AREA": args.residual,
                 "PIPS_ALONE": args.pips_alone, "FACE_MIN": args.face_min,
+                "RESIDUAL_FACE_MIN": args.residual_face,
                 "FIT_SPLIT": args.fit_split, "FIT_COVER": args.fit_cover}
     names = GATES + FINDER_GATES
     print(" ".join(n.lower() for n in names) + " tiles_right precision recall frames_right")

@@ -182,3 +182,19 @@ def test_a_tile_shape_with_one_printed_dot_needs_pips_alone(monkeypatch, pips_al
     on_card = [t for t in whole if _poly_iou(t.corners, card) > 0.5]
     assert len(on_card) == (1 if pips_alone == 1 else 0)
     assert len(whole) == 1 + len(on_card)
+
+
+def test_tiles_split_from_the_face_map_need_face_under_them(monkeypatch):
+    """RESIDUAL_FACE_MIN: a whole tile over weak face probability (a speckled table reaching
+    FACE_LEVEL in patches) is dropped, one over strong face and a cut one are kept; 0 keeps all."""
+    from vision.detect import _face_backed
+    face = np.zeros((100, 160), np.float32)  # half of a 320x200 working picture, scale 1
+    face[10:40, 10:70] = 0.9
+    face[60:90, 10:70] = 0.55
+    strong = _cand(_quad(80, 50, 30))    # image px: face px (40 +- 30, 25 +- 15)
+    weak = _cand(_quad(80, 150, 30))
+    cut = _cand(_quad(80, 150, 30), cut=True)
+    monkeypatch.setattr(detect, "RESIDUAL_FACE_MIN", 0.66)
+    assert _face_backed([strong, weak, cut], face, 1.0) == [strong, cut]
+    monkeypatch.setattr(detect, "RESIDUAL_FACE_MIN", 0.0)
+    assert _face_backed([strong, weak, cut], face, 1.0) == [strong, weak, cut]
