@@ -12,8 +12,9 @@ A still table is accepted when ``agree`` (2) consecutive readings agree (the sam
 the same places), or, when they keep disagreeing, as the tiles seen in most of
 :data:`MAJORITY_OF` (3) readings. Readings are compared only where the picture changed since the
 last accepted reading (:class:`vision.still.ChangedRegion`, on the gate's small picture and on
-the finer :func:`companion.tracking.change_picture`, where a tile replaced by another value at
-its place changes only pips): a tile whose pixels did not change
+the finer :func:`companion.tracking.change_picture` within :data:`FINE_NEAR` tile widths of a
+coarse change, where a tile replaced by another value at its place changes only pips): a tile
+whose pixels did not change
 keeps the reading it was accepted with, so a reader flickering on unchanged tiles does not hold
 up the new one, while every tile that changed still needs the agreeing readings.
 
@@ -84,6 +85,11 @@ RECHECKS = 2
 RECHECK_FRAMES = 10
 
 
+#: Where the finer change picture changed within this many tile widths of a change of the
+#: gate's coarse picture, the changed region includes it (a row closing up over a tile taken out:
+#: the neighbour that slid into its place changed only pips). Below :data:`CROP_MARGIN` less a
+#: tile's half length, so such a tile is whole in the crop read around the coarse change.
+FINE_NEAR = 1.4
 #: A side of the frame names a player once at least this many plays were made from it...
 SEAT_MIN_PLAYS = 2
 #: ...and at least this share of them by that player (two players reaching in over one side
@@ -280,16 +286,21 @@ class LiveLoop:
         reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
         region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
-        # the finer picture too: a tile swapped for one of another value at its place (a Castle
-        # Rock row closing up) changes only pips, which the coarse picture blurs away
-        fine = change_picture(frame_bgr)
-        if self._fine_reference is not None and not region.everything:
-            region = region.union(ChangedRegion(self._fine_reference, fine, size,
-                                                pixel_delta=REGION_DELTA).resampled(
-                                                    region.mask.shape))
         tile = self._tile_size(region)
         region = region.grown(REGION_GROW * tile)
         box = self._crop(region, tile)
+        # which tiles must agree again: also where the finer picture changed next to what
+        # changed (a tile swapped for one of another value at its place, as a Castle Rock row
+        # closing up over a tile taken out, changes only pips, which the coarse picture blurs
+        # away); within FINE_NEAR tile widths, so those tiles are whole in the crop, which
+        # stays the coarse region's (the reader sees the same picture as without)
+        fine = change_picture(frame_bgr)
+        if self._fine_reference is not None and self._tile_px > 0 and region.mask.any() and \
+                not region.everything:
+            finer = ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA
+                                  ).resampled(region.mask.shape).grown(REGION_GROW * tile)
+            finer.mask &= region.grown(FINE_NEAR * self._tile_px).mask
+            region = region.union(finer)
         seen: list[Seen] = []
         if box is None or box[2] > box[0]:
             x0, y0, x1, y1 = box if box is not None else (0, 0, size[0], size[1])
