@@ -303,6 +303,42 @@ def enrollment_photo(spec: Any) -> tuple[Any, int, TablePlane | None]:
     return case, len(styles), plane
 
 
+def right_truth_tiles(reading: Any, truth: dict[str, Any]) -> set[int]:
+    """Indices into ``truth["tiles"]`` of the tiles a reading reads right, matched as
+    :func:`vision.evaluate.score_rendered` matches them (each reading tile in turn to the unused
+    truth tile it overlaps most, at IoU >= ``MATCH_IOU``; only whole, face-up, visible truth
+    tiles can be right), so ``len()`` equals its ``tiles_right``."""
+    from companion.tiles import Tile
+    from vision.evaluate import MATCH_IOU, _poly_iou
+
+    gts = truth.get("tiles", [])
+    used: set[int] = set()
+    right: set[int] = set()
+    for t in reading.tiles:
+        corners = np.array(t.corners, np.float64)
+        best, best_iou = None, 0.0
+        for k, g in enumerate(gts):
+            if k in used:
+                continue
+            iou = _poly_iou(corners, np.array(g["corners"], np.float64))
+            if iou > best_iou:
+                best, best_iou = k, iou
+        if best is None or best_iou < MATCH_IOU:
+            continue
+        g = gts[best]
+        if t.cut:
+            if g.get("cut"):
+                used.add(best)
+            continue
+        if not g.get("face_up"):
+            continue
+        used.add(best)
+        if (g.get("visible", 0) >= 0.9 and not g.get("cut") and t.halves is not None
+                and Tile.of(*t.halves) == Tile.parse(g["tile"]).plain()):
+            right.add(best)
+    return right
+
+
 def reading_bench(seeds: Sequence[int] = range(300, 320),
                   families: Sequence[str] = READING_FAMILIES, enroll_by: str = "detector"
                   ) -> dict[str, dict[str, float]]:
@@ -313,7 +349,8 @@ def reading_bench(seeds: Sequence[int] = range(300, 320),
     calibration; ``enroll_by="detector"``: the tiles the reader's tile finder finds in it, as
     ``calibrate --enroll`` does; ``"truth"``: the renderer's corners of its fully visible
     tiles). Counts: scenes, tiles that should be read, read right and false tiles
-    (found where no face-up tile is) without and with, scenes whose enrollment failed (read
+    (found where no face-up tile is) without and with, tiles read right without the hints but
+    not with them (``lost``, :func:`right_truth_tiles`), scenes whose enrollment failed (read
     without hints in both columns), and the median read time without and with (the scenes
     with a profile) and of the hints stage."""
     import warnings
@@ -330,7 +367,7 @@ def reading_bench(seeds: Sequence[int] = range(300, 320),
     out: dict[str, dict[str, float]] = {}
     for fam in families:
         row = dict.fromkeys(("scenes", "truth", "raw_right", "raw_false", "hint_right",
-                             "hint_false", "enroll_failed"), 0)
+                             "hint_false", "lost", "enroll_failed"), 0)
         hint_ms: list[float] = []
         raw_ms: list[float] = []
         with_ms: list[float] = []
@@ -359,6 +396,8 @@ def reading_bench(seeds: Sequence[int] = range(300, 320),
                 if hints is not None:
                     reading = reader.read(scene.image_bgr, set_max=spec.set_max, hints=hints)
                     hinted = score_rendered(reading, scene.truth, "hints")
+                    row["lost"] += len(right_truth_tiles(plain, scene.truth)
+                                       - right_truth_tiles(reading, scene.truth))
                     hint_ms.append(reading.timings_ms["hints"])
                     raw_ms.append(plain.timings_ms["total"])
                     with_ms.append(reading.timings_ms["total"])
@@ -388,7 +427,8 @@ def print_reading_bench(seeds: Sequence[int], enroll_by: str) -> None:
         failed = f", enrollment failed in {r['enroll_failed']}" if r["enroll_failed"] else ""
         print(f"  {fam} ({r['scenes']} scenes{failed}): tiles read right {r['raw_right']}/"
               f"{r['truth']} -> {r['hint_right']}/{r['truth']} with the profile; false tiles "
-              f"{r['raw_false']} -> {r['hint_false']}; read median {r['read_ms_median']:.0f} -> "
+              f"{r['raw_false']} -> {r['hint_false']}; right without but not with the profile "
+              f"{r['lost']}; read median {r['read_ms_median']:.0f} -> "
               f"{r['read_hints_ms_median']:.0f} ms (hints stage {r['hints_ms_median']:.0f} ms)")
     print(f"  all: tiles read right {total['raw_right']}/{total['truth']} -> "
           f"{total['hint_right']}/{total['truth']}; false tiles {total['raw_false']} -> "

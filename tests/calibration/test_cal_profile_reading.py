@@ -18,12 +18,17 @@ import pytest
 
 import vision.read as read_mod
 from calibration.enroll import (
+    KEEP_FACE_DISTANCE,
+    KEEP_LIT_DISTANCE,
+    MIN_VIEW_PIP_FRACTION,
     EnrollmentError,
     ProfileHints,
     SetProfile,
     enroll_set,
     face_distance,
     hints_from,
+    lit_face_distance,
+    pip_fraction,
     save_profile,
 )
 from companion.cli import main
@@ -103,6 +108,39 @@ def test_face_distance_tells_the_enrolled_set_from_other_tiles() -> None:
     assert view is not None and view.shape == img.shape
     # the red face is drawn light, the (dark) table much darker
     assert view[90, 70].mean() > 180 and view[10, 10].mean() < view[90, 70].mean() - 100
+
+
+def test_a_set_tile_in_other_light_is_kept_another_set_is_not() -> None:
+    """The profile enrolled in dim light (its face 85 darker in L, same hue): the red tile of
+    the frame is far from it in Lab (the old rule dropped such tiles: a lamp or a glint on the
+    rendered scenes 309, 310) but near once lightness is discounted; the white tile is far
+    either way."""
+    img, quads = _picture()
+    bright = _red_profile(img, quads).to_dict()
+    dim_sets = [{**st, "lab": [st["lab"][0] - 85, *st["lab"][1:]]} for st in bright["sets"]]
+    dim = SetProfile.from_dict({**bright, "sets": dim_sets})
+    assert face_distance(img, quads["red"], dim) > KEEP_FACE_DISTANCE
+    assert lit_face_distance(img, quads["red"], dim) < KEEP_LIT_DISTANCE / 2
+    assert lit_face_distance(img, quads["white"], dim) > 1.5 * KEEP_LIT_DISTANCE
+    hints = dim.reading_hints()
+    assert hints.keep(img, quads["red"], from_view=False)
+    assert not hints.keep(img, quads["white"], from_view=False)
+
+
+def test_a_view_tile_must_show_pips_or_a_divider() -> None:
+    """A rectangle of the face colour without pips (a face-down tile: its back is the face
+    colour, or a patch the normalised view draws light) found only on the view is refused; the
+    same place with pips is kept."""
+    img, quads = _picture()
+    profile = _red_profile(img, quads)
+    blank = img.copy()
+    cv2.fillConvexPoly(blank, quads["red"].astype(np.int32), RED)
+    assert pip_fraction(img, quads["red"], profile) > 3 * MIN_VIEW_PIP_FRACTION
+    assert pip_fraction(blank, quads["red"], profile) < MIN_VIEW_PIP_FRACTION / 2
+    hints = profile.reading_hints()
+    assert hints.keep(img, quads["red"], from_view=True)
+    assert not hints.keep(blank, quads["red"], from_view=True)
+    assert hints.keep(blank, quads["red"], from_view=False)  # the frame's own finds: colour only
 
 
 def test_reader_with_hints_adds_view_tiles_drops_unlike_ones_and_keeps_the_surer_duplicate(
@@ -208,17 +246,28 @@ def test_read_command_with_profile(tmp_path: Path, capsys: pytest.CaptureFixture
 
 @pytest.mark.slow
 def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
-    """The bench's comparison on its default coloured-set scenes (seeds 300-319): more tiles
-    right with the profile, and no more false tiles than tiles gained. Measured with the 9-epoch
-    tile finder: 235 -> 263 of 281 right, false 2 -> 4 (about 40 s). Four scenes (300-303) were
-    too few: there the gain is 0 with this detector, although it is +28 over the twenty."""
+    """The bench's comparison on 40 coloured-set scenes (seeds 360-399): more tiles right with
+    the profile, no more false tiles than tiles gained, and no tile the plain reading had right
+    lost (about 90 s).
+
+    Why these seeds: the first check used the bench's default seeds 300-319 (with the 9-epoch
+    tile finder 235 -> 263 of 281 right, false 2 -> 4). Since the tile finder scores network
+    tiles on more colour channels (9735fb3) the plain reading reads 277 of those 281, and the
+    profile's rule then cost tiles: 277 -> 276, false 0 -> 1 (tiles of the set under a lamp or
+    a glint, 80-108 from the enrolled colour in Lab, were dropped; a face-down tile found on the
+    normalised view was added as 0-0). With the light allowed for and view-only tiles needing
+    pips (calibration.enroll KEEP_LIT_DISTANCE, MIN_VIEW_PIP_FRACTION) it is 277 -> 279, false
+    0 -> 0. A gain of 2 in 281 says little, so the check moved, before its outcome was looked
+    at, to forty unseen seeds of the same family (a larger set; 300-359 were used to choose and
+    check the rules)."""
     from calibration.bench import reading_bench
 
-    row = reading_bench(range(300, 320), ("coloured",), enroll_by="truth")["coloured"]
-    assert row["scenes"] >= 18 and row["enroll_failed"] == 0
+    row = reading_bench(range(360, 400), ("coloured",), enroll_by="truth")["coloured"]
+    assert row["scenes"] >= 36 and row["enroll_failed"] == 0
     gained = row["hint_right"] - row["raw_right"]
     assert gained > 0
     assert row["hint_false"] - row["raw_false"] <= gained
+    assert row["lost"] == 0
 
 
 def test_enrollment_refuses_tiles_of_an_impossible_size() -> None:
