@@ -282,16 +282,28 @@ def cluster_purity(profile: Any, groups: list[int]) -> float:
 READING_FAMILIES = ("coloured", "pipcolour", "black", "ivory", "white")
 
 
+#: Fewest tiles of each set in a reading-bench enrollment photo (:func:`enrollment_photo`): a
+#: grid the renderer draws with fewer gets this many per set (enrollment refuses fewer than two
+#: per set; without this, 4-set scenes 330 and 378 had grids of 6 and 7 tiles and no profile).
+ENROLL_TILES_PER_SET = 3
+
+
 def enrollment_photo(spec: Any) -> tuple[Any, int, TablePlane | None]:
     """The enrollment photo of the set in scene ``spec``, the number of set colours in it and
     its table plane (from the markers; None when they are not all found): the scene's tile
     style(s) laid out face up in a grid on the same table with markers, seen by another camera
-    (tilt up to 15 degrees), rendered clean (another seed: other light and placement)."""
+    (tilt up to 15 degrees), rendered clean (another seed: other light and placement), with at
+    least :data:`ENROLL_TILES_PER_SET` tiles per set."""
     from vision.render import random_scene_spec
 
     styles = list(dict.fromkeys(spec.tile_styles))
-    grid = random_scene_spec(spec.seed + 7000, layout="grid", hands=0, boneyard=False, loose=0,
-                             degrade=False, tilt_range=(0.0, 15.0), markers=True)
+    knobs: dict[str, Any] = dict(layout="grid", hands=0, boneyard=False, loose=0, degrade=False,
+                                 tilt_range=(0.0, 15.0), markers=True)
+    grid = random_scene_spec(spec.seed + 7000, **knobs)
+    if len(grid.placements) < ENROLL_TILES_PER_SET * len(styles):
+        # as `calibrate --enroll` asks a person to: enough tiles of every set to tell them apart
+        grid = random_scene_spec(spec.seed + 7000, n_tiles=ENROLL_TILES_PER_SET * len(styles),
+                                 **knobs)
     grid = dataclasses.replace(
         grid, tile_styles=tuple(styles[i % len(styles)] for i in range(len(grid.placements))),
         table_family=spec.table_family, table_variant=spec.table_variant)
