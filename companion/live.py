@@ -297,8 +297,10 @@ class LiveLoop:
         fine = change_picture(frame_bgr)
         if self._fine_reference is not None and self._tile_px > 0 and region.mask.any() and \
                 not region.everything:
+            shape: tuple[int, ...] = tuple(np.shape(region.mask))
+            rows, cols = shape[0], shape[1]
             finer = ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA
-                                  ).resampled(region.mask.shape).grown(REGION_GROW * tile)
+                                  ).resampled((rows, cols)).grown(REGION_GROW * tile)
             finer.mask &= region.grown(FINE_NEAR * self._tile_px).mask
             region = region.union(finer)
         seen: list[Seen] = []

@@ -153,7 +153,9 @@ def test_a_row_closing_up_over_a_removed_tile_is_read_again(tmp_path: Path) -> N
 
     class Reader:
         reads_crops = True
-        table: list = []
+
+        def __init__(self) -> None:
+            self.table: list = []
 
         def read(self, frame_bgr, set_max):
             return _R(in_view(self.table, frame_bgr))
