@@ -259,7 +259,15 @@ def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
     pips (calibration.enroll KEEP_LIT_DISTANCE, MIN_VIEW_PIP_FRACTION) it is 277 -> 279, false
     0 -> 0. A gain of 2 in 281 says little, so the check moved, before its outcome was looked
     at, to forty unseen seeds of the same family (a larger set; 300-359 were used to choose and
-    check the rules)."""
+    check the rules).
+
+    Measured there (2026-11-22, detector of 9735fb3, truth enrollment): 556 -> 555 of 576
+    right, false 0 -> 2, lost 2: this check FAILS; the profile does not help coloured sets on
+    unseen scenes with this tile finder. Left as it is, not moved again nor relaxed: the losses
+    are a tile blown white by a glint (seed 367: no colour left to tell it from another set) and
+    a tile read surer on the redrawn view replacing the frame's right one (383); the false tiles
+    are view tiles across two tiles (384) or read at 0.31 (385); see the calibration report of
+    session 5 for the reader change (vision/read.py) this needs."""
     from calibration.bench import reading_bench
 
     row = reading_bench(range(360, 400), ("coloured",), enroll_by="truth")["coloured"]
