@@ -22,6 +22,11 @@ offers it among its alternatives; ``..._counting_questions`` also when any quest
 before the next play (the camera misread the tile, under glare say, and the dashboard asks a
 person at once: that is the pipeline reacting, not the move shown).
 
+A person answers every question about a bench play at once with what really happened, as the
+demo's players do (the first tile of the game asks who led it: nobody's seat is known yet);
+``questions_answered`` counts them and ``logged`` counts the bench plays that reached the log,
+so a play that stays an unanswered question or an illegal alert is not mistaken for one logged.
+
 Targets (issue 5): at most 1 s from the hand leaving to the dashboard showing the move, at 30 fps
 input, on the 2-core development machine. The figures go into ``docs/benchmarks.md``.
 """
@@ -62,6 +67,7 @@ def run_bench(steps: int, fps: float, still_frames: int | None = None,
     # play's hand has left the table
     timeline: list[np.ndarray] = []
     plays: list[tuple[int, str]] = []  # (frame index of the first still frame, tile)
+    truths: dict[str, dict[str, Any]] = {}  # tile -> the recording's true entry
     hold = int(round(fps * 1.5))  # the table stays still 1.5 s after each play
     for i, step in enumerate(rec.steps):
         if step.kind != "camera":
@@ -73,6 +79,7 @@ def run_bench(steps: int, fps: float, still_frames: int | None = None,
             timeline += [hand] * max(HAND_FRAMES, int(fps * 0.5))
         if step.truth is not None and "play" in step.truth:
             plays.append((len(timeline), str(step.truth["play"])))
+            truths[str(step.truth["play"])] = dict(step.truth)
         timeline += [still] * hold
     store, session, loop = _live_parts(rec, Path(tempfile.mkdtemp()) / "bench.sqlite")
     if still_frames is not None:
@@ -101,7 +108,19 @@ def run_bench(steps: int, fps: float, still_frames: int | None = None,
     # (a question about this very tile) or "offered" (a question about a misread tile that
     # offers this one among its likeliest alternatives)
     events: list[tuple[float, str, str]] = []
+    answered: list[str] = []  # questions the person answered (tile: confirmed / corrected)
     done = threading.Event()
+
+    def answer(alert: dict[str, Any]) -> None:  # the person at the table, knowing the truth
+        truth = truths.get(str(alert["entry"].get("play")))
+        if alert["kind"] != "confirm" or truth is None:
+            return
+        if alert["entry"].get("player") == truth.get("player"):
+            session.confirm(alert["id"])
+            answered.append(f"{truth['play']}: confirmed")
+        else:
+            session.correct(alert["id"], dict(truth))
+            answered.append(f"{truth['play']}: corrected")
 
     def watch() -> None:  # what a dashboard stream sees: every change of the session
         version = session.version
@@ -122,6 +141,7 @@ def run_bench(steps: int, fps: float, still_frames: int | None = None,
                     events.append((now, str(a["entry"]["play"]), "asked"))
                     for alt in a.get("alternatives") or []:
                         events.append((now, str(alt.get("tile")), "offered"))
+                    answer(a)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -172,6 +192,9 @@ def run_bench(steps: int, fps: float, still_frames: int | None = None,
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "input_fps": fps, "still_frames": loop.gate.still_frames, "whole_frames": loop.read_whole,
         "plays": len(plays), "shown": len(latencies), "not_shown": missed,
+        "logged": sum(1 for _, tile in plays if any(
+            str(h["entry"].get("play")) == tile for h in session.history)),
+        "questions_answered": answered,
         "latency_s_median": round(statistics.median(latencies), 3) if latencies else None,
         "latency_s_max": round(max(latencies), 3) if latencies else None,
         "within_1s": sum(1 for x in latencies if x <= 1.0),
