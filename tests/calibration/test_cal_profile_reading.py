@@ -261,9 +261,10 @@ def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
     at, to forty unseen seeds of the same family (a larger set; 300-359 were used to choose and
     check the rules).
 
-    Measured there (2026-11-22, detector of 9735fb3, truth enrollment): 556 -> 555 of 576
-    right, false 0 -> 2, lost 2: this check FAILS; the profile does not help coloured sets on
-    unseen scenes with this tile finder. Left as it is, not moved again nor relaxed: the losses
+    Measured there (2026-11-22, shipped tile finder as committed at 7695bb8, truth
+    enrollment): 556 -> 555 of 576 right, false 0 -> 2, lost 2: this check FAILS; the profile
+    does not help coloured sets on unseen scenes with this tile finder (with helper A's
+    uncommitted candidate finder of that hour: 557 -> 559, false 0 -> 0, still lost 2). Left as it is, not moved again nor relaxed: the losses
     are a tile blown white by a glint (seed 367: no colour left to tell it from another set) and
     a tile read surer on the redrawn view replacing the frame's right one (383); the false tiles
     are view tiles across two tiles (384) or read at 0.31 (385); see the calibration report of
