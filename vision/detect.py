@@ -1013,15 +1013,15 @@ RESIDUAL_GROW = 0.15
 #: A whole tile split from the face map is kept only where the network's mean face probability
 #: over it is at least this (0: no such check); the face around a speckled or printed table
 #: can reach FACE_LEVEL in patches without being a tile's top face. With the 24-epoch
-#: candidate finder (session 5, not shipped: see models/tile_finder.md) 0.66 was chosen on the
+#: finder (session 5, shipped: see models/tile_finder.md) 0.66 was chosen on the
 #: tuning scenes (120 plain from 1,600,000, 40 decorated from 1,660,000; NET_LOW_SCORE 0.8)
 #: 0 / 0.66: plain tiles right 0.9683 / 0.9677, precision 0.9915 / 0.9951, frames 93 / 96 of
 #: 120; decorated 0.9384 / 0.9402, precision 0.9591 / 0.9695, frames 28 / 29 of 40 (its
 #: epoch-16 snapshot's face-map split gave 17 real tiles and 34 phantoms on speckled and
 #: printed tables, the phantoms' mean face 0.47-0.74, the real ones' 0.59-0.95). With the
-#: shipped 8-epoch finder 0.66 measured 2633 -> 2632 of 2806 tuning tiles right (1.6M-199),
-#: precision 0.9849 -> 0.9856: left off (0) with it.
-RESIDUAL_FACE_MIN = 0.0
+#: previous 8-epoch finder 0.66 measured 2633 -> 2632 of 2806 tuning tiles right (1.6M-199),
+#: precision 0.9849 -> 0.9856.
+RESIDUAL_FACE_MIN = 0.66
 #: Candidates are also checked on their own principal colour axis (:func:`_colour_axis`).
 COLOUR_AXIS = True
 #: ... and, where that shows no divider or pips either, on 255 minus their weakest colour

@@ -51,6 +51,13 @@ CLOSE_UP_SIDE = 192
 #: Pictures whose long side is below this are close-ups (the reader enlarges small photos to
 #: 400 px before detection).
 SMALL_SIDE = 520
+#: A small picture in which the close-up pass finds more than one tile, narrower (median) than
+#: this share of its long side, is a picture of a table, not a close-up of one tile: it is
+#: worked again at :data:`WORK_SIDE` (at the close-up size a whole table's tiles are a few
+#: working pixels wide and side-by-side kernels run together). Rendered close-ups' tiles are
+#: 0.22-0.42 of the side wide; real phone close-ups were measured down to 0.09, which is why a
+#: lone tile is never worked again.
+CLOSE_UP_MIN_WIDTH = 0.1
 #: The kernel is the top face shrunk to this fraction of its length and width.
 KERNEL_SHRINK = 0.6
 #: The network's input height and width are padded to a multiple of this.
@@ -143,20 +150,23 @@ class TileFinder:
         self.threads = threads
 
     @staticmethod
-    def work_scale(height: int, width: int) -> float:
-        """Factor from image pixels to the network's working pixels."""
-        side = CLOSE_UP_SIDE if max(height, width) < SMALL_SIDE else WORK_SIDE
+    def work_scale(height: int, width: int, side: int | None = None) -> float:
+        """Factor from image pixels to the network's working pixels (``side``: the working long
+        side; default by the picture's size, see :data:`SMALL_SIDE`)."""
+        if side is None:
+            side = CLOSE_UP_SIDE if max(height, width) < SMALL_SIDE else WORK_SIDE
         return side / max(height, width)
 
-    def maps(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
+    def maps(self, frame_bgr: np.ndarray, side: int | None = None) -> tuple[np.ndarray, float]:
         """The kernel and face probability maps ``(2, h/2, w/2)`` float32 of a BGR picture at
-        working size (h, w), and the factor from image pixels to working pixels."""
+        working size (h, w), and the factor from image pixels to working pixels (``side``: as
+        in :meth:`work_scale`)."""
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 \
                 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise TileFinderError("the tile finder takes a BGR uint8 (H, W, 3) picture, got "
                                   f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
         h, w = frame_bgr.shape[:2]
-        s = self.work_scale(h, w)
+        s = self.work_scale(h, w, side)
         wh, ww = max(1, round(h * s)), max(1, round(w * s))
         work = cv2.resize(frame_bgr, (ww, wh),
                           interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
@@ -175,7 +185,12 @@ class TileFinder:
         """:meth:`find`'s tiles, and the maps and scale of :meth:`maps` they came from."""
         maps, s = self.maps(frame_bgr)
         h, w = frame_bgr.shape[:2]
-        return tiles_from_maps(maps[0], maps[1], s, w, h), maps, s
+        found = tiles_from_maps(maps[0], maps[1], s, w, h)
+        if max(h, w) < SMALL_SIDE and len(found) > 1 and float(np.median(
+                [_sides_of(t.corners)[0] for t in found])) < CLOSE_UP_MIN_WIDTH * max(h, w):
+            maps, s = self.maps(frame_bgr, WORK_SIDE)  # a small picture of a table
+            found = tiles_from_maps(maps[0], maps[1], s, w, h)
+        return found, maps, s
 
 
 def _rect_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:

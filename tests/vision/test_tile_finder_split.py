@@ -130,7 +130,9 @@ def test_the_chickenfoot_demo_crop_with_a_t_joint_and_a_hub_reads_every_tile(
     """The part of the chickenfoot demo's step 16 the live loop reads (482 x 402 px at
     (443, 155)): 4-4 laid across the end of 4-9 (the T whose kernels ran together with 9-9's:
     4-9 was lost and the play entered by hand) and the centre 9-9 with its six toes. Measured:
-    all 11 tiles found, none false; without the fitted split 4-9 is missed."""
+    all 11 tiles found, none false. With the 8-epoch tile finder 4-9 was missed without the
+    fitted split; the 24-epoch finder separates this T itself, so it is found either way (the
+    split's own gain is tested on the hub above)."""
     from companion import demo
     from vision.detect import detect_tiles
     from vision.render.recording import StepRenderer, load_recording
@@ -155,7 +157,7 @@ def test_the_chickenfoot_demo_crop_with_a_t_joint_and_a_hub_reads_every_tile(
 
     assert missed() == ([], 0)
     monkeypatch.setattr(tile_finder, "FIT_SPLIT", False)
-    assert "4-9" in missed()[0]
+    assert missed() == ([], 0)
 
 
 def _rendered(placements: list[tuple[tuple[int, int], tuple[float, float], float]],
