@@ -307,7 +307,11 @@ class Reader:
         # alone are a heuristic (a clean tile reads at about 0.93) and would pick wrong outlines
         if (self.pips.uses_classifier
                 and any(v.confidence < REFINE_BELOW for v in values)):
-            values = self.refine(frame_bgr, [k for _, k in whole], values, set_max, blown)
+            # with hints every place can be found twice (frame and hints' picture): each
+            # picture gets the budget, so the view's copies do not crowd out the frame's tiles
+            budget = REFINE_MAX_TILES * (2 if hints is not None else 1)
+            values = self.refine(frame_bgr, [k for _, k in whole], values, set_max, blown,
+                                 max_tiles=budget)
             t4b = time.perf_counter()
             times["refine"] = (t4b - t4) * 1000
             t4 = t4b
@@ -343,9 +347,10 @@ class Reader:
 
     def refine(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
                  values: list[TileValue], set_max: int,
-                 washed: np.ndarray | None = None) -> list[TileValue]:
-        """``values`` with every tile below :data:`REFINE_BELOW` (at most
-        :data:`REFINE_MAX_TILES`, the least confident) read again at its moved
+                 washed: np.ndarray | None = None,
+                 max_tiles: int | None = None) -> list[TileValue]:
+        """``values`` with every tile below :data:`REFINE_BELOW` (at most ``max_tiles``
+        (default :data:`REFINE_MAX_TILES`), the least confident) read again at its moved
         outlines (all of them in one batch; the classifier shortlists the likeliest,
         :meth:`vision.pips.PipReader.read_shortlist`) and the readings joined by
         :func:`vision.pips.best_of_outlines`. ``washed``: the blown-out fraction of each
@@ -354,7 +359,8 @@ class Reader:
         owners: list[int] = []
         moved_outlines: list[np.ndarray] = []
         doubtful = sorted((i for i, v in enumerate(values) if v.confidence < REFINE_BELOW),
-                          key=lambda i: values[i].confidence)[:REFINE_MAX_TILES]
+                          key=lambda i: values[i].confidence
+                          )[:REFINE_MAX_TILES if max_tiles is None else max_tiles]
         for i in sorted(doubtful):
             variants = outline_variants(outlines[i], REFINE_MOVES)
             # one moved out of the frame or too small is not read
