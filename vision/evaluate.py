@@ -105,14 +105,19 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
     used: set[int] = set()
     for t in reading.tiles:
         corners = np.array(t.corners)
-        best, best_iou = None, 0.0
+        best, best_key = None, (False, 0.0, 0.0)
         for k, g in enumerate(gts):
             if k in used:
                 continue
             iou = _poly_iou(corners, np.array(g["corners"]))
-            if iou > best_iou:
-                best, best_iou = k, iou
-        g = gts[best] if best is not None and best_iou >= MATCH_IOU else None
+            # among the tiles it overlaps enough, the one that should be read first (a tile
+            # exactly on another covers the same outline: the hidden one must not take the
+            # match), then the most visible, then the best overlap
+            key = (iou >= MATCH_IOU, float(g.get("visible", 0)) if iou >= MATCH_IOU else 0.0,
+                   iou)
+            if key > best_key:
+                best, best_key = k, key
+        g = gts[best] if best is not None and best_key[0] else None
         if t.cut:
             if g is not None and g.get("cut"):
                 row.cut_flagged += 1

@@ -61,6 +61,17 @@ def test_score_rendered_counts_hits_misses_phantoms_and_cut():
     assert row.recall == pytest.approx(2 / 3) and row.precision == pytest.approx(3 / 5)
 
 
+def test_a_tile_exactly_on_another_is_matched_to_the_top_one():
+    """A stack of two tiles on the same outline: the reading of the top tile is scored against
+    it, not against the hidden one listed first (which took the match before: a right tile
+    counted as missed)."""
+    truth = {"tiles": [_truth_tile(0, 0, (1, 3), visible=0.0),   # hidden under the next
+                       _truth_tile(0, 0, (4, 5))]}
+    row = score_rendered(Reading((_read(0, 0, (4, 5)),), 100, 100), truth, "x")
+    assert (row.truth, row.matched, row.tiles_right, row.false) == (1, 1, 1, 0)
+    assert row.frame_right
+
+
 def test_halves_are_compared_end_to_end():
     truth = {"tiles": [_truth_tile(0, 0, (2, 5))]}
     # same tile read from the other end: corners rotated by two, halves swapped
