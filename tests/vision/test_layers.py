@@ -7,6 +7,8 @@ import dataclasses
 import cv2
 import numpy as np
 import pytest
+from layer_shapes import draw_tile as _draw_tile
+from layer_shapes import rect as _rect
 
 from companion.errors import DominoError
 from companion.tiles import Tile
@@ -26,21 +28,6 @@ from vision.render import CameraSpec, render_scene
 from vision.render.camera import Camera
 from vision.render.stacking import stack_sequence, stacked_scene_spec
 from vision.types import Reading, TileReading
-
-
-def _rect(cx: float, cy: float, length: float, width: float, deg: float) -> np.ndarray:
-    a = np.radians(deg)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    local = np.array([[-length / 2, -width / 2], [-length / 2, width / 2],
-                      [length / 2, width / 2], [length / 2, -width / 2]])
-    return local @ rot.T + [cx, cy]
-
-
-def _draw_tile(img: np.ndarray, quad: np.ndarray, face: int = 225) -> None:
-    """A flat tile face with a dark rim, as the camera sees a tile's outline."""
-    p = np.round(quad * 16).astype(np.int32)
-    cv2.fillConvexPoly(img, p, (face, face, face), cv2.LINE_AA, 4)
-    cv2.polylines(img, [p], True, (90, 90, 90), 2, cv2.LINE_AA, 4)
 
 
 def _visible_tiles(truth: dict) -> list[dict]:

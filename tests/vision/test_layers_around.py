@@ -6,18 +6,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from layer_shapes import rect as _rect
 
 from vision.layers import _blurred
 from vision.render import layerfit
 from vision.render.errors import RenderSpecError
-
-
-def _rect(cx: float, cy: float, length: float, width: float, deg: float) -> np.ndarray:
-    a = np.radians(deg)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    local = np.array([[-length / 2, -width / 2], [-length / 2, width / 2],
-                      [length / 2, width / 2], [length / 2, -width / 2]])
-    return local @ rot.T + [cx, cy]
 
 
 def _draw(img: np.ndarray, quad: np.ndarray, face: int) -> None:

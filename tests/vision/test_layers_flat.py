@@ -3,9 +3,10 @@ with and without the calibrated camera; the calibrated heights are searched in o
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
+from layer_shapes import draw_tile as _draw_tile
+from layer_shapes import rect as _rect
 
 from vision import layers
 from vision.layers import (
@@ -18,20 +19,6 @@ from vision.layers import (
 from vision.render import render_scene
 from vision.render.sampling import random_scene_spec
 from vision.render.stacking import stacked_scene_spec
-
-
-def _rect(cx: float, cy: float, length: float, width: float, deg: float) -> np.ndarray:
-    a = np.radians(deg)
-    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    local = np.array([[-length / 2, -width / 2], [-length / 2, width / 2],
-                      [length / 2, width / 2], [length / 2, -width / 2]])
-    return local @ rot.T + [cx, cy]
-
-
-def _draw_tile(img: np.ndarray, quad: np.ndarray, face: int = 225) -> None:
-    p = np.round(quad * 16).astype(np.int32)
-    cv2.fillConvexPoly(img, p, (face, face, face), cv2.LINE_AA, 4)
-    cv2.polylines(img, [p], True, (90, 90, 90), 2, cv2.LINE_AA, 4)
 
 
 def test_tile_heights_in_one_batch_equal_the_search_per_tile() -> None:
