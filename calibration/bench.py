@@ -317,25 +317,19 @@ def enrollment_photo(spec: Any) -> tuple[Any, int, TablePlane | None]:
 
 def right_truth_tiles(reading: Any, truth: dict[str, Any]) -> set[int]:
     """Indices into ``truth["tiles"]`` of the tiles a reading reads right, matched as
-    :func:`vision.evaluate.score_rendered` matches them (each reading tile in turn to the unused
-    truth tile it overlaps most, at IoU >= ``MATCH_IOU``; only whole, face-up, visible truth
-    tiles can be right), so ``len()`` equals its ``tiles_right``."""
+    :func:`vision.evaluate.score_rendered` matches them (each reading tile in turn to an unused
+    truth tile, :func:`vision.evaluate.match_truth`; only whole, face-up, visible truth tiles can
+    be right), so ``len()`` equals its ``tiles_right``."""
     from companion.tiles import Tile
-    from vision.evaluate import MATCH_IOU, _poly_iou
+    from vision.evaluate import match_truth
 
     gts = truth.get("tiles", [])
     used: set[int] = set()
     right: set[int] = set()
     for t in reading.tiles:
         corners = np.array(t.corners, np.float64)
-        best, best_iou = None, 0.0
-        for k, g in enumerate(gts):
-            if k in used:
-                continue
-            iou = _poly_iou(corners, np.array(g["corners"], np.float64))
-            if iou > best_iou:
-                best, best_iou = k, iou
-        if best is None or best_iou < MATCH_IOU:
+        best = match_truth(corners, gts, used)
+        if best is None:
             continue
         g = gts[best]
         if t.cut:

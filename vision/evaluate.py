@@ -94,6 +94,21 @@ def _timings(row: Row, reading: Reading) -> None:
         setattr(row, f"ms_{stage}", round(reading.timings_ms.get(stage, 0.0), 2))
 
 
+def match_truth(corners: np.ndarray, gts: list[dict[str, Any]], used: set[int]) -> int | None:
+    """The index of the true tile (not in ``used``) a found outline ``corners`` is scored
+    against, or None: among those it overlaps at IoU >= :data:`MATCH_IOU`, the most visible (a
+    tile exactly on another covers the same outline: the hidden one must not take the match),
+    then the best overlap."""
+    best, best_key = None, (0.0, 0.0)
+    for k, g in enumerate(gts):
+        if k in used:
+            continue
+        iou = _poly_iou(corners, np.array(g["corners"], np.float64))
+        if iou >= MATCH_IOU and (key := (float(g.get("visible", 0)), iou)) > best_key:
+            best, best_key = k, key
+    return best
+
+
 def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
     """Compare a reading with the renderer's ground truth (the shared JSON layout)."""
     row = Row("rendered", name)
@@ -105,19 +120,8 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
     used: set[int] = set()
     for t in reading.tiles:
         corners = np.array(t.corners)
-        best, best_key = None, (False, 0.0, 0.0)
-        for k, g in enumerate(gts):
-            if k in used:
-                continue
-            iou = _poly_iou(corners, np.array(g["corners"]))
-            # among the tiles it overlaps enough, the one that should be read first (a tile
-            # exactly on another covers the same outline: the hidden one must not take the
-            # match), then the most visible, then the best overlap
-            key = (iou >= MATCH_IOU, float(g.get("visible", 0)) if iou >= MATCH_IOU else 0.0,
-                   iou)
-            if key > best_key:
-                best, best_key = k, key
-        g = gts[best] if best is not None and best_key[0] else None
+        best = match_truth(corners, gts, used)
+        g = gts[best] if best is not None else None
         if t.cut:
             if g is not None and g.get("cut"):
                 row.cut_flagged += 1
