@@ -146,23 +146,24 @@ def serve_dashboard(args: argparse.Namespace, store: LogStore, holder: Any, data
     session = holder.session
     what = (f"{session.game.title}: {', '.join(session.header.players)} (game {session.game_id})"
             if session else "no game yet: start one on the dashboard")
-    print(f"domino-companion dashboard: {url}", flush=True)
-    print(f"  game: {what}", flush=True)
-    if banner:
-        print(f"  {banner}", flush=True)
-    print(f"  database: {db}", flush=True)
-    print(f"  pairing code for controllers: {app.extensions['secrets'].pairing_code}", flush=True)
-    print("  listening on " + (f"{args.host} (other devices can join)" if args.host not in
-                               ("127.0.0.1", "localhost") else "127.0.0.1 only (this computer)")
-          + "; Ctrl-C stops", flush=True)
-    if not args.no_browser and _has_display():
-        threading.Timer(0.5, webbrowser.open, args=(f"http://127.0.0.1:{port}/",)).start()
     if threading.current_thread() is threading.main_thread():
         # Ctrl-C (SIGINT) stops the dashboard even when it was started from a place that
         # ignores SIGINT (a background job of a script or launcher inherits "ignore", and
-        # Python then never turns SIGINT into KeyboardInterrupt: the server would not stop)
+        # Python then never turns SIGINT into KeyboardInterrupt: the server would not stop);
+        # before "Ctrl-C stops" is printed, so a Ctrl-C right after it is not lost
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        print(f"domino-companion dashboard: {url}", flush=True)
+        print(f"  game: {what}", flush=True)
+        if banner:
+            print(f"  {banner}", flush=True)
+        print(f"  database: {db}", flush=True)
+        print(f"  pairing code for controllers: {app.extensions['secrets'].pairing_code}", flush=True)
+        print("  listening on " + (f"{args.host} (other devices can join)" if args.host not in
+                                   ("127.0.0.1", "localhost") else "127.0.0.1 only (this computer)")
+              + "; Ctrl-C stops", flush=True)
+        if not args.no_browser and _has_display():
+            threading.Timer(0.5, webbrowser.open, args=(f"http://127.0.0.1:{port}/",)).start()
         server.run()
     except KeyboardInterrupt:
         pass
