@@ -69,6 +69,7 @@ from companion.interpret_base import (  # noqa: F401
     _choose_player,
     _play_proposal,
     _seen_elsewhere,
+    _untaken_alternatives,
     _with_value,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
@@ -180,13 +181,7 @@ def _legal_alternatives(s: Seen, taken: set[Tile]) -> list[Seen]:
     first; each asks a person (confidence at most ``s``'s and 0.5) and offers the value read
     and the other alternatives."""
     out = []
-    for text, p in s.alternatives:
-        try:
-            tile = Tile.parse(text)
-        except ValueError:
-            continue
-        if tile in taken or tile == s.tile:
-            continue
+    for tile, text, _ in _untaken_alternatives(s, taken):
         others = tuple((t, q) for t, q in s.alternatives if t != text)
         out.append(dataclasses.replace(
             _with_value(s, tile), confidence=min(float(s.confidence), 0.5),

@@ -545,7 +545,7 @@ class LiveLoop:
             return happened
         present = {s.tile for s in seen}
         self.session.resolve_taken_back(present)
-        side = getattr(self.gate, "reached_from", None) if self._busy_since_published else None
+        side = self.gate.reached_from if self._busy_since_published else None
         self._busy_since_published = False
         self.seats.published(side, self.session.history)
         change.reached_by = self.seats.player_at(side)

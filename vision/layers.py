@@ -222,12 +222,10 @@ class Geometry:
 
     def plane_homography(self, height_mm: float) -> np.ndarray:
         """Table ``(x, y)`` mm on the plane ``height_mm`` above the table to undistorted px."""
-        R = cv2.Rodrigues(self.rvec)[0]
-        H = self.K @ np.column_stack([R[:, 0], R[:, 1], R[:, 2] * -height_mm + self.tvec])
-        return H / H[2, 2]
+        return self.plane_homographies([height_mm])[0]
 
     def plane_homographies(self, heights_mm: Any) -> np.ndarray:
-        """:meth:`plane_homography` of every height at once (n x 3 x 3, the same numbers)."""
+        """:meth:`plane_homography` of every height at once (n x 3 x 3)."""
         z = np.asarray(heights_mm, np.float64).reshape(-1)
         R = cv2.Rodrigues(self.rvec)[0]
         cols = np.empty((len(z), 3, 3))
