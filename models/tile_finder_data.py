@@ -16,8 +16,10 @@ within a layer, face-down tiles included, then the hands over everything.
 
 Scenes come from :func:`vision.render.random_scene_spec` (training seeds < 1,000,000 and training
 looks only, or held-out seeds and looks for validation), a part of them pinned to stacking
-games (tiles on tiles), and close-ups of single tiles from :func:`vision.render.closeup.render_closeup`
-(as the real single-tile phone photos are). Every sample is drawn from its own generator
+games (tiles on tiles), close-ups of single tiles from :func:`vision.render.closeup.render_closeup`
+(as the real single-tile phone photos are) and, when asked for, close-ups of small pale tiles
+from :func:`vision.render.closeup.render_small_closeup` (drawn small and enlarged as the reader
+enlarges small photos). Every sample is drawn from its own generator
 ``np.random.default_rng((run_seed, split, index))``.
 """
 
@@ -33,13 +35,18 @@ import cv2
 import numpy as np
 
 from vision.render import HELD_OUT_SEED_MIN, random_scene_spec, render_scene
-from vision.render.closeup import render_closeup
+from vision.render.closeup import render_closeup, render_small_closeup
 from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE
 
 #: Side of a training crop, input pixels (the targets are half of it).
 CROP = 192
 #: Seeds of close-ups start here (training close-ups: this + index; held-out: + 1,000,000).
 CLOSEUP_SEED0 = 500_000
+#: Seeds of small-tile close-ups start here (training: this + index; held-out: + 1,000,000).
+SMALL_CLOSEUP_SEED0 = 700_000
+#: Small-tile close-ups are drawn this small (px, least and greatest side) and enlarged to the
+#: finder's close-up side, as the reader enlarges a small phone photo.
+SMALL_DRAWN = (80, 192)
 #: Targets are drawn this many times finer than the crop and averaged down.
 SUPER = 4
 #: A face-up tile at least this visible is a tile to find; less visible ones are not scored.
@@ -178,6 +185,24 @@ def closeup_sample(seed: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     return img, _half(planes)
 
 
+def small_closeup_sample(seed: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One close-up of small pale tiles (:func:`vision.render.closeup.render_small_closeup`),
+    drawn :data:`SMALL_DRAWN` px and enlarged (cubic) to the close-up side
+    :data:`vision.tile_finder.CLOSE_UP_SIDE`, the crop's size."""
+    if CLOSE_UP_SIDE != CROP:
+        raise ValueError(f"the close-up side {CLOSE_UP_SIDE} is not the crop {CROP}")
+    drawn = int(rng.integers(SMALL_DRAWN[0], SMALL_DRAWN[1] + 1))
+    shot = render_small_closeup(seed, size=drawn)
+    img = shot.image_bgr
+    if drawn != CROP:
+        img = cv2.resize(img, (CROP, CROP), interpolation=cv2.INTER_CUBIC)
+    k = CROP / drawn
+    tiles = [{"corners": ((q + 0.5) * k - 0.5).tolist(), "face_up": True, "visible": 1.0,
+              "cut": False} for q in shot.corners]
+    planes = rasterise(tiles, list(range(len(tiles))), [], lambda p: p, (CROP, CROP))
+    return img, _half(planes)
+
+
 def scene_constraints(index: int) -> dict:
     """Pins for training scene ``index``: every fifth a stacking game (tiles on tiles), every
     seventh a double-fifteen set, the rest left to the renderer."""
@@ -219,12 +244,15 @@ def extra_constraints(index: int) -> dict:
 
 def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
     kind, index, run_seed, held_out, crops = job
-    stream = {"scene": 0, "closeup": 1, "extra": 2, "decor": 3}[kind]
+    stream = {"scene": 0, "closeup": 1, "extra": 2, "decor": 3, "small": 4}[kind]
     rng = np.random.default_rng((run_seed, int(held_out), index, stream))
     try:
         if kind == "closeup":
             seed = CLOSEUP_SEED0 + index + (HELD_OUT_SEED_MIN if held_out else 0)
             return [closeup_sample(seed, rng)], ""
+        if kind == "small":
+            seed = SMALL_CLOSEUP_SEED0 + index + (HELD_OUT_SEED_MIN if held_out else 0)
+            return [small_closeup_sample(seed, rng)], ""
         if kind == "extra":
             spec = random_scene_spec(EXTRA_SEED0 + index, **extra_constraints(index))
         elif kind == "decor":
@@ -244,9 +272,11 @@ def make_samples(scenes: int, closeups: int, crops: int, held_out: bool, run_see
                  workers: int, label: str, skipped: list[str], kind: str = "scene") -> Samples:
     """Samples of ``scenes`` scenes (``crops`` each) and ``closeups`` close-ups of one split;
     ``kind`` picks the scenes: ``scene`` (plain training or held-out scenes), ``extra`` (the
-    training scenes of :func:`extra_constraints`) or ``decor`` (held-out scenes with board art)."""
-    if kind not in ("scene", "extra", "decor"):
-        raise ValueError(f"scene kind {kind!r} is unknown; use 'scene', 'extra' or 'decor'")
+    training scenes of :func:`extra_constraints`), ``decor`` (held-out scenes with board art) or
+    ``small`` (``scenes`` close-ups of small pale tiles, :func:`small_closeup_sample`)."""
+    if kind not in ("scene", "extra", "decor", "small"):
+        raise ValueError(f"scene kind {kind!r} is unknown; use 'scene', 'extra', 'decor' or "
+                         "'small'")
     jobs = ([(kind, i, run_seed, held_out, crops) for i in range(scenes)]
             + [("closeup", i, run_seed, held_out, 1) for i in range(closeups)])
     images, targets = [], []

@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the data module sits beside this script
 
 from tile_finder_data import (CROP, EXTRA_SEED0, HELD_OUT_DECOR_SEED0, MIN_VISIBLE,  # noqa: E402
-                              Samples, make_samples)
+                              SMALL_CLOSEUP_SEED0, SMALL_DRAWN, Samples, make_samples)
 from vision.render import HELD_OUT_SEED_MIN  # noqa: E402
 from vision.render.version import renderer_version  # noqa: E402
 from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE  # noqa: E402
@@ -232,10 +232,15 @@ def export(net: TileFinderNet, path: Path) -> None:
 def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str],
                  kind: str = "scene") -> Samples:
     """The samples of one split, from ``--cache`` when they are there (else made and kept);
-    ``kind`` ``extra``: the extra training scenes, ``decor``: the decorated validation scenes
+    ``kind`` ``extra``: the extra training scenes, ``decor``: the decorated validation scenes,
+    ``small``: the close-ups of small pale tiles of the split
     (see :func:`tile_finder_data.make_samples`)."""
     if kind == "extra":
         scenes, closeups, crops, prefix = args.extra_scenes, 0, args.crops, "extra"
+    elif kind == "small":
+        scenes = args.heldout_small if held_out else args.small_closeups
+        closeups, crops = 0, 1
+        prefix = "heldout_small" if held_out else "small"
     elif kind == "decor":
         scenes, closeups, crops, prefix = args.heldout_decor, 0, 2, "heldout_decor"
     else:
@@ -312,6 +317,12 @@ def card_text(meta: dict) -> str:
         + (f"; {tr['extra_scenes']} extra scenes (seeds {rend['extra_seeds']}, "
            f"{tr['crops_per_scene']} crops each) aimed at the weak spots: {tr['extra_mix']}"
            if tr.get("extra_scenes") else "")
+        + (f"; {tr['small_closeups']} close-ups of one to four small pale tiles "
+           f"(`vision.render.closeup.render_small_closeup`, seeds {rend['small_seeds']}: tiles "
+           "0.08-0.22 of the side wide, pale card half the time, lamp glare half the time, "
+           "ivory, white and pip-colour faces only, blank halves often; drawn "
+           f"{tr['small_drawn'][0]}-{tr['small_drawn'][1]} px and enlarged to the close-up "
+           "side)" if tr.get("small_closeups") else "")
         + f": {tr['samples']:,} samples. No photograph was used for training or tuning.",
         f"- Targets: face-up tiles at least {tr['min_visible']} visible (or cut by the frame); "
         "face-up tiles less visible are not scored; face-down tiles, hands, markers are "
@@ -332,7 +343,11 @@ def card_text(meta: dict) -> str:
         f"crops: kernel {px['train_sample']['kernel_iou']}, face {px['train_sample']['face_iou']}"
         + (f"; decorated held-out scenes ({rend['heldout_decor_seeds']}, "
            f"{px['heldout_decor']['samples']} crops): kernel {px['heldout_decor']['kernel_iou']}, "
-           f"face {px['heldout_decor']['face_iou']}" if "heldout_decor" in px else "") + ".",
+           f"face {px['heldout_decor']['face_iou']}" if "heldout_decor" in px else "")
+        + (f"; small-tile close-ups ({rend['heldout_small_seeds']}, "
+           f"{px['heldout_small']['samples']} pictures): kernel "
+           f"{px['heldout_small']['kernel_iou']}, face {px['heldout_small']['face_iou']}"
+           if "heldout_small" in px else "") + ".",
     ]
     for line in meta.get("reader_figures", []):
         lines.append(f"- {line}")
@@ -374,6 +389,11 @@ def main(argv: list[str] | None = None) -> None:
                              "chains, checked cloths; tile_finder_data.extra_constraints)")
     parser.add_argument("--heldout-decor", type=int, default=0,
                         help="held-out validation scenes with board art (measured apart)")
+    parser.add_argument("--small-closeups", type=int, default=0,
+                        help="training close-ups of one to four small pale tiles "
+                             "(vision.render.closeup.render_small_closeup)")
+    parser.add_argument("--heldout-small", type=int, default=0,
+                        help="held-out small-tile close-ups (measured apart)")
     parser.add_argument("--snapshot-from", type=int, default=0,
                         help="export each epoch's network from this epoch on to "
                              "--out/snapshots/epoch_<n>.onnx (0: none)")
@@ -407,8 +427,14 @@ def main(argv: list[str] | None = None) -> None:
         train_data = Samples(np.concatenate([train_data.images, extra.images]),
                              np.concatenate([train_data.targets, extra.targets]))
         del extra
+    if args.small_closeups:
+        small = load_or_make(args, False, skipped, "small")
+        train_data = Samples(np.concatenate([train_data.images, small.images]),
+                             np.concatenate([train_data.targets, small.targets]))
+        del small
     held = load_or_make(args, True, skipped)
     held_decor = load_or_make(args, True, skipped, "decor") if args.heldout_decor else None
+    held_small = load_or_make(args, True, skipped, "small") if args.heldout_small else None
     if args.data_only:
         print(f"train {len(train_data)} samples, held-out {len(held)}", file=sys.stderr)
         return
@@ -419,6 +445,8 @@ def main(argv: list[str] | None = None) -> None:
         net, first_train)}
     if held_decor is not None:
         figures["heldout_decor"] = pixel_figures(net, held_decor)
+    if held_small is not None:
+        figures["heldout_small"] = pixel_figures(net, held_small)
     print(json.dumps(figures), file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "tile_finder.onnx"
@@ -446,13 +474,19 @@ def main(argv: list[str] | None = None) -> None:
         "training_command": command,
         "training": {"scenes": args.scenes, "crops_per_scene": args.crops,
                      "closeups": args.closeups, "extra_scenes": args.extra_scenes,
-                     "extra_mix": EXTRA_MIX, "samples": len(train_data), "crop": CROP,
+                     "extra_mix": EXTRA_MIX, "small_closeups": args.small_closeups,
+                     "small_drawn": list(SMALL_DRAWN), "samples": len(train_data), "crop": CROP,
                      "min_visible": MIN_VISIBLE, "fit": fit,
                      "renderer": {"module": "vision.render", "commit": renderer_version(),
                                   "training_seeds": f"0..{args.scenes - 1} (every 5th a "
                                                     "stacking game, every 7th double-15)",
                                   "closeup_seeds": f"500000..{500000 + args.closeups - 1}",
                                   "extra_seeds": f"{EXTRA_SEED0}..{EXTRA_SEED0 + args.extra_scenes - 1}",
+                                  "small_seeds": (f"{SMALL_CLOSEUP_SEED0}.."
+                                                  f"{SMALL_CLOSEUP_SEED0 + args.small_closeups - 1}"),
+                                  "heldout_small_seeds": (
+                                      f"{HELD_OUT_SEED_MIN + SMALL_CLOSEUP_SEED0}.."
+                                      f"{HELD_OUT_SEED_MIN + SMALL_CLOSEUP_SEED0 + args.heldout_small - 1}"),
                                   "heldout_decor_seeds": (
                                       f"{HELD_OUT_SEED_MIN + HELD_OUT_DECOR_SEED0}.."
                                       f"{HELD_OUT_SEED_MIN + HELD_OUT_DECOR_SEED0 + args.heldout_decor - 1}"

@@ -41,3 +41,27 @@ def test_board_art_is_background_in_the_targets() -> None:
 def test_unknown_scene_kind_is_named() -> None:
     with pytest.raises(ValueError, match="'bogus'"):
         data.make_samples(1, 0, 1, False, 7, 1, "x", [], kind="bogus")
+
+
+def test_small_close_up_samples_mark_each_small_tile() -> None:
+    """A small-tile close-up sample is the picture enlarged to the crop, with a kernel target at
+    every tile's centre and the face target over every tile (scored everywhere)."""
+    import cv2
+
+    from vision.render.closeup import render_small_closeup
+    seed = data.SMALL_CLOSEUP_SEED0 + 3
+    rng = np.random.default_rng(5)
+    img, planes = data.small_closeup_sample(seed, rng)
+    drawn = int(np.random.default_rng(5).integers(data.SMALL_DRAWN[0], data.SMALL_DRAWN[1] + 1))
+    shot = render_small_closeup(seed, size=drawn)
+    assert img.shape == (data.CROP, data.CROP, 3)
+    assert planes.shape == (3, data.CROP // 2, data.CROP // 2)
+    assert (planes[2] == 255).all()
+    k = data.CROP / drawn
+    for q in shot.corners:
+        cx, cy = ((q.mean(axis=0) + 0.5) * k - 0.5 + 0.5) / 2 - 0.5
+        assert planes[0, int(round(cy)), int(round(cx))] > 200
+        assert planes[1, int(round(cy)), int(round(cx))] > 200
+    face = planes[1] > 127
+    expected = sum(cv2.contourArea(q.astype(np.float32)) for q in shot.corners) * (k / 2) ** 2
+    assert 0.8 * expected < face.sum() < 1.2 * expected
