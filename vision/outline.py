@@ -111,6 +111,15 @@ class Fit:
     def moved(self) -> bool:
         return self.turn != 0.0 or self.slide != 0.0
 
+    @property
+    def unslid(self) -> np.ndarray:
+        """The outline turned but not slid along its length (``corners`` when no slide was
+        made): the slide's own alternative (:mod:`vision.read` reads both)."""
+        if not self.slide:
+            return self.corners
+        along = (self.corners[2] + self.corners[3] - self.corners[0] - self.corners[1]) / 2
+        return self.corners - self.slide * along / max(float(np.hypot(*along)), 1e-9)
+
 
 def _grid() -> tuple[np.ndarray, np.ndarray]:
     """Where the patch's pixels lie from its centre, along and across the tile, flattened, in

@@ -9,7 +9,8 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   :data:`WORK_SIDE` px (the corners are scaled back to the original pixels);
 - ``outline``: :func:`vision.outline.fit_outlines`: each whole tile's outline turned onto its
   long sides in the picture where they are clear (:data:`FIT_OUTLINES`); the reported corners
-  and the crops are the fitted ones;
+  and the crops are the fitted ones (a tile slid onto a divider is also read unslid and the
+  surer outline kept: :data:`CHECK_SLIDES`);
 - ``crop``: :func:`vision.halves.tile_crops_washed` of each tile on the original image (its
   halves, and how much of each a glare spot blows out);
 - ``pips``: :class:`vision.pips.PipReader` (classical reading pooled with the ONNX classifier;
@@ -59,7 +60,7 @@ from vision.halves import (
 )
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
-from vision.outline import fit_outlines
+from vision.outline import Fit, fit_outlines
 from vision.pips import PipReader, TileReader, TileValue, best_of_outlines
 from vision.types import Reading, TileReading
 
@@ -82,6 +83,18 @@ REFINE_MAX_TILES = 10
 #: to 147 with the detector of 0715897 (without refinement: 101 -> 75, frames 139 -> 142), and
 #: from 76 to 37, frames 143 -> 148, with that of 5fa4468. Refinement still pays after it.
 FIT_OUTLINES = True
+#: Whether a tile whose fitted outline was slid onto a divider (:mod:`vision.outline`, step 4)
+#: is also read at its outline turned but not slid, and the more confident reading kept with
+#: its outline (the reported corners are that outline's). With the 24-epoch tile finder the
+#: found outlines are rarely slid along a chain, and the divider slide sometimes puts a
+#: rightly placed outline onto a pip row or the neighbour's groove (of 58 misread found tiles
+#: on 300 tuning scenes, seeds 1,600,000-299, 6 were read right at the found outline and
+#: wrong after the slide). With the check: misread 58 -> 55, frames entirely right 236 -> 237
+#: (seeds 1,600,300-499: 17 -> 17, 159 -> 159); no slide at all: 57, 236. Also reading the
+#: found (unturned) outline of every moved tile was worse (59-60 misread), and so was keeping
+#: the outline whose halves' pips are more point-symmetric (54 but 18 on 1,600,300-499, and
+#: the seed-218 flat scene's 3-7 stays slid onto 6-7). It reads about 1 tile in 15 twice.
+CHECK_SLIDES = True
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
 #: Largest file accepted, in bytes.
@@ -291,16 +304,26 @@ class Reader:
             fits = fit_outlines(frame_bgr, [k for _, k in whole])
             # a fitted outline is used where its halves can be cut from the frame
             fit_ok = readable(frame_bgr, [f.corners for f in fits])
+            others = _unslid(frame_bgr, fits, fit_ok) if CHECK_SLIDES else []
             whole = [(c, fit.corners if fit.moved and ok else k)
                      for (c, k), fit, ok in zip(whole, fits, fit_ok)]
             t2 = time.perf_counter()
             times["outline"] = (t2 - t_fit) * 1000
-        crops, blown = tile_crops_washed(frame_bgr, [k for _, k in whole])
+        else:
+            others = []
+        outlines = [k for _, k in whole] + [q for _, q in others]
+        crops, blown = tile_crops_washed(frame_bgr, outlines)
         t3 = time.perf_counter()
         times["crop"] = times.get("crop", 0.0) + (t3 - t2) * 1000
         values: list[TileValue] = []
         if whole:
             values = self.pips.read_tiles(crops, set_max, washed=blown)
+            if others:
+                values, chosen = _surest(values, len(whole), [i for i, _ in others])
+                for i, j in chosen.items():
+                    whole[i] = (whole[i][0], others[j][1])
+                    blown[2 * i:2 * i + 2] = blown[2 * (len(whole) + j):2 * (len(whole) + j) + 2]
+                blown = blown[:2 * len(whole)]
         t4 = time.perf_counter()
         times["pips"] = (t4 - t3) * 1000
         # refinement was chosen with the classifier's confidences; the classical reader's
@@ -385,6 +408,32 @@ class Reader:
         t0 = time.perf_counter()
         image = load_image(path)
         return self.read(image, set_max, timings={"load": (time.perf_counter() - t0) * 1000})
+
+
+def _unslid(frame_bgr: np.ndarray, fits: list[Fit], fit_ok: list[bool]
+            ) -> list[tuple[int, np.ndarray]]:
+    """(tile index, outline) for every tile whose fitted outline was slid onto a divider
+    (:data:`CHECK_SLIDES`): the outline turned but not slid, where its halves can be cut from
+    the frame."""
+    out = [(i, fit.unslid) for i, (fit, ok) in enumerate(zip(fits, fit_ok))
+           if ok and fit.slide]
+    keep = readable(frame_bgr, [q for _, q in out])
+    return [iq for iq, ok in zip(out, keep) if ok]
+
+
+def _surest(values: list[TileValue], n: int, owners: list[int]
+            ) -> tuple[list[TileValue], dict[int, int]]:
+    """The first ``n`` values (one per tile, at its fitted outline), each replaced by the
+    reading of one of its other outlines (``values[n + j]`` belongs to tile ``owners[j]``)
+    where that is more confident; and which other outline each replaced tile now uses
+    (tile -> j)."""
+    out = list(values[:n])
+    chosen: dict[int, int] = {}
+    for j, i in enumerate(owners):
+        if values[n + j].confidence > out[i].confidence:
+            out[i] = values[n + j]
+            chosen[i] = j
+    return out, chosen
 
 
 def _blank(frame_bgr: np.ndarray) -> bool:

@@ -62,11 +62,6 @@ def test_tiles_touching_on_the_table_are_not_stacked_when_outlines_are_off(
     assert est[2].supports == (0,)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known failure since the 24-epoch tile finder (session 5): the reader's outline of 3-7 "
-    "slides 0.4 tile widths along the chain onto 6-7 (read 3-4, IoU 0.56 with the truth) and "
-    "overlaps it by 13 %, so the occlusion cue lifts 6-7 to layer 1 with and without the "
-    "camera; a reader outline error, not fixed yet"))
 def test_the_reader_with_the_calibrated_pose_keeps_a_flat_scene_on_the_table() -> None:
     """A flat rendered scene (training seed 218, a chickenfoot layout of touching tiles) read
     by the reader with the scene's camera: every tile of the 23 on layer 0 (before: 7 lifted

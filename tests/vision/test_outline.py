@@ -187,3 +187,13 @@ def test_a_centred_outline_is_not_slid():
     truth = draw_tile(canvas, (160, 120), 10.0, 40.0, (6, 6))
     fit = fit_outlines(canvas, [truth])[0]
     assert fit.slide == 0.0 and not fit.moved
+
+
+def test_unslid_is_the_fitted_outline_moved_back_along_its_length() -> None:
+    quad = tile_corners((50.0, 40.0), 30.0, 20.0)
+    along = (quad[2] + quad[3] - quad[0] - quad[1]) / 2
+    unit = along / np.hypot(*along)
+    slid = Fit(quad + 7.0 * unit, 2.0, 0.5, 7.0)
+    assert np.allclose(slid.unslid, quad)
+    still = Fit(quad, 2.0, 0.5)
+    assert still.unslid is still.corners

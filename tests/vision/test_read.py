@@ -228,3 +228,45 @@ def test_refine_reads_again_only_the_least_confident_tiles(shipped_reader, monke
     again = shipped_reader.refine(img, slid, doubtful, 9, washed)
     assert again[0] is doubtful[0]  # the surer one is left as it was
     assert again[1] is not doubtful[1] and again[1].halves == (3, 6)
+
+
+def _found(outlines: list[np.ndarray]):
+    from vision.detect import Detection, TileCandidate
+
+    return Detection([TileCandidate(np.asarray(q, float), False, 1.0, "light") for q in outlines],
+                     40.0)
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_a_tile_slid_onto_the_wrong_divider_is_read_at_its_unslid_outline(
+        shipped_reader, monkeypatch, check):
+    """Three tiles end to end, found where they are; the outline fit slides the middle one 0.4
+    of its width onto its neighbour (as the divider search can on a pip row or a groove).
+    With :data:`vision.read.CHECK_SLIDES` the reader also reads it unslid, keeps that surer
+    reading and reports that outline; without, it reports the slid outline."""
+    from vision.outline import Fit
+
+    img = synth.table(420, 160, seed=5)
+    width = 40
+    outlines = [synth.draw_tile(img, (90 + 80.5 * i, 80), 0, width, v, face=(190, 215, 225))
+                for i, v in enumerate([(2, 5), (3, 6), (1, 4)])]
+    along = (outlines[1][2] + outlines[1][3] - outlines[1][0] - outlines[1][1]) / 2
+    push = 0.4 * width * along / np.hypot(*along)
+
+    def slide_the_middle(frame, found):
+        fits = [Fit(np.asarray(q, float), 0.0, 0.5) for q in found]
+        fits[1] = Fit(fits[1].corners + push, 0.0, 0.5, 0.4 * width)
+        return fits
+
+    monkeypatch.setattr(read_mod, "detect_tiles", lambda work: _found(outlines))
+    monkeypatch.setattr(read_mod, "fit_outlines", slide_the_middle)
+    monkeypatch.setattr(read_mod, "CHECK_SLIDES", check)
+    reading = shipped_reader.read(img, 9)
+    middle = reading.tiles[1]
+    reported = np.asarray(middle.corners)
+    if check:
+        assert str(middle.tile) == "3-6" and middle.confidence >= 0.9
+        assert np.allclose(reported, outlines[1], atol=1e-6)
+    else:
+        assert np.allclose(reported, outlines[1] + push, atol=1e-6)
+    assert [str(t.tile) for t in (reading.tiles[0], reading.tiles[2])] == ["2-5", "1-4"]
