@@ -2,7 +2,7 @@
 
 ``python -m vision.tune [--scores 0.7,0.75,0.8] [--size-low 0.6] [--size-high 1.6] [--residual 0.6]
 [--pips-alone 2] [--face-min 0.6] [--residual-face 0,0.66] [--fit-split 0,1] [--fit-cover 0.6,0.7]
-[--decor] [--scenes 30]
+[--zoom-width 0,18] [--zoom-target 20] [--decor] [--scenes 30]
 [--seed 1600000] [--model PATH]`` reads held-out rendered scenes of a seed range that
 ``domino-companion evaluate`` does not use (its default seeds start at 1,000,000; ``--decor``: with
 printed board art on the table, e.g. ``--seed 1650000``) once per combination of the values given
@@ -15,7 +15,9 @@ again), :data:`vision.detect.PIPS_ALONE` (pips it must show without a divider) a
 the tile finder's
 :data:`vision.tile_finder.FIT_SPLIT` (1: blobs of tiles touching at angles are split by fitted
 kernel rectangles, 0: by thresholds only) and :data:`vision.tile_finder.FIT_COVER` (how much of a
-fitted kernel rectangle must be blob), and prints tiles right, precision, recall and frames
+fitted kernel rectangle must be blob), :data:`vision.tile_finder.ZOOM_WIDTH` (0: no larger pass
+over pictures of small tiles) and :data:`vision.tile_finder.ZOOM_TARGET` (the tile width that
+pass scales to), and prints tiles right, precision, recall and frames
 entirely right for each, so the gates are set from the project's own pictures. ``--model`` tries
 another tile-finder ONNX file (for example a longer training run under ``runs/``). The scenes are
 rendered once and read for every setting.
@@ -39,7 +41,7 @@ TUNING_SEED = 1_600_000
 GATES = ("NET_LOW_SCORE", "SIZE_LOW", "SIZE_HIGH", "RESIDUAL_AREA", "PIPS_ALONE", "FACE_MIN",
          "RESIDUAL_FACE_MIN")
 #: The tile finder's post-processing constants swept, after the detector's in a row.
-FINDER_GATES = ("FIT_SPLIT", "FIT_COVER")
+FINDER_GATES = ("FIT_SPLIT", "FIT_COVER", "ZOOM_WIDTH", "ZOOM_TARGET")
 
 
 def _module(name: str) -> object:
@@ -108,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="values of FIT_SPLIT (1 fitted split of merged kernel blobs, 0 off)")
     parser.add_argument("--fit-cover", type=_floats, default=[tile_finder.FIT_COVER],
                         help="values of FIT_COVER")
+    parser.add_argument("--zoom-width", type=_floats, default=[tile_finder.ZOOM_WIDTH],
+                        help="values of ZOOM_WIDTH (0: no larger pass over small tiles)")
+    parser.add_argument("--zoom-target", type=_floats, default=[tile_finder.ZOOM_TARGET],
+                        help="values of ZOOM_TARGET")
     parser.add_argument("--decor", action="store_true",
                         help="scenes with printed board art on the table (decor=True)")
     parser.add_argument("--scenes", type=int, default=30)
@@ -123,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "SIZE_HIGH": args.size_high, "RESIDUAL_AREA": args.residual,
                 "PIPS_ALONE": args.pips_alone, "FACE_MIN": args.face_min,
                 "RESIDUAL_FACE_MIN": args.residual_face,
-                "FIT_SPLIT": args.fit_split, "FIT_COVER": args.fit_cover}
+                "FIT_SPLIT": args.fit_split, "FIT_COVER": args.fit_cover,
+                "ZOOM_WIDTH": args.zoom_width, "ZOOM_TARGET": args.zoom_target}
     names = GATES + FINDER_GATES
     print(" ".join(n.lower() for n in names) + " tiles_right precision recall frames_right")
     for row in sweep(settings, args.scenes, args.seed, args.decor):

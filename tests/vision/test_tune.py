@@ -46,3 +46,11 @@ def test_sweep_sets_and_restores_the_tile_finders_split_constants() -> None:
     assert [(r["FIT_SPLIT"], r["FIT_COVER"]) for r in rows] == [(0.0, 0.7), (1.0, 0.7)]
     assert (tile_finder.FIT_SPLIT, tile_finder.FIT_COVER) == before
     assert isinstance(tile_finder.FIT_SPLIT, bool)
+
+
+def test_sweep_sets_and_restores_the_larger_pass_constants() -> None:
+    import vision.tile_finder as tile_finder
+    before = (tile_finder.ZOOM_WIDTH, tile_finder.ZOOM_TARGET)
+    rows = sweep({"ZOOM_WIDTH": [0.0, 18.0], "ZOOM_TARGET": [22.0]}, scenes=1, seed=TUNING_SEED)
+    assert [(r["ZOOM_WIDTH"], r["ZOOM_TARGET"]) for r in rows] == [(0.0, 22.0), (18.0, 22.0)]
+    assert (tile_finder.ZOOM_WIDTH, tile_finder.ZOOM_TARGET) == before
