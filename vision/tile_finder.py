@@ -65,10 +65,10 @@ SMALL_SIDE = 520
 #: 0.22-0.42 of the side wide; real phone close-ups were measured down to 0.09, which is why a
 #: lone tile is never worked again.
 CLOSE_UP_MIN_WIDTH = 0.1
-#: A picture of a table whose found tiles are narrower than this many working px (three in four
-#: of them: a few specks of a speckled table found as tiles do not count) is
-#: worked again larger (:data:`ZOOM_TARGET`), at most :data:`ZOOM_MAX` times :data:`WORK_SIDE`
-#: and never beyond its own long side (0: never): small tiles in chains are where the kernels of
+#: A picture of a table whose sure tiles are narrower than this many working px (their upper
+#: quartile width: a few specks of a speckled table found as tiles do not count) is worked again
+#: larger (:data:`ZOOM_TARGET`), at most :data:`ZOOM_MAX` times :data:`WORK_SIDE` and never
+#: beyond its own long side (0: never): small tiles in chains are where the kernels of
 #: end-to-end tiles run together and fitted tiles straddle two.
 ZOOM_WIDTH = 18.0
 #: Only found tiles whose kernel score is at least this count for :data:`ZOOM_WIDTH` (the
@@ -83,10 +83,13 @@ ZOOM_GROWTH = 1.5
 #: ``split``) is worked again larger: where every small tile came apart the larger pass finds
 #: the same tiles at about twice the network's time.
 ZOOM_SPLIT_ONLY = True
-#: The median tile width (working px) a picture worked again larger is scaled to.
+#: The tile width (working px, upper quartile of the sure tiles) a picture worked again larger
+#: is scaled to.
 ZOOM_TARGET = 20.0
 #: The largest working side of the larger pass, as a multiple of :data:`WORK_SIDE`.
 ZOOM_MAX = 2.0
+#: A larger pass less than this many times the first pass's side is not worth its time.
+ZOOM_LEAST = 1.15
 #: The kernel is the top face shrunk to this fraction of its length and width.
 KERNEL_SHRINK = 0.6
 #: The network's input height and width are padded to a multiple of this.
@@ -221,18 +224,31 @@ class TileFinder:
                 [_sides_of(t.corners)[0] for t in found])) < CLOSE_UP_MIN_WIDTH * max(h, w):
             maps, s = self.maps(frame_bgr, WORK_SIDE)  # a small picture of a table
             found = tiles_from_maps(maps[0], maps[1], s, w, h)
-        sure = [t for t in found if t.score >= ZOOM_SCORE]
-        if (ZOOM_WIDTH > 0 and max(h, w) >= SMALL_SIDE and len(sure) >= 2
-                and (not ZOOM_SPLIT_ONLY or any(t.split for t in found))):
-            wide = float(np.percentile([_sides_of(t.corners)[0] for t in sure], 75)) * s
-            side = min(max(h, w), round(WORK_SIDE * ZOOM_MAX),
-                       round(max(h, w) * s * ZOOM_TARGET / max(wide, 1e-6)))
-            if wide < ZOOM_WIDTH and side > max(h, w) * s * 1.15:
-                big_maps, big_s = self.maps(frame_bgr, side)  # small tiles: worked again larger
-                big = tiles_from_maps(big_maps[0], big_maps[1], big_s, w, h)
-                if sum(t.score >= ZOOM_SCORE for t in big) <= ZOOM_GROWTH * len(sure) + 2:
-                    found, maps, s = big, big_maps, big_s
+        side = _zoom_side(found, s, h, w)
+        if side is not None:
+            big_maps, big_s = self.maps(frame_bgr, side)  # small tiles: worked again larger
+            big = tiles_from_maps(big_maps[0], big_maps[1], big_s, w, h)
+            sure = sum(t.score >= ZOOM_SCORE for t in found)
+            if sum(t.score >= ZOOM_SCORE for t in big) <= ZOOM_GROWTH * sure + 2:
+                found, maps, s = big, big_maps, big_s
         return found, maps, s
+
+
+def _zoom_side(found: list[FoundTile], scale: float, h: int, w: int) -> int | None:
+    """The working long side to work an ``h`` x ``w`` picture again at, whose first pass at
+    ``scale`` (working px per image px) found ``found``; None when it is not worked again (a
+    small picture, fewer than two sure tiles, no split tile with :data:`ZOOM_SPLIT_ONLY`, tiles
+    :data:`ZOOM_WIDTH` wide or wider, or a gain in scale under :data:`ZOOM_LEAST`)."""
+    sure = [t for t in found if t.score >= ZOOM_SCORE]
+    if (ZOOM_WIDTH <= 0 or max(h, w) < SMALL_SIDE or len(sure) < 2
+            or (ZOOM_SPLIT_ONLY and not any(t.split for t in found))):
+        return None
+    wide = float(np.percentile([_sides_of(t.corners)[0] for t in sure], 75)) * scale
+    side = min(max(h, w), round(WORK_SIDE * ZOOM_MAX),
+               round(max(h, w) * scale * ZOOM_TARGET / max(wide, 1e-6)))
+    if wide >= ZOOM_WIDTH or side <= max(h, w) * scale * ZOOM_LEAST:
+        return None
+    return side
 
 
 def _rect_quad(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
