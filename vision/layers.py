@@ -41,6 +41,15 @@ Cues, strongest first:
   tile's middle lies under the other's face, the covering tile is likely the upper one (a
   span, a crosswise tower top): a small vote of its own (:data:`CENTRE_VOTE`).
 
+* ``learned`` (image only): a tile that no pair puts above another may still stand on tiles
+  the reader never found (most supports of raised tiles are less than a third visible). A very
+  small network (:mod:`vision.layer_cue`, ``models/layer_cue.onnx``, trained on the reader's
+  tiles in rendered scenes of training seeds) reads the picture around the tile (wall bands
+  stacked below its face, its shadow on a tile, a lower tile's edge) and gives the
+  probabilities of 0, 1, 2, 3+ tiles under it; a tile the chain leaves on the table whose
+  probability of lying on something is at least :data:`LEARNED_LIFT` and that no found tile
+  lies on is put on the layer the model gives (``learned=False`` leaves the cue out).
+
 Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0 with
 outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture 1, the
 covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge);
@@ -83,7 +92,7 @@ import numpy as np
 from companion.errors import DominoError
 from vision.types import TileReading
 
-CUES = ("table", "order", "parallax", "occlusion")
+CUES = ("table", "order", "parallax", "occlusion", "learned")
 #: Without calibration, two overlapping tiles whose flat sizes (:func:`flat_log_sizes`) differ
 #: by more than these multiples of the scene's layer unit are 2, 3, 4 layers apart (a tile
 #: between them is hidden entirely). Chosen on training seeds 40-59 with an earlier size
@@ -114,6 +123,9 @@ HEIGHT_CLEAR = 0.35
 #: 0.011 median, 0.078 at the 99th percentile; corners off by 0.02 px (random): 0.056 median,
 #: 0.147 at the 90th; by 0.05 px: 0.099 median.
 SIZE_FIT_MAX = 0.1
+#: The learned cue (:mod:`vision.layer_cue`) lifts a tile the other cues leave on the table when
+#: its probability of lying on other tiles is at least this.
+LEARNED_LIFT = 0.95
 
 
 class LayerInputError(DominoError):
@@ -1015,7 +1027,7 @@ def _stacked_overlap(a: np.ndarray, b: np.ndarray, area_a: float, area_b: float,
 def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                     geometry: Geometry | None = None,
                     history: LayerTracker | None = None,
-                    outline_px: float = 0.0) -> list[LayerEstimate]:
+                    outline_px: float = 0.0, learned: bool = True) -> list[LayerEstimate]:
     """One :class:`LayerEstimate` per tile (see the module docstring).
 
     ``tiles``: top-face quads in picture pixels (TileReadings, dicts with ``corners`` or 4x2
@@ -1135,6 +1147,11 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
             above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
                 pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
                 layer_unit, centres))
+    # the learned cue: a tile that nothing found lies under or on, whose surroundings show
+    # tiles under it (:mod:`vision.layer_cue`), is put on the layer the model gives
+    lifted = _learned_lifts(frame_bgr, quads, chain, above) if learned else {}
+    for i, (layer_i, _) in lifted.items():
+        chain[i] = layer_i
     # without calibration, each tile's height from its size: where clear, it replaces the
     # chain's count (a hidden tile under the chain, a gap counted too wide), but a tile stays
     # above every tile it was found to lie on
@@ -1158,7 +1175,9 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     for i in range(n):
         layer, cue = chain[i], "table"
         below = [j for j in above.get(i, []) if chain[j] + gaps[(i, j)] == layer]
-        if layer > 0:
+        if i in lifted and lifted[i][0] == layer and not below:
+            cue, conf = "learned", lifted[i][1]
+        elif layer > 0:
             strength, cue = max(kept[(i, j)] for j in below)
             conf = float(min(0.99, 0.5 + 0.5 * min(1.0, strength)))
         else:
@@ -1194,6 +1213,31 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         sup = _supports(i, e.layer, cand, quads, geometry)
         result.append(dataclasses.replace(e, supports=sup))
     return result
+
+
+def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[int],
+                   above: dict[int, list[int]]) -> dict[int, tuple[int, float]]:
+    """The tiles the learned cue lifts off the table: of the tiles the chain leaves on layer 0
+    with no tile found on them (a covered tile's crop shows the tiles on it, not what it lies
+    on; the model learned from the tiles the reader finds, top tiles nearly all), those whose
+    probability of lying on something (:class:`vision.layer_cue.LayerCue`) is at least
+    :data:`LEARNED_LIFT`, with the layer it gives (1 + the likeliest count of tiles under it)
+    and that count's probability. None without a shipped model."""
+    from vision.layer_cue import shared_cue
+
+    covered = {j for lows in above.values() for j in lows}
+    cand = [i for i in range(len(quads)) if chain[i] == 0 and i not in covered] \
+        if LEARNED_LIFT <= 1.0 else []
+    model = shared_cue() if cand else None
+    if model is None:
+        return {}
+    p = model.under(frame_bgr, quads, cand)
+    out: dict[int, tuple[int, float]] = {}
+    for i, pi in zip(cand, p):
+        if 1.0 - float(pi[0]) >= LEARNED_LIFT:
+            k = 1 + int(np.argmax(pi[1:]))
+            out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)))
+    return out
 
 
 def _supports(i: int, layer: int, cand: list[int], quads: list[np.ndarray],

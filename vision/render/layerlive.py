@@ -26,6 +26,13 @@ prints JSON:
   (``table_tiles_lifted``; a few loose tiles of these scenes lie on others) and the median time
   of its layers stage each way.
 
+Each figure also says what the same readings give without the learned layer cue
+(:mod:`vision.layer_cue`; ``image_right_without_learned``, ``layer_right_without_learned``,
+``lifted_without_learned``: the layers estimated again from the same tiles with
+``learned=False``, the watched sequences followed a second time with those), so the cue's
+before and after come from one run of one reader; ``learned_decided`` counts the found tiles
+whose layer the cue decided and how many of those are right.
+
 ``domino-companion layers-eval`` measures the layer estimator itself on ground-truth quads; this
 module measures what reaches the game: the reader's detections included.
 """
@@ -33,6 +40,7 @@ module measures what reaches the game: the reader's detections included.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from collections import Counter
@@ -55,6 +63,17 @@ FLAT_LAYOUTS = ("line", "spinner", "chickenfoot", "trains", "grid", "loose")
 #: Grey levels a pixel of :func:`change_picture` must change by to count as changed (as the
 #: live loop's ``REGION_DELTA``).
 CHANGE_DELTA = 12
+
+
+def _without_learned(frame_bgr: np.ndarray, reading: Any, geometry: Any = None) -> list[int]:
+    """The layers the reader's tiles get without the learned cue (:mod:`vision.layer_cue`),
+    from the same reading: the before/after of that cue in one run."""
+    from vision.layers import READER_OUTLINE_PX, estimate_layers
+
+    if not reading.tiles:
+        return []
+    return [e.layer for e in estimate_layers(frame_bgr, list(reading.tiles), geometry,
+                                             outline_px=READER_OUTLINE_PX, learned=False)]
 
 
 def _must_report(truth: dict[str, Any]) -> list[dict[str, Any]]:
@@ -104,12 +123,15 @@ def flat_lifted(n_scenes: int, seed: int = FLAT_SEED) -> dict[str, Any]:
             ms[key].append(reading.timings_ms.get("layers", 0.0))
             c[f"{key}_tiles"] += len(reading.tiles)
             c[f"{key}_lifted"] += sum(1 for t in reading.tiles if t.layer > 0)
+            plain = _without_learned(scene.image_bgr, reading, geom)
+            c[f"{key}_lifted_plain"] += sum(1 for layer in plain if layer > 0)
             on_table = [t for t in reading.tiles
                         if max((quad_iou(np.array(t.corners), q) for q in table),
                                default=0.0) >= 0.5]
             c[f"{key}_table"] += len(on_table)
             c[f"{key}_table_lifted"] += sum(1 for t in on_table if t.layer > 0)
     return {key: {"tiles": c[f"{key}_tiles"], "lifted": c[f"{key}_lifted"],
+                  "lifted_without_learned": c[f"{key}_lifted_plain"],
                   "table_tiles": c[f"{key}_table"], "table_tiles_lifted": c[f"{key}_table_lifted"],
                   "layers_ms_median": round(float(np.median(ms[key])), 1) if ms[key] else 0.0}
             for key in ("image", "geometry")} | {"scenes": n_scenes, "seed": seed}
@@ -138,6 +160,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
         calibrated = rd.read(scene.image_bgr, scene.truth["set_max"], geometry=geom)
         found = [t for t in reading.tiles if not t.cut]
         found_g = [t for t in calibrated.tiles if not t.cut]
+        plain = _without_learned(scene.image_bgr, reading)
+        found_p = [t for t, keep in zip(plain, reading.tiles) if not keep.cut]
         truth = _must_report(scene.truth)
         for t in truth:
             c[f"cold_truth_layer{t['layer']}"] += 1
@@ -150,6 +174,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             ok = int(found[j].layer == L)
             c["cold_image_ok"] += ok
             c[f"cold_image_ok_layer{L}"] += ok
+            c["cold_plain_ok"] += int(found_p[j] == L)
+            c["cold_learned"] += int(found[j].layer_cue == "learned")
+            c["cold_learned_ok"] += int(found[j].layer_cue == "learned") * ok
             # the calibrated read finds the same quads (detection does not use the geometry)
             if j < len(found_g) and np.allclose(found_g[j].corners, found[j].corners):
                 okg = int(found_g[j].layer == L)
@@ -158,12 +185,16 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
     for k in range(sequences):
         frames = stack_sequence(seed + 5000 + k, held_out=True)
         table: list[Seen] = []
+        table_plain: list[Seen] = []
         previous: np.ndarray | None = None
         for fr in frames:
             scene = render_scene(fr.spec)
             reading = rd.read(scene.image_bgr, scene.truth["set_max"])
             seen = [Seen.from_reading(t) for t in reading.tiles
                     if not t.cut and t.tile is not None]
+            seen_plain = [dataclasses.replace(Seen.from_reading(t), layer=layer) for t, layer
+                          in zip(reading.tiles, _without_learned(scene.image_bgr, reading))
+                          if not t.cut and t.tile is not None]
             picture = change_picture(scene.image_bgr)
             changed = None
             if memory and previous is not None:
@@ -171,6 +202,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                 changed = changed_fractions(ChangedRegion(previous, picture, size, CHANGE_DELTA))
             previous = picture
             table = diff(table, seen, changed=changed, fixed=True).table
+            table_plain = diff(table_plain, seen_plain, changed=changed, fixed=True).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
             for key in keys:
@@ -189,6 +221,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                     c[f"{key}_ok_layer{L}"] += ok
                     c[f"{key}_inferred"] += inferred
                     c[f"{key}_inferred_ok"] += inferred * ok
+            shown_p = [s for s in table_plain if not s.hidden]
+            for t, j in _match(truth, [np.array(s.corners) for s in shown_p]):
+                for key in keys:
+                    c[f"{key}_plain_ok"] += int(shown_p[j].layer == t["layer"])
             if fr is frames[-1]:  # the same last frames, the reader's cold-start layers only
                 for t, j in _match(truth, [np.array(s.corners) for s in seen]):
                     c["last_cold_ok"] += int(seen[j].layer == t["layer"])
@@ -202,6 +238,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             "image_right": c["cold_image_ok"],
             "image_accuracy_on_found": round(c["cold_image_ok"] / max(1, c["cold_found"]), 4),
             "image_right_per_layer": _per_layer(c, "cold", "image_ok"),
+            "image_right_without_learned": c["cold_plain_ok"],
+            "learned_decided": f"{c['cold_learned_ok']}/{c['cold_learned']} right",
             "geometry_right": c["cold_geometry_ok"],
             "geometry_accuracy_on_found": round(c["cold_geometry_ok"]
                                                 / max(1, c["cold_found"]), 4),
@@ -213,6 +251,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                   "layer_right": c[f"{key}_ok"],
                   "accuracy_on_found": round(c[f"{key}_ok"] / max(1, c[f"{key}_found"]), 4),
                   "right_per_layer": _per_layer(c, key, "ok"),
+                  "layer_right_without_learned": c[f"{key}_plain_ok"],
                   "inferred": f"{c[f'{key}_inferred_ok']}/{c[f'{key}_inferred']}"}
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]

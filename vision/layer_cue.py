@@ -1,0 +1,167 @@
+"""The learned layer cue: how many tiles a tile lies on, from the picture around it.
+
+A tile that stands on another shows it around its own outline: the wall bands of the tiles under
+it stacked below its face, its shadow on the tile under it rather than on the table, the lower
+tile's edge peeking out. When the reader never finds the tile underneath (most supports of raised
+tiles are less than a third visible), no pair of tiles tells the estimator anything, and every
+raised tile fell to the table. A very small convolutional network
+(``models/layer_cue.onnx``, trained by ``models/train_layer_cue.py`` on rendered stacked and
+flat scenes of training seeds; card ``models/layer_cue.md``) reads a square crop around each tile
+and gives the probabilities of 0, 1, 2 and 3 or more tiles under it.
+
+:func:`tile_crops` cuts the crops (the picture axis-aligned, so "down in the picture" keeps
+meaning "towards the camera", scaled so the tile's long side is a fixed share of the crop),
+with two mask channels: the tile itself and the other tiles the caller found (so a neighbour
+found on the table is told apart from a support the reader missed). :class:`LayerCue` runs the
+model; :func:`shared_cue` keeps one for the process (made on first use).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from domino_models import model_path as _shipped_model_path
+from vision.onnx_session import open_session
+
+MODEL_NAME = "layer_cue.onnx"
+#: Side of a crop in pixels.
+CROP = 80
+#: Side of a crop in tile lengths (the tile's long side is ``1 / SPAN`` of the crop).
+SPAN = 1.8
+#: Deepest level of the frame's Gaussian pyramid a crop is taken from (1/8 of the frame).
+PYRAMID_LEVELS = 3
+#: Channels of a crop: blue, green, red (0..1 less 0.5), the tile's mask, the other tiles' mask.
+CHANNELS = 5
+#: Classes of the output: 0, 1, 2 and 3-or-more tiles under the tile.
+NUM_CLASSES = 4
+
+
+class LayerCueError(ValueError):
+    """A layer-cue model or input that cannot be used."""
+
+
+def tile_crops(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
+               which: Sequence[int] | None = None) -> np.ndarray:
+    """``(N, 5, 80, 80)`` float32 crops, one around each of ``quads`` (4x2 pixel corners each;
+    only those listed in ``which`` when given): the picture (BGR / 255 - 0.5) of a square
+    :data:`SPAN` tile lengths wide centred on the quad's centre (taken from the level of the
+    frame's Gaussian pyramid where the square is at most twice the crop, so shrinking does not
+    alias; the frame's edge repeated beyond it), then the quad's own mask and the mask of every
+    other quad (1 inside, 0 outside)."""
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise LayerCueError(f"frame_bgr: expected an HxWx3 BGR picture, got "
+                            f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+    n = len(quads)
+    idx = list(range(n)) if which is None else [int(i) for i in which]
+    if any(not 0 <= i < n for i in idx):
+        raise LayerCueError(f"which: expected indices of the {n} quads, got {idx}")
+    out = np.zeros((len(idx), CHANNELS, CROP, CROP), np.float32)
+    if not idx:
+        return out
+    Q = np.stack([np.asarray(q, np.float64).reshape(4, 2) for q in quads])
+    e = np.linalg.norm(Q[:, [1, 2, 3, 0]] - Q, axis=2)
+    sides = np.maximum(4.0, SPAN * np.maximum(e[:, 0] + e[:, 2], e[:, 1] + e[:, 3]) / 2)
+    centres = Q.mean(1)
+    lo, hi = Q.min(1), Q.max(1)
+    pyramid = [frame_bgr]
+    mask = np.zeros((CROP, CROP), np.uint8)
+    for row, i in enumerate(idx):
+        side, c = float(sides[i]), centres[i]
+        k = CROP / side
+        level = min(PYRAMID_LEVELS, max(0, int(np.floor(np.log2(side / CROP)))))
+        while len(pyramid) <= level:
+            pyramid.append(cv2.pyrDown(pyramid[-1]))
+        f = float(2 ** level)
+        # crop pixel u = (p - c) * k + CROP / 2 - 0.5 for picture pixel p, and
+        # p = (q + 0.5) * f - 0.5 for pixel q of the pyramid level
+        M = np.array([[k * f, 0.0, (0.5 * f - 0.5 - c[0]) * k + CROP / 2 - 0.5],
+                      [0.0, k * f, (0.5 * f - 0.5 - c[1]) * k + CROP / 2 - 0.5]])
+        pic = cv2.warpAffine(pyramid[level], M, (CROP, CROP), flags=cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REPLICATE)
+        out[row, :3] = pic.transpose(2, 0, 1)
+        out[row, :3] *= 1.0 / 255.0
+        out[row, :3] -= 0.5
+        polys = np.round(((Q - c) * k + CROP / 2 - 0.5) * 4).astype(np.int32)
+        mask[:] = 0
+        cv2.fillPoly(mask, [polys[i]], 1, shift=2)
+        out[row, 3] = mask
+        half = side / 2
+        near = np.nonzero((lo[:, 0] < c[0] + half) & (hi[:, 0] > c[0] - half)
+                          & (lo[:, 1] < c[1] + half) & (hi[:, 1] > c[1] - half))[0]
+        near = near[near != i]
+        if len(near):
+            mask[:] = 0
+            cv2.fillPoly(mask, list(polys[near]), 1, shift=2)
+            out[row, 4] = mask
+    return out
+
+
+def default_model_path() -> Path:
+    """Path of the shipped layer cue, or :class:`LayerCueError` naming how to rebuild it."""
+    try:
+        return _shipped_model_path(MODEL_NAME)
+    except FileNotFoundError as exc:
+        raise LayerCueError(f"{exc}; rebuild it with the command in models/layer_cue.md"
+                            ) from exc
+
+
+class LayerCue:
+    """Probabilities of 0, 1, 2, 3+ tiles under each tile, from the shipped ONNX model (or
+    ``model_path``), on the CPU with ``threads`` intra-op threads."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+        path = default_model_path() if model_path is None else Path(model_path)
+        if not path.is_file():
+            raise LayerCueError(f"no layer-cue model at {path}; pass the path of an .onnx "
+                                f"file or None for the shipped {MODEL_NAME}")
+        self._session = open_session(path, threads, LayerCueError,
+                                     "the command in models/layer_cue.md")
+        inputs = self._session.get_inputs()
+        if len(inputs) != 1 or list(inputs[0].shape[1:]) != [CHANNELS, CROP, CROP]:
+            raise LayerCueError(f"{path} takes inputs {[i.shape for i in inputs]}; expected "
+                                f"one of shape (N, {CHANNELS}, {CROP}, {CROP})")
+        self._input_name = inputs[0].name
+        self.path = path
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """``(N, 4)`` probabilities (rows sum to 1) of :func:`tile_crops`' crops."""
+        if (not isinstance(crops, np.ndarray) or crops.dtype != np.float32
+                or crops.ndim != 4 or crops.shape[1:] != (CHANNELS, CROP, CROP)):
+            raise LayerCueError(f"crops: expected float32 (N, {CHANNELS}, {CROP}, {CROP}) as "
+                                f"tile_crops gives, got {getattr(crops, 'dtype', None)} "
+                                f"{getattr(crops, 'shape', type(crops).__name__)}")
+        if len(crops) == 0:
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        (p,) = self._session.run(None, {self._input_name: np.ascontiguousarray(crops)})
+        return np.asarray(p, np.float32)
+
+    def under(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
+              which: Sequence[int] | None = None) -> np.ndarray:
+        """Probabilities ``(len(which), 4)`` for the tiles ``which`` (default all) of
+        ``quads`` in ``frame_bgr`` (the other quads fill the crops' second mask)."""
+        idx = list(range(len(quads))) if which is None else list(which)
+        if not idx:
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        return self.predict(tile_crops(frame_bgr, list(quads), idx))
+
+
+_shared: LayerCue | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_cue() -> LayerCue | None:
+    """One :class:`LayerCue` on the shipped model for the process, or None when no model is
+    shipped (the estimator then goes without the cue)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            try:
+                _shared = LayerCue()
+            except LayerCueError:
+                return None
+        return _shared
