@@ -296,18 +296,13 @@ def _warp_tile(frame: np.ndarray, quad: np.ndarray, out: np.ndarray) -> None:
 
 
 def outline_variants(corners: np.ndarray | Sequence[Sequence[float]],
-                     moves: Sequence[float],
-                     extra: Sequence[tuple[float, float]] = (),
-                     across: Sequence[float] = ()) -> list[np.ndarray]:
+                     moves: Sequence[float]) -> list[np.ndarray]:
     """The tile's outline with its ends moved along its long axis: one (4, 2) float64 outline
-    for every pair ``(m0, m1)`` of ``moves`` (the unmoved one, ``(0, 0)``, left out), then one
-    for every pair of ``extra``, then the unmoved outline shifted across the tile by each of
-    ``across`` times its width (towards the side of ``corners[1]`` for a positive shift). End
-    0 (``corners[0]-corners[1]``) moves inwards by ``m0`` and end 1 by ``m1`` times the tile's
-    width (a negative move pushes the end outwards; ``(s, -s)`` slides the outline by ``s``
-    towards end 1); the corner order is kept, so the halves keep their ends. Outlines of
-    touching tiles found a little long or short, or slid along a chain or beside it, are read
-    again this way (:mod:`vision.read`)."""
+    for every pair ``(m0, m1)`` of ``moves`` (the unmoved one, ``(0, 0)``, left out). End 0
+    (``corners[0]-corners[1]``) moves inwards by ``m0`` and end 1 by ``m1`` times the tile's
+    width (a negative move pushes the end outwards); the corner order is kept, so the halves
+    keep their ends. Outlines of touching tiles found a little long or short, or slid along a
+    chain, are read again this way (:mod:`vision.read`)."""
     quad = np.asarray(corners, dtype=np.float64)
     if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
         raise CornersError(f"corners must be 4 finite [x, y] points, got {quad.tolist()}")
@@ -317,18 +312,15 @@ def outline_variants(corners: np.ndarray | Sequence[Sequence[float]],
         raise CornersError(f"corners {quad.tolist()} have both ends at one place")
     along = (second - first) / length
     width = (float(np.hypot(*(quad[1] - quad[0]))) + float(np.hypot(*(quad[3] - quad[2])))) / 2
-    pairs = [(m0, m1) for m0 in moves for m1 in moves if m0 != 0 or m1 != 0] + list(extra)
     out = []
-    for m0, m1 in pairs:
-        moved = quad.copy()
-        moved[:2] += along * (m0 * width)
-        moved[2:] -= along * (m1 * width)
-        out.append(moved)
-    side = quad[1] - quad[0]
-    side = side - along * float(side @ along)  # corner 1's side, square to the long axis
-    norm = float(np.hypot(*side))
-    if across and norm > 0:
-        out.extend(quad + side / norm * (a * width) for a in across)
+    for m0 in moves:
+        for m1 in moves:
+            if m0 == 0 and m1 == 0:
+                continue
+            moved = quad.copy()
+            moved[:2] += along * (m0 * width)
+            moved[2:] -= along * (m1 * width)
+            out.append(moved)
     return out
 
 

@@ -17,9 +17,8 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   a half under glare is doubted: it may hide pips, and its alternatives say which values);
 - ``refine``: only with the classifier, when a tile reads with less confidence than
   :data:`REFINE_BELOW`: that tile (at most :data:`REFINE_MAX_TILES` a frame) is read again at
-  outlines with its ends moved along its length or shifted across it
-  (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`, :data:`REFINE_FAR`,
-  :data:`REFINE_ACROSS`; the classifier ranks them and the two likeliest are read in full), and
+  outlines with its ends moved along its length (:func:`vision.halves.outline_variants`,
+  :data:`REFINE_MOVES`; the classifier ranks them and the two likeliest are read in full), and
   the most confident reading kept, with a confidence that counts how many outlines agree
   (:func:`vision.pips.best_of_outlines`); the reported corners stay those of ``outline``;
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
@@ -74,19 +73,14 @@ SMALL_SIDE = 400
 REFINE_BELOW = 0.95
 #: Moves of each end of a doubtful tile's outline along its long axis, in tile widths: the
 #: detector's outlines of touching tiles are often a little long, short or slid along a chain.
+#: Not done (measured): also reading a doubtful tile with one end moved 0.3 widths in or out
+#: or slid 0.3 widths either way, and shifted 0.15 widths across its length. With the tile
+#: finder before 800b0a3 it mended tuning tiles (500 scenes, seeds 1,600,000-499: misread 72
+#: -> 60, frames 396 -> 396); with the finder of 800b0a3 it is noise (43 -> 42 misread, 4
+#: mended and 3 broken, frames 405 -> 405; held out unchanged row by row) for about 1.7 times
+#: the refine work (and on the real board photos, seen before this re-measurement, board-14's
+#: 2-6 read 2-2).
 REFINE_MOVES = (-0.15, 0.0, 0.15)
-#: Further moves (end 0, end 1; as :data:`REFINE_MOVES`) read for a doubtful tile: one end
-#: in or out by 0.3 widths, or the outline slid 0.3 widths either way. On 500 tuning scenes
-#: (seeds 1,600,000-499, cached detections) misread found tiles 72 -> 63 (13 tiles mended, 4
-#: read wrong that were right) and frames entirely right 396 -> 395; every pair of moves out
-#: to 0.3 (24 outlines a tile instead of 14) read the same tiles; one end or the slide alone
-#: (12 or 10 outlines) mended fewer. Refine then costs about 1.7 times as much.
-REFINE_FAR = ((0.3, 0.0), (-0.3, 0.0), (0.0, 0.3), (0.0, -0.3), (0.3, -0.3), (-0.3, 0.3))
-#: Shifts across its length (tile widths, either side) at which a doubtful tile is also read:
-#: an outline a little beside its tile cuts pips off one long side. On the same 500 tuning
-#: scenes, with REFINE_FAR: misread 63 -> 60 (4 mended, 1 broken), frames 395 -> 396 (0.08:
-#: 61, 396).
-REFINE_ACROSS = (0.15, -0.15)
 #: At most this many tiles of a frame are read again (the least confident first): each costs
 #: about 3-5 ms of CPU on this machine.
 REFINE_MAX_TILES = 10
@@ -103,10 +97,12 @@ FIT_OUTLINES = True
 #: rightly placed outline onto a pip row or the neighbour's groove (of 58 misread found tiles
 #: on 300 tuning scenes, seeds 1,600,000-299, 6 were read right at the found outline and
 #: wrong after the slide). With the check: misread 58 -> 55, frames entirely right 236 -> 237
-#: (seeds 1,600,300-499: 17 -> 17, 159 -> 159); no slide at all: 57, 236. Also reading the
+#: (seeds 1,600,300-499: 17 -> 17, 159 -> 159); no slide at all: 57, 236. With the tile
+#: finder of 800b0a3, on seeds 1,600,000-499: misread 48 -> 43, frames 403 -> 405. Also reading the
 #: found (unturned) outline of every moved tile was worse (59-60 misread), and so was keeping
 #: the outline whose halves' pips are more point-symmetric (54 but 18 on 1,600,300-499, and
-#: the seed-218 flat scene's 3-7 stays slid onto 6-7). It reads about 1 tile in 15 twice.
+#: the seed-218 flat scene's 3-7 stays slid onto 6-7). Only slid tiles are read twice (98 of
+#: 1348 outlines slid on 100 tuning scenes: :data:`vision.outline.CENTRE_ON_DIVIDER`).
 CHECK_SLIDES = True
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
@@ -398,7 +394,7 @@ class Reader:
                           key=lambda i: values[i].confidence
                           )[:REFINE_MAX_TILES if max_tiles is None else max_tiles]
         for i in sorted(doubtful):
-            variants = outline_variants(outlines[i], REFINE_MOVES, REFINE_FAR, REFINE_ACROSS)
+            variants = outline_variants(outlines[i], REFINE_MOVES)
             # one moved out of the frame or too small is not read
             for moved, ok in zip(variants, readable(frame_bgr, variants)):
                 if ok:

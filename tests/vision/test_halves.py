@@ -179,21 +179,6 @@ def test_outline_variants_move_each_end_along_the_tile():
         outline_variants([[0, 0], [0, 10], [0, 10], [0, 0]], (0.1,))
 
 
-def test_outline_variants_add_the_extra_moves_after_the_grid():
-    moved = outline_variants(LEFT_TO_RIGHT, (0.0, 0.1), extra=((0.3, -0.3), (0.0, -0.3)))
-    assert len(moved) == 5  # 3 from the grid, then the 2 extra pairs in their order
-    # (0.3, -0.3) slides the 100 px wide tile 30 px towards end 1; (0, -0.3) pushes end 1 out
-    assert [round(moved[3][0, 0] - 200, 6), round(moved[3][2, 0] - 400, 6)] == [30.0, 30.0]
-    assert [round(moved[4][0, 0] - 200, 6), round(moved[4][2, 0] - 400, 6)] == [0.0, 30.0]
-
-
-def test_outline_variants_shift_the_outline_across_the_tile():
-    (moved,) = outline_variants(LEFT_TO_RIGHT, (0.0,), across=(0.2,))
-    # corner 1 lies on one long side: the 100 px wide tile moves 20 px towards that side
-    side = np.sign(LEFT_TO_RIGHT[1, 1] - LEFT_TO_RIGHT[0, 1])
-    np.testing.assert_allclose(moved - LEFT_TO_RIGHT, [[0.0, 20.0 * side]] * 4, atol=1e-9)
-
-
 def test_readable_agrees_with_check_corners_outline_by_outline():
     from vision.halves import check_corners, readable
     frame = np.zeros((120, 160, 3), np.uint8)
