@@ -48,7 +48,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(HERE.parent))
 
-from vision.layer_cue import CHANNELS, CROP, NUM_CLASSES, SPAN, tile_crops  # noqa: E402
+from vision.layer_cue import CHANNELS, CROP, NUM_CLASSES, SPAN, tile_crops
 
 FLAT_LAYOUTS = ("line", "spinner", "chickenfoot", "trains", "grid", "loose")
 
@@ -154,7 +154,7 @@ def load_cache(path: Path, key: dict) -> dict | None:
 
 
 def _tune_from(first: int, count: int, tune_share: float) -> int:
-    return first + int(round(count * (1 - tune_share)))
+    return first + round(count * (1 - tune_share))
 
 
 def split(data: dict, tune_share: float, stacked: tuple[int, int], flat: tuple[int, int]
@@ -262,7 +262,7 @@ def predict(net, x: np.ndarray) -> np.ndarray:
 def figures(p: np.ndarray, y: np.ndarray, kinds: np.ndarray) -> dict:
     """Accuracy of the 4 classes, and of raised vs on the table at a few thresholds."""
     raised = 1.0 - p[:, 0]
-    out = {"samples": int(len(y)), "accuracy": round(float((p.argmax(1) == y).mean()), 4),
+    out = {"samples": len(y), "accuracy": round(float((p.argmax(1) == y).mean()), 4),
            "per_class": {str(c): f"{int(((p.argmax(1) == y) & (y == c)).sum())}/"
                                  f"{int((y == c).sum())}" for c in range(NUM_CLASSES)}}
     for thr in (0.5, 0.8, 0.9, 0.95):
@@ -300,49 +300,50 @@ def card_text(meta: dict) -> str:
     lines = [
         "# Layer cue (`layer_cue.onnx`)",
         "",
-        "How many tiles lie under a tile (0, 1, 2, 3 or more), from the picture around it: the "
+        ("How many tiles lie under a tile (0, 1, 2, 3 or more), from the picture around it: the "
         "wall bands of a stack below the tile's face, its shadow on a tile rather than on the "
         "table, a lower tile's edge peeking out. Used by `vision.layers.estimate_layers` "
         "(through `vision.layer_cue.LayerCue`) for tiles that no other cue puts above the table: "
         "a tile whose probability of lying on something is at least "
-        "`vision.layers.LEARNED_LIFT` starts at the layer the model gives (cue `learned`).",
+        "`vision.layers.LEARNED_LIFT`, and on which no found tile lies, is put on the layer the "
+        "model gives (cue `learned`)."),
         "",
         "## Input and output",
         "",
-        f"- Input `{meta['input']['name']}`: float32 `(N, {CHANNELS}, {CROP}, {CROP})`, exactly "
-        f"as `vision.layer_cue.tile_crops` makes them: {meta['input']['normalisation']}.",
-        f"- Output `{meta['output']['name']}`: float32 `(N, {NUM_CLASSES})`, "
-        f"{meta['output']['meaning']}.",
-        f"- Dynamic batch axis, ONNX opset 17, {meta['bytes']:,} bytes, sha256 "
-        f"`{meta['sha256']}`.",
-        "- Network: four stride-2 3x3 convolutions with batch norm and ReLU (16, 32, 48, 64 "
-        "channels), global average pool, dropout 0.1, one linear layer.",
+        (f"- Input `{meta['input']['name']}`: float32 `(N, {CHANNELS}, {CROP}, {CROP})`, exactly "
+        f"as `vision.layer_cue.tile_crops` makes them: {meta['input']['normalisation']}."),
+        (f"- Output `{meta['output']['name']}`: float32 `(N, {NUM_CLASSES})`, "
+        f"{meta['output']['meaning']}."),
+        (f"- Dynamic batch axis, ONNX opset 17, {meta['bytes']:,} bytes, sha256 "
+        f"`{meta['sha256']}`."),
+        ("- Network: four stride-2 3x3 convolutions with batch norm and ReLU (16, 32, 48, 64 "
+        "channels), global average pool, dropout 0.1, one linear layer."),
         "",
         "## Training data",
         "",
-        "- Only scenes drawn by the project's renderer, TRAINING seeds (below 1,000,000; the "
+        ("- Only scenes drawn by the project's renderer, TRAINING seeds (below 1,000,000; the "
         "layer benches use held-out seeds and looks only): stacked scenes "
         f"(`vision.render.stacking.stacked_scene_spec`) {tr['stacked_seeds']}, flat scenes "
         "(`random_scene_spec`, layouts line, spinner, chickenfoot, trains, grid, loose in turn) "
         f"{tr['flat_seeds']}; the last {tr['tune_share']:.0%} of each range held back for "
-        "tuning.",
-        "- Each scene is read by the real reader (`vision.read.Reader`), as in live play; every "
+        "tuning."),
+        ("- Each scene is read by the real reader (`vision.read.Reader`), as in live play; every "
         "found tile not cut by the frame edge that matches a rendered tile (IoU >= 0.5) is one "
-        "sample, cut around the reader's outline, labelled with its true layer (3 for 3+).",
-        f"- {tr['train_samples']:,} training samples (per class "
+        "sample, cut around the reader's outline, labelled with its true layer (3 for 3+)."),
+        (f"- {tr['train_samples']:,} training samples (per class "
         f"{', '.join(str(v) for v in tr['train_per_class'])}); rendering and reading took "
         f"{tr['data_seconds']:.0f} s, training {tr['epochs']} epochs {tr['seconds']:.0f} s "
         f"(AdamW, one-cycle, class weights 1/sqrt(frequency), left-right mirror, brightness "
-        f"and contrast; seed {tr['seed']}) on a shared 2-core CPU.",
+        f"and contrast; seed {tr['seed']}) on a shared 2-core CPU."),
         f"- Rebuild: `{tr['command']}`.",
         "",
         "## Figures on the tuning scenes (training seeds not trained on)",
         "",
-        f"{tune['samples']} found tiles; 4-class accuracy {tune['accuracy']:.4f} (per class "
-        f"right/all: {', '.join(f'{k}: {v}' for k, v in tune['per_class'].items())}).",
+        (f"{tune['samples']} found tiles; 4-class accuracy {tune['accuracy']:.4f} (per class "
+        f"right/all: {', '.join(f'{k}: {v}' for k, v in tune['per_class'].items())})."),
         "",
-        "| P(raised) >= | raised tiles lifted | onto the true layer | table tiles lifted "
-        "(stacked scenes) | table tiles lifted (flat scenes) |",
+        ("| P(raised) >= | raised tiles lifted | onto the true layer | table tiles lifted "
+        "(stacked scenes) | table tiles lifted (flat scenes) |"),
         "|---|---|---|---|---|",
     ]
     for thr in (0.5, 0.8, 0.9, 0.95):
@@ -418,19 +419,19 @@ def main(argv: list[str] | None = None) -> int:
                      "data_seconds": data["seconds"],
                      "stacked_seeds": f"{stacked[0]}-{stacked[0] + stacked[1] - 1}",
                      "flat_seeds": f"{flat[0]}-{flat[0] + flat[1] - 1}",
-                     "tune_share": a.tune_share, "train_samples": int(len(y)),
+                     "tune_share": a.tune_share, "train_samples": len(y),
                      "train_per_class": np.bincount(y, minlength=NUM_CLASSES).tolist(),
                      "command": "python models/train_layer_cue.py " + " ".join(
                          sys.argv[1:] if argv is None else argv)},
         "tuning": fig,
     }
     meta["limitations"] = [
-        "Trained and tuned on rendered scenes only; never measured on photographs of stacks "
-        "(none exist in the project).",
-        "Sees only the reader's outline and the picture around it: a raised tile whose crop "
-        "shows no wall band or support (camera straight above) looks like a table tile.",
-        "The number of tiles under a lifted tile is often wrong by one (see the per-class "
-        "figures); where the support is found, the pair cues decide instead."]
+        ("Trained and tuned on rendered scenes only; never measured on photographs of stacks "
+        "(none exist in the project)."),
+        ("Sees only the reader's outline and the picture around it: a raised tile whose crop "
+        "shows no wall band or support (camera straight above) looks like a table tile."),
+        ("The number of tiles under a lifted tile is often wrong by one (see the per-class "
+        "figures); where the support is found, the pair cues decide instead.")]
     (a.out / "layer_cue.json").write_text(json.dumps(meta, indent=1) + "\n")
     (a.out / "layer_cue.md").write_text(card_text(meta))
     print(f"wrote {onnx_path} ({len(blob)} bytes), trained {seconds} s")

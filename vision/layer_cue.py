@@ -24,8 +24,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-
 from domino_models import model_path as _shipped_model_path
+
 from vision.onnx_session import open_session
 
 MODEL_NAME = "layer_cue.onnx"

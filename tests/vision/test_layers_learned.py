@@ -8,7 +8,14 @@ import pytest
 from layer_shapes import draw_tile, rect
 
 from vision import layer_cue, layers
-from vision.layer_cue import CHANNELS, CROP, NUM_CLASSES, LayerCue, LayerCueError, tile_crops
+from vision.layer_cue import (
+    CHANNELS,
+    CROP,
+    NUM_CLASSES,
+    LayerCue,
+    LayerCueError,
+    tile_crops,
+)
 from vision.layers import READER_OUTLINE_PX, estimate_layers
 
 
