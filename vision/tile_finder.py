@@ -62,8 +62,9 @@ SMALL_SIDE = 520
 #: this share of its long side, is a picture of a table, not a close-up of one tile: it is
 #: worked again at :data:`WORK_SIDE` (at the close-up size a whole table's tiles are a few
 #: working pixels wide and side-by-side kernels run together). Rendered close-ups' tiles are
-#: 0.22-0.42 of the side wide; real phone close-ups were measured down to 0.09, which is why a
-#: lone tile is never worked again.
+#: 0.22-0.42 of the side wide (``render_closeup``; ``render_small_closeup`` draws 0.08-0.22,
+#: not in the shipped model's training); real phone close-ups were measured down to 0.09, which
+#: is why a lone tile is never worked again.
 CLOSE_UP_MIN_WIDTH = 0.1
 #: A picture of a table whose sure tiles are narrower than this many working px (their upper
 #: quartile width: a few specks of a speckled table found as tiles do not count) is worked again
