@@ -492,6 +492,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             continue  # out of sight last time: it only marks where a tile went
         if not before[i].hidden and laid_over(i, j):
             continue
+        if before[i].hidden and changed is not None and still(after[j]):
+            continue  # a hidden tile comes back only where the picture changed (the tile
+            # over it taken away); unchanged, its value read there is the top tile misread
         if dist > move_tol and (before[i].hidden or still(before[i])):
             # a hidden tile comes back only where it lay; a tile whose place did not change
             # did not move (its value seen elsewhere is another tile)

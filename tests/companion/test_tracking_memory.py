@@ -186,3 +186,24 @@ def test_a_tile_found_late_where_a_tile_went_out_of_sight_was_laid_on_it() -> No
         (Tile.of(1, 2), True, False)}
     # without the memory it lands on the table
     assert diff(diff(table, [side]).table, [side, top]).added[0].layer == 0
+
+
+def test_a_covered_value_read_on_the_top_tile_where_nothing_changed_does_not_uncover_it() -> None:
+    """The reader reads the top tile of a stack with the value of the tile hidden under it
+    (seen on held-out build sequence 1,005,101: 2-4 on layer 3 read 2-3, the hidden tile's
+    value). Where the picture did not change, that is a misreading of the top tile, not the top
+    tile taken away: the hidden tile stays hidden and the top tile keeps its layer. Taken away
+    (the picture changed there), the hidden tile is uncovered as before."""
+    low = tile_at(2, 3, 100, 100)
+    top = laid_on(low, 2, 4)
+    stacked = diff(diff([], [low]).table, [top], changed=changed_at((100, 100))).table
+    assert {(s.tile, s.layer, s.hidden) for s in stacked} == {
+        (Tile.of(2, 3), 0, True), (Tile.of(2, 4), 1, False)}
+    misread = dataclasses.replace(top, tile=Tile.of(2, 3), halves=(2, 3))
+    still = diff(stacked, [misread], changed=changed_at())
+    assert still.uncovered == [] and still.removed == []
+    assert {(s.tile, s.hidden) for s in still.table if s.tile == Tile.of(2, 3)} == {
+        (Tile.of(2, 3), True)}
+    taken = diff(stacked, [dataclasses.replace(low)], changed=changed_at((100, 100)))
+    assert [s.tile for s in taken.uncovered] == [Tile.of(2, 3)]
+    assert [s.tile for s in taken.removed] == [Tile.of(2, 4)]
