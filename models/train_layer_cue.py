@@ -335,7 +335,8 @@ def card_text(meta: dict) -> str:
         f"{tr['data_seconds']:.0f} s, training {tr['epochs']} epochs {tr['seconds']:.0f} s "
         f"(AdamW, one-cycle, class weights 1/sqrt(frequency), left-right mirror, brightness "
         f"and contrast; seed {tr['seed']}) on a shared 2-core CPU."),
-        f"- Rebuild: `{tr['command']}`.",
+        f"- Rebuild: `{tr['command']}`." + (f" {tr['samples_read']}" if tr.get("samples_read")
+                                            else ""),
         "",
         "## Figures on the tuning scenes (training seeds not trained on)",
         "",
