@@ -113,6 +113,15 @@ def render_closeup(seed: int, size: int = 100, halves: tuple[int, int] | None = 
     a = cv2.warpPerspective(alpha, hom, (big, big), flags=cv2.INTER_LINEAR)[..., None]
     img = img * (1 - a) + face * a
     img *= _lamp(rng, big)
+    image = _camera_finish(img, size, rng)
+    corners_out = (corners + 0.5) / SUPERSAMPLE - 0.5
+    return Closeup(image, corners_out, halves, kind)
+
+
+def _camera_finish(img: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """A supersampled close-up (float BGR) as a phone camera delivers it: shrunk to ``size``,
+    a random slight defocus, sensor noise and JPEG coding (the draws in this order, so every
+    seed's picture stays the same)."""
     out = cv2.resize(np.clip(img, 0, 255).astype(np.uint8), (size, size),
                      interpolation=cv2.INTER_AREA)
     sigma = rng.uniform(0.0, 0.9)
@@ -126,8 +135,7 @@ def render_closeup(seed: int, size: int = 100, halves: tuple[int, int] | None = 
     image = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     if image is None:
         raise RenderSpecError("JPEG decoding of a close-up failed")
-    corners_out = (corners + 0.5) / SUPERSAMPLE - 0.5
-    return Closeup(image, corners_out, halves, kind)
+    return image
 
 
 #: Backgrounds of small-tile close-ups: the close-up tables and pale card (white to cream,
@@ -298,18 +306,6 @@ def render_small_closeup(seed: int, size: int = 192, tiles: int | None = None,
     if glare:
         g = _glare(rng, big)
         img = img * (1 - g) + 255.0 * g
-    out = cv2.resize(np.clip(img, 0, 255).astype(np.uint8), (size, size),
-                     interpolation=cv2.INTER_AREA)
-    sigma = rng.uniform(0.0, 0.9)
-    if sigma > 0.2:
-        out = cv2.GaussianBlur(out, (0, 0), sigma)
-    out = np.clip(out.astype(np.float32) + rng.normal(0, rng.uniform(1, 5), out.shape), 0, 255)
-    ok, enc = cv2.imencode(".jpg", out.astype(np.uint8),
-                           [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
-    if not ok:
-        raise RenderSpecError("JPEG coding of a close-up failed")
-    image = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-    if image is None:
-        raise RenderSpecError("JPEG decoding of a close-up failed")
+    image = _camera_finish(img, size, rng)
     corners_out = (np.stack(placed) + 0.5) / SUPERSAMPLE - 0.5
     return SmallCloseup(image, corners_out, values, kind, fam, glare)
