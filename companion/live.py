@@ -307,8 +307,11 @@ class LiveLoop:
         if box is None or box[2] > box[0]:
             x0, y0, x1, y1 = box if box is not None else (0, 0, size[0], size[1])
             t0 = time.perf_counter()
+            # the learned layer cue only for a cold start (nothing known on the table yet):
+            # afterwards the tracking watched the stacks being built, and the cue lifted a few
+            # tiles it had right (held-out build sequences 784 -> 785 of 792 without it)
             reading = self.reader.read(frame_bgr[y0:y1, x0:x1] if box is not None else frame_bgr,
-                                       self.set_max)
+                                       self.set_max, learned_layers=not self.baseline)
             self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
             self._note("read", ms=round(self.stats.read_ms[-1], 1), tiles=len(reading.tiles),
                        crop=None if box is None else [x1 - x0, y1 - y0])

@@ -1323,17 +1323,19 @@ def apply_layers(reading: Any, estimates: Sequence[LayerEstimate]) -> Any:
 
 
 def read_layers(reading: Any, frame_bgr: np.ndarray, geometry: Geometry | None = None,
-                history: LayerTracker | None = None) -> Any:
+                history: LayerTracker | None = None, learned: bool = True) -> Any:
     """One call for the reader: estimate the layers of ``reading``'s tiles in ``frame_bgr``
     (through ``history.update`` when a tracker is given) and return the Reading with them. The
     reader's outlines are taken to be :data:`READER_OUTLINE_PX` off, so the size cues weigh only
-    where one layer changes a tile's size by more than that."""
+    where one layer changes a tile's size by more than that. ``learned=False`` leaves the
+    learned cue out of a one-photo estimate (a reading whose layers a tracker that watched the
+    table decides)."""
     if history is not None:
         est = history.update(frame_bgr, list(reading.tiles), geometry,
                              outline_px=READER_OUTLINE_PX)
     else:
         est = estimate_layers(frame_bgr, list(reading.tiles), geometry,
-                              outline_px=READER_OUTLINE_PX)
+                              outline_px=READER_OUTLINE_PX, learned=learned)
     return apply_layers(reading, est)
 
 

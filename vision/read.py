@@ -242,11 +242,13 @@ class Reader:
 
     def read(self, frame_bgr: np.ndarray, set_max: int = MAX_PIPS,
              timings: dict[str, float] | None = None,
-             geometry: LayerGeometry | None = None, hints: ReadHints | None = None
-             ) -> Reading:
+             geometry: LayerGeometry | None = None, hints: ReadHints | None = None,
+             learned_layers: bool = True) -> Reading:
         """Every face-up tile of a BGR frame, read (see the module docstring); ``geometry``
         (else the reader's own) gives the layer estimate the calibrated camera, ``hints``
-        (else the reader's own) what is known about the set."""
+        (else the reader's own) what is known about the set; ``learned_layers=False`` leaves
+        the learned layer cue (:mod:`vision.layer_cue`) out, for a caller that watched the
+        table being built and decides the layers of what it knows itself."""
         if not isinstance(set_max, int) or not 0 <= set_max <= MAX_PIPS:
             raise ImageError(f"set_max: expected the largest pip value of the set, 0..{MAX_PIPS}, "
                              f"got {set_max!r}")
@@ -372,7 +374,8 @@ class Reader:
         if tiles:
             t5 = time.perf_counter()
             reading = read_layers(reading, frame_bgr,
-                                  geometry if geometry is not None else self.geometry)
+                                  geometry if geometry is not None else self.geometry,
+                                  learned=learned_layers)
             times["layers"] = (time.perf_counter() - t5) * 1000
         times["total"] = sum(v for k, v in times.items() if k != "total")
         return dataclasses.replace(reading, timings_ms=times)

@@ -40,7 +40,7 @@ class TruthReader:
     def __init__(self) -> None:
         self.truth: dict[str, Any] = {"tiles": []}
 
-    def read(self, frame_bgr: np.ndarray, set_max: int) -> _R:
+    def read(self, frame_bgr: np.ndarray, set_max: int, **_: object) -> _R:
         return _R(tuple(_T(Tile.parse(t["tile"]), tuple(t["halves"]),
                            tuple(tuple(p) for p in t["corners"]), 0.99)
                         for t in self.truth["tiles"]

@@ -249,7 +249,7 @@ class ScriptedReader:
     def __init__(self) -> None:
         self.table: list[Seen] = []
 
-    def read(self, frame_bgr, set_max):
+    def read(self, frame_bgr, set_max, **_):
         return _R(in_view(self.table, frame_bgr))
 
 
@@ -293,6 +293,45 @@ def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
     assert s.history[-1]["text"] == "Ann plays 0-2 on 0-5"
     assert s.state()["scores"] == {"Ann": 15, "Bob": 10, "Cy": 0}
     assert loop.status()["accepted"] >= 5
+
+
+class FlagRecordingReader(ScriptedReader):
+    """A scripted reader that notes whether each read asked for the learned layer cue."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.learned: list[bool] = []
+
+    def read(self, frame_bgr, set_max, learned_layers=True, **_):
+        self.learned.append(learned_layers)
+        return super().read(frame_bgr, set_max)
+
+
+def test_the_learned_layer_cue_is_asked_for_only_while_the_table_is_unknown(
+        tmp_path: Path) -> None:
+    """A cold start reads with the learned layer cue (nothing watched yet); once the table is
+    known, the tracking decides the layers of what it watched and the reader is asked to leave
+    the cue out (it lifted a few tiles the tracking had right)."""
+    s = _session(tmp_path)
+    reader = FlagRecordingReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    table = _table()
+    from vision.virtual_camera import add_hand
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    for tiles in ([spinner], [spinner, right]):
+        reader.table = list(tiles)
+        n = len(reader.learned)
+        for f in [hand] * 3 + [picture(table, tiles)] * 6:
+            loop.process(f)
+        assert len(reader.learned) > n
+        if tiles == [spinner]:
+            assert all(reader.learned[n:])  # nothing on the table was known before
+            confirm_lead(s)
+        else:
+            assert not any(reader.learned[n:])
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
 
 
 def test_a_bumped_camera_moves_no_tile_when_tracked_in_table_mm(tmp_path: Path) -> None:
@@ -341,7 +380,7 @@ def test_flickering_readings_are_settled_by_majority(tmp_path: Path) -> None:
             self.script = [[spinner], [spinner, phantom], [spinner], [spinner, right],
                            [spinner], [spinner, right]]
 
-        def read(self, frame_bgr, set_max):
+        def read(self, frame_bgr, set_max, **_):
             tiles = self.script[min(self.k, len(self.script) - 1)]
             self.k += 1
             return _R(in_view(tiles, frame_bgr))
@@ -371,7 +410,7 @@ class ScriptReader:
     def __init__(self, script) -> None:
         self.script, self.k, self.shapes = script, 0, []
 
-    def read(self, frame_bgr, set_max):
+    def read(self, frame_bgr, set_max, **_):
         tiles = self.script[min(self.k, len(self.script) - 1)]
         self.k += 1
         self.shapes.append(frame_bgr.shape[:2])
@@ -490,7 +529,7 @@ def test_a_change_crops_do_not_explain_is_read_again_whole(tmp_path: Path) -> No
         def __init__(self) -> None:
             self.table, self.shapes = [spinner], []
 
-        def read(self, frame_bgr, set_max):
+        def read(self, frame_bgr, set_max, **_):
             self.shapes.append(frame_bgr.shape[:2])
             whole = frame_bgr.shape[:2] == (720, 1280)
             return _R(in_view(self.table if whole else [spinner], frame_bgr))

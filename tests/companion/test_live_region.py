@@ -21,7 +21,7 @@ SIZE = (1280, 720)  # frame pixels; the region's cells are 8 x 8 of them (160 px
 class _NoReader:
     reads_crops = True
 
-    def read(self, frame_bgr, set_max):  # pragma: no cover - never called here
+    def read(self, frame_bgr, set_max, **_):  # pragma: no cover - never called here
         raise AssertionError("the region test reads nothing")
 
 
@@ -157,7 +157,7 @@ def test_a_row_closing_up_over_a_removed_tile_is_read_again(tmp_path: Path) -> N
         def __init__(self) -> None:
             self.table: list = []
 
-        def read(self, frame_bgr, set_max):
+        def read(self, frame_bgr, set_max, **_):
             return _R(in_view(self.table, frame_bgr))
 
     reader = Reader()

@@ -105,7 +105,7 @@ class _Scripted:
     def __init__(self) -> None:
         self.table: list[Seen] = []
 
-    def read(self, frame_bgr, set_max):
+    def read(self, frame_bgr, set_max, **_):
         from live_helpers import _R, _T
 
         return _R(tuple(_T(s.tile, s.halves, s.corners, s.confidence) for s in self.table))

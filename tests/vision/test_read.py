@@ -44,6 +44,25 @@ def test_reads_tiles_and_flags_the_cut_one(reader, table_png):
     assert (r.width, r.height) == (640, 400)
 
 
+def test_learned_layers_false_leaves_the_learned_cue_out(reader, table_png, monkeypatch):
+    """``Reader.read(..., learned_layers=False)`` (a caller that watched the table being built)
+    estimates the layers without the learned cue; by default the cue is in."""
+    import vision.layers as layers_mod
+
+    asked: list[bool] = []
+    real = layers_mod.estimate_layers
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("learned", True))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(layers_mod, "estimate_layers", spy)
+    img = cv2.imread(str(table_png))
+    reader.read(img)
+    reader.read(img, learned_layers=False)
+    assert asked == [True, False]
+
+
 def test_large_photo_is_read_at_reduced_scale_with_corners_in_original_pixels(reader):
     img = synth.table(2560, 1600, seed=12)
     quad = synth.draw_tile(img, (800, 600), 30, 80, (4, 6))

@@ -189,7 +189,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
         previous: np.ndarray | None = None
         for fr in frames:
             scene = render_scene(fr.spec)
-            reading = rd.read(scene.image_bgr, scene.truth["set_max"])
+            # as the live loop reads: the learned cue only while nothing is known on the table
+            reading = rd.read(scene.image_bgr, scene.truth["set_max"], learned_layers=not table)
             seen = [Seen.from_reading(t) for t in reading.tiles
                     if not t.cut and t.tile is not None]
             seen_plain = [dataclasses.replace(Seen.from_reading(t), layer=layer) for t, layer
