@@ -19,6 +19,7 @@ model; :func:`shared_cue` keeps one for the process (made on first use).
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -151,17 +152,22 @@ class LayerCue:
 
 
 _shared: LayerCue | None = None
+#: Why the shipped model could not be used (set once; then no later call tries again).
+_shared_failure: str | None = None
 _shared_lock = threading.Lock()
 
 
 def shared_cue() -> LayerCue | None:
-    """One :class:`LayerCue` on the shipped model for the process, or None when no model is
-    shipped (the estimator then goes without the cue)."""
-    global _shared
+    """One :class:`LayerCue` on the shipped model for the process, or None when the model is
+    missing or cannot be used: the estimator then goes without the cue. That is said once per
+    process (a ``RuntimeWarning`` naming the reason) and not tried again on every frame."""
+    global _shared, _shared_failure
     with _shared_lock:
-        if _shared is None:
+        if _shared is None and _shared_failure is None:
             try:
                 _shared = LayerCue()
-            except LayerCueError:
-                return None
+            except LayerCueError as exc:
+                _shared_failure = str(exc)
+                warnings.warn(f"layers without the learned cue: {exc}", RuntimeWarning,
+                              stacklevel=2)
         return _shared

@@ -141,3 +141,22 @@ def test_the_shipped_cue_lifts_raised_tiles_the_reader_found_alone_and_no_flat_t
         flat_lifted += sum(t.layer_cue == "learned" for t in reading.tiles)
     assert lifted_raised >= 5 and lifted_table <= 1 and flat_lifted == 0, \
         (lifted_raised, lifted_table, flat_lifted)
+
+
+def test_a_missing_cue_model_is_said_once_and_not_tried_again(monkeypatch) -> None:
+    """Without a usable model the estimator goes without the cue: one RuntimeWarning naming
+    why, and the model is not looked for again on every frame."""
+    from vision import layer_cue
+
+    tries: list[int] = []
+
+    def missing(*_a, **_k):
+        tries.append(1)
+        raise layer_cue.LayerCueError("no layer-cue model at /nowhere/layer_cue.onnx")
+
+    monkeypatch.setattr(layer_cue, "_shared", None)
+    monkeypatch.setattr(layer_cue, "_shared_failure", None)
+    monkeypatch.setattr(layer_cue, "LayerCue", missing)
+    with pytest.warns(RuntimeWarning, match="without the learned cue: no layer-cue model"):
+        assert layer_cue.shared_cue() is None
+    assert layer_cue.shared_cue() is None and len(tries) == 1
