@@ -56,20 +56,16 @@ FLAT_LAYOUTS = ("line", "spinner", "chickenfoot", "trains", "grid", "loose")
 # ----------------------------------------------------------------------------- data
 
 
-def _match(truth_tiles: list[dict], quads: list[np.ndarray]) -> list[int]:
+def _labels(truth_tiles: list[dict], quads: list[np.ndarray]) -> list[int]:
     """For each found quad, the true layer of the rendered tile it matches (IoU >= 0.5, the
-    most visible rendered tile first, each once), or -1."""
-    from vision.layers import quad_iou
+    most visible rendered tile first, each once: :func:`vision.render.layerlive.match_found`),
+    or -1."""
+    from vision.render.layerlive import match_found
 
     label = [-1] * len(quads)
-    taken: set[int] = set()
-    for t in sorted((t for t in truth_tiles if t["visible"] > 0), key=lambda t: -t["visible"]):
-        q = np.asarray(t["corners"], float)
-        best = max(((quad_iou(q, f), j) for j, f in enumerate(quads) if j not in taken),
-                   default=(0.0, -1))
-        if best[0] >= 0.5:
-            taken.add(best[1])
-            label[best[1]] = int(t["layer"])
+    shown = sorted((t for t in truth_tiles if t["visible"] > 0), key=lambda t: -t["visible"])
+    for t, j in match_found(shown, quads):
+        label[j] = int(t["layer"])
     return label
 
 
@@ -100,7 +96,7 @@ def scene_samples(kind: str, seed: int, reader, keep_frame: bool = True
     crops = tile_crops(scene.image_bgr, quads)
     png = cv2.imencode(".png", scene.image_bgr)[1] if keep_frame else np.zeros(0, np.uint8)
     return {"crops": np.clip(np.round((crops + 0.5) * 255), 0, 255).astype(np.uint8),
-            "labels": np.array(_match(scene.truth["tiles"], quads), np.int64),
+            "labels": np.array(_labels(scene.truth["tiles"], quads), np.int64),
             "cut": np.array([bool(t.cut) for t in reading.tiles], bool),
             "quads": np.array(quads, np.float32).reshape(-1, 4, 2),
             "png": np.frombuffer(png.tobytes(), np.uint8)}

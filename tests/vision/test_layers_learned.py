@@ -119,7 +119,7 @@ def test_the_shipped_cue_lifts_raised_tiles_the_reader_found_alone_and_no_flat_t
     above anything, the cue lifts raised ones and leaves flat-scene tiles on the table."""
     from vision.read import Reader
     from vision.render import render_scene
-    from vision.render.layerlive import FLAT_LAYOUTS, _match, _must_report
+    from vision.render.layerlive import FLAT_LAYOUTS, _must_report, match_found
     from vision.render.sampling import random_scene_spec
     from vision.render.stacking import stacked_scene_spec
 
@@ -130,7 +130,7 @@ def test_the_shipped_cue_lifts_raised_tiles_the_reader_found_alone_and_no_flat_t
         reading = rd.read(scene.image_bgr, scene.truth["set_max"])
         plain = estimate_layers(scene.image_bgr, list(reading.tiles),
                                 outline_px=READER_OUTLINE_PX, learned=False)
-        for t, j in _match(_must_report(scene.truth), [np.array(r.corners)
+        for t, j in match_found(_must_report(scene.truth), [np.array(r.corners)
                                                        for r in reading.tiles]):
             if reading.tiles[j].layer_cue == "learned" and plain[j].layer == 0:
                 lifted_raised += t["layer"] > 0

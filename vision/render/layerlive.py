@@ -81,9 +81,11 @@ def _must_report(truth: dict[str, Any]) -> list[dict[str, Any]]:
             if not t["cut"] and t["face_up"] and t["visible"] >= 0.9]
 
 
-def _match(truth_tiles: list[dict[str, Any]], quads: list[np.ndarray]) -> list[tuple[dict, int]]:
-    """Each truth tile with the index of the found quad it matches (IoU >= 0.5, greedy, each
-    quad once); unmatched truth tiles are left out."""
+def match_found(truth_tiles: list[dict[str, Any]], quads: list[np.ndarray]
+                ) -> list[tuple[dict, int]]:
+    """Each truth tile with the index of the found quad it matches (IoU >= 0.5, greedy in the
+    truth tiles' order, each quad once); unmatched truth tiles are left out. The layer cue's
+    training labels (``models/train_layer_cue.py``) use it too."""
     used: set[int] = set()
     out = []
     for t in truth_tiles:
@@ -167,7 +169,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             c[f"cold_truth_layer{t['layer']}"] += 1
         c["cold_truth"] += len(truth)
         c["cold_detections"] += len(found)
-        for t, j in _match(truth, [np.array(f.corners) for f in found]):
+        for t, j in match_found(truth, [np.array(f.corners) for f in found]):
             L = t["layer"]
             c["cold_found"] += 1
             c[f"cold_found_layer{L}"] += 1
@@ -190,11 +192,15 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
         for fr in frames:
             scene = render_scene(fr.spec)
             # as the live loop reads: the learned cue only while nothing is known on the table
-            reading = rd.read(scene.image_bgr, scene.truth["set_max"], learned_layers=not table)
+            cold = not table
+            reading = rd.read(scene.image_bgr, scene.truth["set_max"], learned_layers=cold)
             seen = [Seen.from_reading(t) for t in reading.tiles
                     if not t.cut and t.tile is not None]
+            # without the cue: estimated again only where the reading used it
+            plain_layers = (_without_learned(scene.image_bgr, reading) if cold
+                            else [t.layer for t in reading.tiles])
             seen_plain = [dataclasses.replace(Seen.from_reading(t), layer=layer) for t, layer
-                          in zip(reading.tiles, _without_learned(scene.image_bgr, reading))
+                          in zip(reading.tiles, plain_layers)
                           if not t.cut and t.tile is not None]
             picture = change_picture(scene.image_bgr)
             changed = None
@@ -211,7 +217,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                 for t in truth:
                     c[f"{key}_truth_layer{t['layer']}"] += 1
             shown = [s for s in table if not s.hidden]
-            for t, j in _match(truth, [np.array(s.corners) for s in shown]):
+            for t, j in match_found(truth, [np.array(s.corners) for s in shown]):
                 L = t["layer"]
                 ok = int(shown[j].layer == L)
                 inferred = int(shown[j].inferred_under > 0)
@@ -223,11 +229,11 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                     c[f"{key}_inferred"] += inferred
                     c[f"{key}_inferred_ok"] += inferred * ok
             shown_p = [s for s in table_plain if not s.hidden]
-            for t, j in _match(truth, [np.array(s.corners) for s in shown_p]):
+            for t, j in match_found(truth, [np.array(s.corners) for s in shown_p]):
                 for key in keys:
                     c[f"{key}_plain_ok"] += int(shown_p[j].layer == t["layer"])
             if fr is frames[-1]:  # the same last frames, the reader's cold-start layers only
-                for t, j in _match(truth, [np.array(s.corners) for s in seen]):
+                for t, j in match_found(truth, [np.array(s.corners) for s in seen]):
                     c["last_cold_ok"] += int(seen[j].layer == t["layer"])
     out: dict[str, Any] = {"scenes": n_scenes, "sequences": sequences, "seed": seed,
                            "memory": memory}
