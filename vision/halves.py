@@ -57,6 +57,15 @@ SPLIT_MIN_STD = 16.0
 halves of a tile for it to be normalised half by half (:data:`SPLIT_RATIO`): a blank half's axis
 follows its noise, not an ink colour."""
 
+FLAT_KERNEL = 23
+"""Side (pixels of the square) of the median filter whose output :func:`tile_crops_flattened`
+takes from each half as its lighting: wider than a pip (a blank half's median is its face, a
+half with pips keeps its face level where the pips are few), narrower than the half, so a
+glint's or a lamp's gradient across the tile is taken out and the pips it washed out stand
+out again. On 500 rendered tuning scenes (seeds 1,600,000-499) the tiles read with a blank
+half, read again so, read 6 of their misread tiles right and none of the right ones wrong
+(kernels 21, 23 and 25; 17 broke 3; every tile read so: 10 mended, 31-49 broken)."""
+
 CLIP_LOW, CLIP_HIGH = -0.5, 1.5
 """Range the normalised values are clipped to."""
 
@@ -363,9 +372,32 @@ def tile_crops_washed(frame_bgr: np.ndarray,
     return crops, np.zeros(0, np.float32) if washed is None else washed
 
 
+def tile_crops_flattened(frame_bgr: np.ndarray,
+                         corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
+                         ) -> np.ndarray:
+    """:func:`tile_crops` with each half's lighting taken out before it is normalised: the half
+    less its median filter (:data:`FLAT_KERNEL`), plus the tile's median colour. Pips that a
+    glint or a lamp's gradient left faint on a pale or coloured face (white pips on yellow)
+    stand out again; the squares are otherwise as :func:`tile_crops` makes them."""
+    return _tile_crops(frame_bgr, corners_list, washed=False, flatten=True)[0]
+
+
+def _flatten(pairs: np.ndarray) -> np.ndarray:
+    """(N, 2, S, S[, 3]) uint8 halves less their median filter (:data:`FLAT_KERNEL`), plus each
+    tile's median colour, as uint8."""
+    out = np.empty(pairs.shape, np.float32)
+    for i in range(pairs.shape[0]):
+        for j in range(2):
+            out[i, j] = pairs[i, j].astype(np.float32) - cv2.medianBlur(pairs[i, j], FLAT_KERNEL)
+        level = np.median(pairs[i].reshape(-1, pairs.shape[-1] if pairs.ndim == 5 else 1),
+                          axis=0)
+        out[i] += level.reshape((1,) * (pairs.ndim - 2) + (-1,)) if pairs.ndim == 5 else level
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def _tile_crops(frame_bgr: np.ndarray,
-                corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]], washed: bool
-                ) -> tuple[np.ndarray, np.ndarray | None]:
+                corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]], washed: bool,
+                flatten: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
     _check_frame(frame_bgr)
     height, width = frame_bgr.shape[:2]
     pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
@@ -388,5 +420,7 @@ def _tile_crops(frame_bgr: np.ndarray,
         _warp_tile(frame_bgr, quad, pairs[index])
     if len(corners_list) == 0:
         return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)
+    if flatten:
+        return _normalise_tiles(_flatten(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
     return (_normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE),
             _washed(pairs).reshape(-1) if washed else None)

@@ -343,3 +343,48 @@ def _divider_slides(frame_bgr: np.ndarray, centres: np.ndarray, ua: np.ndarray,
     off = (lo + hi) / 2 - _D_HALF_COLS
     out = np.where(clear & (np.abs(off) >= DIV_MIN * DIV_NORM), off * scales, 0.0)
     return out
+
+
+#: :func:`divider_strength` rectifies each tile to DIVIDER_WIDTH x 2 DIVIDER_WIDTH px and leaves
+#: DIVIDER_RIM px of each side out (the outline's edges, the side walls).
+DIVIDER_WIDTH = 16
+DIVIDER_RIM = 3
+#: Least ink contrast (8-bit colour distance) the strength is divided by: a blank face's own
+#: ink is its noise.
+DIVIDER_INK_MIN = 10.0
+
+
+def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> np.ndarray:
+    """(N,): how clearly each outline ((4, 2) image pixels, corners 0-1 at one short end) shows
+    a divider across its middle: along the rectified tile, the median over its width of each
+    row's colour distance from the face (the median colour away from the middle), at the
+    middle rows less its median over the tile, over the tile's ink contrast (the 95th
+    percentile of the distance). A line across the tile counts, a pin at its centre, pips or a
+    marbled pattern do not: about 1 where a divider is drawn, under 0.3 where none is (a tile
+    face down, a set without dividers). An outline too small to rectify gives 0."""
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
+            or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
+                           f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+    w, length, rim = DIVIDER_WIDTH, 2 * DIVIDER_WIDTH, DIVIDER_RIM
+    dst = np.float32([[0, 0], [w, 0], [w, length], [0, length]]) - 0.5
+    half = length // 2
+    out = np.zeros(len(outlines))
+    for i, outline in enumerate(outlines):
+        quad = np.asarray(outline, np.float32)
+        if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
+            raise OutlineError(f"outline {i}: expected 4 finite [x, y] points, got "
+                               f"{np.asarray(outline).tolist()}")
+        if abs(cv2.contourArea(quad)) < 4.0:
+            continue
+        mat = cv2.getPerspectiveTransform(quad, dst)
+        patch = cv2.warpPerspective(frame_bgr, mat, (w, length), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        body = np.concatenate([patch[rim:half - rim, rim:w - rim],
+                               patch[half + rim:length - rim, rim:w - rim]]).reshape(-1, 3)
+        dist = np.sqrt(((patch - np.median(body, axis=0)) ** 2).sum(axis=2))
+        rows = np.median(dist[:, rim:w - rim], axis=1)
+        ink = max(float(np.percentile(dist[rim:length - rim, rim:w - rim], 95)), DIVIDER_INK_MIN)
+        peak = float(rows[half - 2:half + 2].max())
+        out[i] = (peak - float(np.median(rows[4:length - 4]))) / ink
+    return out

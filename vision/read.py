@@ -21,6 +21,11 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   :data:`REFINE_MOVES`; the classifier ranks them and the two likeliest are read in full), and
   the most confident reading kept, with a confidence that counts how many outlines agree
   (:func:`vision.pips.best_of_outlines`); the reported corners stay those of ``outline``;
+- ``blank``: only with the classifier: a tile read with a blank half is read again with the
+  lighting taken out of its squares (:data:`FLATTEN_BLANK`);
+- ``drop``: found tiles that are not tiles are left out: much smaller than the frame's others
+  and read unsurely (:data:`SMALL_AREA`), or read 0-0 without a divider among tiles that show
+  one (a tile face down: :data:`FACE_DOWN_DIVIDER`);
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
   :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
@@ -56,11 +61,12 @@ from vision.halves import (
     outline_variants,
     readable,
     tile_crops,
+    tile_crops_flattened,
     tile_crops_washed,
 )
 from vision.layers import Geometry as LayerGeometry
 from vision.layers import read_layers
-from vision.outline import Fit, fit_outlines
+from vision.outline import Fit, divider_strength, fit_outlines
 from vision.pips import PipReader, TileReader, TileValue, best_of_outlines
 from vision.types import Reading, TileReading
 
@@ -104,6 +110,37 @@ FIT_OUTLINES = True
 #: the seed-218 flat scene's 3-7 stays slid onto 6-7). Only slid tiles are read twice (98 of
 #: 1348 outlines slid on 100 tuning scenes: :data:`vision.outline.CENTRE_ON_DIVIDER`).
 CHECK_SLIDES = True
+#: Whether a tile read with a blank half (0) is read again at its outline on squares with the
+#: lighting taken out (:func:`vision.halves.tile_crops_flattened`), and that reading kept
+#: (stage ``blank``; only with the classifier, with which it was measured): a glint or a
+#: lamp's gradient across a pale or coloured face washes its pips out (2-5 read 0-5, 0-2 read
+#: 0-0 under a glint, white pips on yellow). On 500 tuning scenes (seeds 1,600,000-499) 6 of
+#: the 43 misread found tiles read right so and no tile read right was broken (1,291 tiles
+#: read with a blank half); reading every tile so mended 10 and broke 31-49.
+FLATTEN_BLANK = True
+#: A found tile whose outline's area is less than SMALL_AREA times the median area of the
+#: frame's found (whole) tiles and that reads less surely than SMALL_SURE is not a tile: on
+#: rendered tuning scenes such small outlines are the grain of a stone table taken for a tile,
+#: a corner of a tile under a stack or a hand, a tile of a stack cut in two (stage ``drop``).
+#: On 500 tuning scenes (seeds 1,600,000-499, the tile finder of 800b0a3) it dropped 19 of 66
+#: false tiles and no tile read right or wrong (1 partly hidden tile): frames entirely right
+#: 405 -> 411. Chosen among 0.5-0.75 x 0.5-1.0: a larger area or a surer reading drops tiles
+#: read right (far tiles of a tilted camera are small too, and read surely: the surest small
+#: true tiles read 0.98 and more, the smallest 0.52 of the median).
+SMALL_AREA = 0.55
+SMALL_SURE = 0.9
+#: A tile read 0-0 whose divider is weaker than FACE_DOWN_DIVIDER
+#: (:func:`vision.outline.divider_strength`) is a tile lying face down (its back has no pips
+#: either) when the frame's other tiles show the set has dividers: at least FACE_DOWN_OTHERS of
+#: them read at least SMALL_SURE (not 0-0) with a median divider strength of FACE_DOWN_SET or
+#: more (one set in ten is drawn without dividers: there a 0-0 shows none and is kept). On 500
+#: tuning scenes the face-down tiles read 0-0 had a divider strength of 0.27 or less, the 0-0
+#: tiles of sets with dividers 0.83 or more; the frame's other tiles' median 0.44 or more with
+#: dividers, 0.22 or less without. It dropped the 7 false tiles read 0-0 that the small-tile
+#: rule left (of 47) and no true tile: frames entirely right 411 -> 415.
+FACE_DOWN_DIVIDER = 0.5
+FACE_DOWN_SET = 0.35
+FACE_DOWN_OTHERS = 2
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
 #: Largest file accepted, in bytes.
@@ -349,6 +386,16 @@ class Reader:
             t4b = time.perf_counter()
             times["refine"] = (t4b - t4) * 1000
             t4 = t4b
+        if self.pips.uses_classifier and FLATTEN_BLANK:
+            values = self.reread_blank(frame_bgr, [k for _, k in whole], values, set_max, blown)
+            t4b = time.perf_counter()
+            times["blank"] = (t4b - t4) * 1000
+            t4 = t4b
+        t_drop = time.perf_counter()
+        kept = _plausible(frame_bgr, [k for _, k in whole], values)
+        whole = [w_ for w_, ok in zip(whole, kept) if ok]
+        values = [v for v, ok in zip(values, kept) if ok]
+        times["drop"] = (time.perf_counter() - t_drop) * 1000
         tiles: list[TileReading] = []
         for (cand, corners), value in zip(whole, values):
             centre = corners.mean(axis=0)
@@ -415,11 +462,52 @@ class Reader:
             out[i] = best_of_outlines(values[i], readings)
         return out
 
+    def reread_blank(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
+                     values: list[TileValue], set_max: int,
+                     washed: np.ndarray | None = None) -> list[TileValue]:
+        """``values`` with every tile read with a blank half read again at its outline on
+        squares with the lighting taken out (:func:`vision.halves.tile_crops_flattened`,
+        :data:`FLATTEN_BLANK`); ``washed`` as for :meth:`refine`."""
+        blank = [i for i, v in enumerate(values) if 0 in v.halves]
+        if not blank:
+            return values
+        crops = tile_crops_flattened(frame_bgr, [outlines[i] for i in blank])
+        moved_washed = None
+        if washed is not None and len(washed):
+            moved_washed = np.asarray(washed).reshape(-1, 2)[blank].reshape(-1)
+        again = self.pips.read_tiles(crops, set_max, washed=moved_washed)
+        out = list(values)
+        for i, value in zip(blank, again):
+            out[i] = value
+        return out
+
     def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
         """Load an image file (see :func:`load_image`) and read it."""
         t0 = time.perf_counter()
         image = load_image(path)
         return self.read(image, set_max, timings={"load": (time.perf_counter() - t0) * 1000})
+
+
+def _plausible(frame_bgr: np.ndarray, outlines: list[np.ndarray], values: list[TileValue]
+               ) -> list[bool]:
+    """Whether each found tile (its outline in ``frame_bgr`` and reading) is kept: not one much
+    smaller than the frame's others that is read unsurely (:data:`SMALL_AREA`,
+    :data:`SMALL_SURE`), nor a 0-0 without a divider among tiles that show one
+    (:data:`FACE_DOWN_DIVIDER`)."""
+    if not outlines:
+        return []
+    areas = np.array([abs(float(cv2.contourArea(np.asarray(q, np.float32)))) for q in outlines])
+    small = areas < SMALL_AREA * float(np.median(areas))
+    keep = [not (s and v.confidence < SMALL_SURE) for s, v in zip(small, values)]
+    blank = [i for i, v in enumerate(values) if keep[i] and v.halves == (0, 0)]
+    sure = [i for i, v in enumerate(values)
+            if keep[i] and v.halves != (0, 0) and v.confidence >= SMALL_SURE]
+    if blank and len(sure) >= FACE_DOWN_OTHERS:
+        strength = divider_strength(frame_bgr, [outlines[i] for i in blank + sure])
+        if float(np.median(strength[len(blank):])) >= FACE_DOWN_SET:
+            for i, s in zip(blank, strength):
+                keep[i] = keep[i] and s >= FACE_DOWN_DIVIDER
+    return keep
 
 
 def _unslid(frame_bgr: np.ndarray, fits: list[Fit], fit_ok: list[bool]
