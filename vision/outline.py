@@ -352,6 +352,13 @@ DIVIDER_RIM = 3
 #: Least ink contrast (8-bit colour distance) the strength is divided by: a blank face's own
 #: ink is its noise.
 DIVIDER_INK_MIN = 10.0
+#: Turns (degrees) of the line looked for against the outline: an outline found turned on its
+#: tile (the fit leaves turns it cannot see the sides of) shows the divider aslant.
+DIVIDER_TURNS = (-12.0, -6.0, 0.0, 6.0, 12.0)
+_DIVIDER_ROWS = np.arange(2 * DIVIDER_WIDTH)
+_DIVIDER_COLS = np.arange(DIVIDER_RIM, DIVIDER_WIDTH - DIVIDER_RIM)
+_DIVIDER_SHIFTS = [np.round(math.tan(math.radians(t)) * (_DIVIDER_COLS - (DIVIDER_WIDTH - 1) / 2)
+                            ).astype(int) for t in DIVIDER_TURNS]
 
 
 def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> np.ndarray:
@@ -383,8 +390,13 @@ def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> n
         body = np.concatenate([patch[rim:half - rim, rim:w - rim],
                                patch[half + rim:length - rim, rim:w - rim]]).reshape(-1, 3)
         dist = np.sqrt(((patch - np.median(body, axis=0)) ** 2).sum(axis=2))
-        rows = np.median(dist[:, rim:w - rim], axis=1)
         ink = max(float(np.percentile(dist[rim:length - rim, rim:w - rim], 95)), DIVIDER_INK_MIN)
-        peak = float(rows[half - 2:half + 2].max())
-        out[i] = (peak - float(np.median(rows[4:length - 4]))) / ink
+        best = -np.inf
+        for shift in _DIVIDER_SHIFTS:
+            # the rows of a line turned by this much against the outline
+            rows = np.median(dist[np.clip(_DIVIDER_ROWS[:, None] + shift[None, :], 0,
+                                          length - 1), _DIVIDER_COLS[None, :]], axis=1)
+            peak = float(rows[half - 2:half + 2].max())
+            best = max(best, peak - float(np.median(rows[4:length - 4])))
+        out[i] = best / ink
     return out

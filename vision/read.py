@@ -134,10 +134,13 @@ SMALL_SURE = 0.9
 #: either) when the frame's other tiles show the set has dividers: at least FACE_DOWN_OTHERS of
 #: them read at least SMALL_SURE (not 0-0) with a median divider strength of FACE_DOWN_SET or
 #: more (one set in ten is drawn without dividers: there a 0-0 shows none and is kept). On 500
-#: tuning scenes the face-down tiles read 0-0 had a divider strength of 0.27 or less, the 0-0
-#: tiles of sets with dividers 0.83 or more; the frame's other tiles' median 0.44 or more with
-#: dividers, 0.22 or less without. It dropped the 7 false tiles read 0-0 that the small-tile
-#: rule left (of 47) and no true tile: frames entirely right 411 -> 415.
+#: tuning scenes the face-down tiles read 0-0 had a divider strength of 0.30 or less, the 0-0
+#: tiles of sets with dividers 1.0 or more; the frame's other tiles' median 0.44 or more with
+#: dividers, 0.03 or less without. It dropped the 7 false tiles read 0-0 that the small-tile
+#: rule left (of 47) and no true tile: frames entirely right 411 -> 415. (The strength looks
+#: for the line turned up to 12 degrees against the outline since a held-out 0-0, found turned
+#: about 13 degrees on its tile, measured 0.25 and was dropped; on the tuning scenes that
+#: widened the gaps above and dropped the same tiles.)
 FACE_DOWN_DIVIDER = 0.5
 FACE_DOWN_SET = 0.35
 FACE_DOWN_OTHERS = 2
