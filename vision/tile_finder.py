@@ -26,6 +26,17 @@ to end tiles come apart and no fitted tile straddles two (rendered tuning scenes
 tiles right 0.9672 -> 0.9790, false tiles 18 -> 8). That pass is dropped when it finds many more
 sure tiles than the first (:data:`ZOOM_GROWTH`: table grain at twice the scale).
 
+A small picture (a close-up) is worked at :data:`CLOSE_UP_SIDE`; where that pass finds several
+tiles narrower than :data:`CLOSE_UP_MIN_WIDTH` of its side it is taken for a picture of a table
+and worked at :data:`WORK_SIDE`, unless that finds no sure tile while the close-up pass did
+(:data:`TABLE_KEEPS_SURE`: two to four small tiles in a phone close-up); where the close-up pass
+finds no sure tile at all, it is worked again at the :data:`RETRY_SIDES` (small tiles under
+glare or on pale card). Rendered small-tile close-ups (``render_small_closeup`` drawn 100 and
+160 px, enlarged to 400 as the reader does; choice seeds 1,750,000-149, shipped finder): tiles
+found 0.4513 -> 0.5877 (table pass kept) -> 0.6104 (retry at 128 px); held-out check seeds
+1,700,000-149: 0.5000 -> 0.6378, tiles right 0.4872 -> 0.6106 (2026-11-22). Frames of a table
+(long side :data:`SMALL_SIDE` or more) are never worked this way.
+
 One ``onnxruntime`` session is made per :class:`TileFinder`, on the CPU with a fixed thread
 count; :func:`shared_finder` keeps one for the process. Nothing is downloaded.
 """
@@ -66,6 +77,22 @@ SMALL_SIDE = 520
 #: not in the shipped model's training); real phone close-ups were measured down to 0.09, which
 #: is why a lone tile is never worked again.
 CLOSE_UP_MIN_WIDTH = 0.1
+#: Whether a small picture taken for a table (:data:`CLOSE_UP_MIN_WIDTH`) keeps the close-up
+#: pass's tiles when that pass found sure tiles (kernel score :data:`ZOOM_SCORE`) and the pass at
+#: :data:`WORK_SIDE` finds none: two or three small tiles in a close-up are narrower than
+#: CLOSE_UP_MIN_WIDTH, and at the table size they are too small to be found at all.
+TABLE_KEEPS_SURE = True
+#: A close-up (a small picture worked at :data:`CLOSE_UP_SIDE`) in which that pass finds fewer
+#: than :data:`RETRY_FEW` sure tiles (kernel score :data:`ZOOM_SCORE`) is worked again at each of
+#: these long sides (working px) in turn, and the first pass that finds more sure tiles is
+#: taken (empty: never). Larger sides find fewer: a 100 px photo enlarged is blurred, and the
+#: network knows tiles 15-40 working px wide. Chosen on rendered small-tile close-ups (seeds
+#: 1,750,000-149 drawn 100 and 160 px, table pass kept): tiles found 0.5877 with none, 0.6104
+#: (128,), 0.6039 (144,), 0.6039 (160,), 0.6104 (112,) (tiles right 0.5990 / 0.5942 / 0.5925 /
+#: 0.5795), 0.6136 (128, 256) (right 0.6023, one pass more); 288 to 448 px (tried before the
+#: table pass was kept) found none more.
+RETRY_SIDES: tuple[int, ...] = (128,)
+RETRY_FEW = 1
 #: A picture of a table whose sure tiles are narrower than this many working px (their upper
 #: quartile width: a few specks of a speckled table found as tiles do not count) is worked again
 #: larger (:data:`ZOOM_TARGET`), at most :data:`ZOOM_MAX` times :data:`WORK_SIDE` and never
@@ -221,10 +248,20 @@ class TileFinder:
         maps, s = self.maps(frame_bgr)
         h, w = frame_bgr.shape[:2]
         found = tiles_from_maps(maps[0], maps[1], s, w, h)
+        sure = sum(t.score >= ZOOM_SCORE for t in found)
         if max(h, w) < SMALL_SIDE and len(found) > 1 and float(np.median(
                 [_sides_of(t.corners)[0] for t in found])) < CLOSE_UP_MIN_WIDTH * max(h, w):
-            maps, s = self.maps(frame_bgr, WORK_SIDE)  # a small picture of a table
-            found = tiles_from_maps(maps[0], maps[1], s, w, h)
+            table, table_s = self.maps(frame_bgr, WORK_SIDE)  # a small picture of a table
+            tiles = tiles_from_maps(table[0], table[1], table_s, w, h)
+            if not TABLE_KEEPS_SURE or not sure or any(t.score >= ZOOM_SCORE for t in tiles):
+                found, maps, s = tiles, table, table_s
+        elif max(h, w) < SMALL_SIDE:
+            for side in RETRY_SIDES if sure < RETRY_FEW else ():
+                again, again_s = self.maps(frame_bgr, side)  # small tiles in a close-up
+                more = tiles_from_maps(again[0], again[1], again_s, w, h)
+                if sum(t.score >= ZOOM_SCORE for t in more) > sure:
+                    found, maps, s = more, again, again_s
+                    break
         side = _zoom_side(found, s, h, w)
         if side is not None:
             big_maps, big_s = self.maps(frame_bgr, side)  # small tiles: worked again larger
