@@ -242,9 +242,33 @@ def extra_constraints(index: int) -> dict:
     return {"decor": True, "boneyard": True, "hands": 1}
 
 
+#: Seeds of the focus training scenes start here (fine-tuning on the families the finder misses).
+FOCUS_SEED0 = 260_000
+
+
+def focus_constraints(index: int) -> dict:
+    """Pins for focus training scene ``index`` (seed ``FOCUS_SEED0 + index``), aimed at the
+    tiles the shipped finder misses on tuning scenes, training looks only, in a cycle of four:
+    coloured tiles on felt; small tiles in long chains (lines and trains of 18-30 tiles, a wide
+    lens); small pale tiles (ivory, white) on pale tables (paper, cloth) with a wide lens; coloured
+    and pip-colour tiles in chains on felt."""
+    k = index % 4
+    if k == 0:
+        return {"tile_families": ["coloured"], "table_families": ["felt"]}
+    if k == 1:
+        return {"layout": ("line", "trains")[(index // 4) % 2], "n_tiles": 18 + (index // 8) % 13,
+                "set_max": 9, "hfov_range": (70.0, 78.0)}
+    if k == 2:
+        return {"tile_families": ["ivory", "white"], "table_families": ["paper", "cloth"],
+                "hfov_range": (70.0, 78.0)}
+    return {"tile_families": ["coloured", "pipcolour"], "table_families": ["felt"],
+            "layout": ("line", "trains")[(index // 4) % 2], "n_tiles": 18 + (index // 8) % 13,
+            "set_max": 9}
+
+
 def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
     kind, index, run_seed, held_out, crops = job
-    stream = {"scene": 0, "closeup": 1, "extra": 2, "decor": 3, "small": 4}[kind]
+    stream = {"scene": 0, "closeup": 1, "extra": 2, "decor": 3, "small": 4, "focus": 5}[kind]
     rng = np.random.default_rng((run_seed, int(held_out), index, stream))
     try:
         if kind == "closeup":
@@ -255,6 +279,8 @@ def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, n
             return [small_closeup_sample(seed, rng)], ""
         if kind == "extra":
             spec = random_scene_spec(EXTRA_SEED0 + index, **extra_constraints(index))
+        elif kind == "focus":
+            spec = random_scene_spec(FOCUS_SEED0 + index, **focus_constraints(index))
         elif kind == "decor":
             spec = random_scene_spec(HELD_OUT_SEED_MIN + HELD_OUT_DECOR_SEED0 + index,
                                      held_out=True, decor=True)
@@ -273,10 +299,11 @@ def make_samples(scenes: int, closeups: int, crops: int, held_out: bool, run_see
     """Samples of ``scenes`` scenes (``crops`` each) and ``closeups`` close-ups of one split;
     ``kind`` picks the scenes: ``scene`` (plain training or held-out scenes), ``extra`` (the
     training scenes of :func:`extra_constraints`), ``decor`` (held-out scenes with board art) or
-    ``small`` (``scenes`` close-ups of small pale tiles, :func:`small_closeup_sample`)."""
-    if kind not in ("scene", "extra", "decor", "small"):
-        raise ValueError(f"scene kind {kind!r} is unknown; use 'scene', 'extra', 'decor' or "
-                         "'small'")
+    ``small`` (``scenes`` close-ups of small pale tiles, :func:`small_closeup_sample`) or ``focus`` (the
+    training scenes of :func:`focus_constraints`)."""
+    if kind not in ("scene", "extra", "decor", "small", "focus"):
+        raise ValueError(f"scene kind {kind!r} is unknown; use 'scene', 'extra', 'decor', "
+                         "'small' or 'focus'")
     jobs = ([(kind, i, run_seed, held_out, crops) for i in range(scenes)]
             + [("closeup", i, run_seed, held_out, 1) for i in range(closeups)])
     images, targets = [], []

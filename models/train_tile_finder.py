@@ -35,8 +35,8 @@ from torch.nn import functional as F
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the data module sits beside this script
 
-from tile_finder_data import (CROP, EXTRA_SEED0, HELD_OUT_DECOR_SEED0, MIN_VISIBLE,  # noqa: E402
-                              SMALL_CLOSEUP_SEED0, SMALL_DRAWN, Samples, make_samples)
+from tile_finder_data import (CROP, EXTRA_SEED0, FOCUS_SEED0, HELD_OUT_DECOR_SEED0,  # noqa: E402
+                              MIN_VISIBLE, SMALL_CLOSEUP_SEED0, SMALL_DRAWN, Samples, make_samples)
 from vision.render import HELD_OUT_SEED_MIN  # noqa: E402
 from vision.render.version import renderer_version  # noqa: E402
 from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE  # noqa: E402
@@ -95,6 +95,62 @@ class TileFinderNet(nn.Module):
         return self.head(u)
 
 
+def _conv_slots(net: TileFinderNet) -> list[tuple[nn.Conv2d, nn.BatchNorm2d | None]]:
+    """The network's convolutions (each with the batch norm after it, if any) in the order the
+    ONNX export writes them (the order of :meth:`TileFinderNet.forward`)."""
+    slots: list[tuple[nn.Conv2d, nn.BatchNorm2d | None]] = []
+
+    def block(seq: nn.Sequential) -> None:
+        slots.append((seq[0], seq[1]))
+
+    block(net.stem)
+    for stage in (net.down2, net.down3, net.down4):
+        block(stage[0])
+        block(stage[1])
+    for lat, up in ((net.lat3, net.up3), (net.lat2, net.up2), (net.lat1, net.up1)):
+        slots.append((lat, None))
+        block(up)
+    slots.append((net.head, None))
+    return slots
+
+
+def load_onnx_weights(net: TileFinderNet, path: Path) -> str:
+    """Start ``net`` from an exported tile finder (``tile_finder.onnx``; returns its sha256).
+    The export folds each batch norm into the convolution before it, so every such batch norm
+    becomes the identity plus the folded bias (weight 1, running mean 0, running variance
+    ``1 - eps``): in eval mode the network computes exactly what the ONNX file does. Train such a
+    network with its batch norms in eval mode (``train(..., freeze_bn=True)``)."""
+    import onnx
+    from onnx import numpy_helper
+
+    if not path.is_file():
+        raise FileNotFoundError(f"--init {path}: no such file; give an exported tile_finder.onnx")
+    model = onnx.load(str(path))
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    slots = _conv_slots(net)
+    if len(convs) != len(slots):
+        raise ValueError(f"--init {path}: {len(convs)} convolutions, this network has "
+                         f"{len(slots)}; give a tile finder exported by this script")
+    with torch.no_grad():
+        for node, (conv, bn) in zip(convs, slots):
+            w = np.array(weights[node.input[1]], np.float32)
+            b = (np.array(weights[node.input[2]], np.float32) if len(node.input) > 2
+                 else np.zeros(w.shape[0], np.float32))
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"--init {path}: convolution {node.name} has weights "
+                                 f"{tuple(w.shape)}, the network wants {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w))
+            if bn is None:
+                conv.bias.copy_(torch.from_numpy(b))
+            else:
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(b))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 class Exported(nn.Module):
     """What ships: ``(1, 3, H, W)`` float32 BGR 0..255 in, ``(1, 2, H/2, W/2)`` probabilities
     (kernel, face) out."""
@@ -151,10 +207,13 @@ def _batch(data: Samples, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tens
 
 
 def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
-          lr: float, budget_s: float, snapshots: tuple[Path, int] | None = None) -> dict:
+          lr: float, budget_s: float, snapshots: tuple[Path, int] | None = None,
+          freeze_bn: bool = False) -> dict:
     """AdamW with a one-cycle learning rate over ``epochs``; stops early at ``budget_s``.
     ``snapshots`` = (folder, first epoch): from that epoch on, each epoch's network is exported
-    to ``folder/epoch_<n>.onnx`` (to measure while training goes on)."""
+    to ``folder/epoch_<n>.onnx`` (to measure while training goes on). ``freeze_bn``: the batch
+    norms keep their statistics (eval mode; their scale and shift still learn), as a network
+    started from an export (:func:`load_onnx_weights`) needs."""
     g = torch.Generator().manual_seed(seed)
     net.to(memory_format=torch.channels_last)
     steps = epochs * ((len(data) + batch - 1) // batch)
@@ -165,6 +224,10 @@ def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
     history = []
     for epoch in range(epochs):
         net.train()
+        if freeze_bn:
+            for m in net.modules():
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
         order = torch.randperm(len(data), generator=g)
         total, n = 0.0, 0
         for first in range(0, len(order), batch):
@@ -233,10 +296,12 @@ def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str],
                  kind: str = "scene") -> Samples:
     """The samples of one split, from ``--cache`` when they are there (else made and kept);
     ``kind`` ``extra``: the extra training scenes, ``decor``: the decorated validation scenes,
-    ``small``: the close-ups of small pale tiles of the split
-    (see :func:`tile_finder_data.make_samples`)."""
+    ``small``: the close-ups of small pale tiles of the split, ``focus``: the focus training
+    scenes (see :func:`tile_finder_data.make_samples`)."""
     if kind == "extra":
         scenes, closeups, crops, prefix = args.extra_scenes, 0, args.crops, "extra"
+    elif kind == "focus":
+        scenes, closeups, crops, prefix = args.focus_scenes, 0, args.crops, "focus"
     elif kind == "small":
         scenes = args.heldout_small if held_out else args.small_closeups
         closeups, crops = 0, 1
@@ -323,11 +388,22 @@ def card_text(meta: dict) -> str:
            "ivory, white and pip-colour faces only, blank halves often; drawn "
            f"{tr['small_drawn'][0]}-{tr['small_drawn'][1]} px and enlarged to the close-up "
            "side)" if tr.get("small_closeups") else "")
+        + (f"; {tr['focus_scenes']} focus scenes (seeds {rend['focus_seeds']}, "
+           f"{tr['crops_per_scene']} crops each; `tile_finder_data.focus_constraints`: in every "
+           "4: coloured tiles on felt, a long chain of small tiles, small ivory or white tiles "
+           "on paper or cloth, coloured or pip-colour tiles in a chain on felt)"
+           if tr.get("focus_scenes") else "")
         + f": {tr['samples']:,} samples. No photograph was used for training or tuning.",
         f"- Targets: face-up tiles at least {tr['min_visible']} visible (or cut by the frame); "
         "face-up tiles less visible are not scored; face-down tiles, hands, markers are "
         "background. Which tile shows at a pixel comes from the ground truth (top faces "
         "painted lower layers first, far to near, hands over all).",
+        *([f"- Fine-tuned, not trained from scratch: started from the model with sha256 "
+           f"`{meta['init']['sha256']}` ({meta['init'].get('note', 'see Rebuild')}), whose "
+           "batch norms the export had folded into its convolutions (loaded as identity batch "
+           "norms carrying the folded bias; their statistics stay frozen while their scale and "
+           "shift learn), on the samples below (its own training data and the additions)."]
+          if meta.get("init") else []),
         f"- Training: AdamW, one-cycle learning rate {meta['lr']}, batch {meta['batch']}, "
         "weighted BCE + soft dice (kernel counted twice), quarter turns, mirrors, brightness, "
         f"contrast and colour gains; {fit['epochs_run']} epochs, {fit['steps']} steps, "
@@ -363,6 +439,9 @@ def card_text(meta: dict) -> str:
         "",
         "```",
         "pip install torch==2.13.0 && pip install -e '.[train]'",
+        *([f"mkdir -p {Path(meta['init']['path']).parent} && git show "
+           f"{meta['init']['commit']}:models/tile_finder.onnx > {meta['init']['path']}"]
+          if meta.get("init", {}) and meta["init"].get("commit") else []),
         meta["training_command"] + " --cache runs/tile_finder",
         "```",
         "",
@@ -394,6 +473,15 @@ def main(argv: list[str] | None = None) -> None:
                              "(vision.render.closeup.render_small_closeup)")
     parser.add_argument("--heldout-small", type=int, default=0,
                         help="held-out small-tile close-ups (measured apart)")
+    parser.add_argument("--focus-scenes", type=int, default=0,
+                        help="training scenes of the families the finder misses (coloured tiles "
+                             "on felt, small tiles in chains, small pale tiles on pale tables; "
+                             "tile_finder_data.focus_constraints)")
+    parser.add_argument("--init", type=Path, default=None,
+                        help="fine-tune: start from this exported tile_finder.onnx (batch norm "
+                             "statistics frozen) instead of random weights")
+    parser.add_argument("--init-sha256", default=None,
+                        help="with --init: the sha256 the starting model must have")
     parser.add_argument("--snapshot-from", type=int, default=0,
                         help="export each epoch's network from this epoch on to "
                              "--out/snapshots/epoch_<n>.onnx (0: none)")
@@ -427,6 +515,11 @@ def main(argv: list[str] | None = None) -> None:
         train_data = Samples(np.concatenate([train_data.images, extra.images]),
                              np.concatenate([train_data.targets, extra.targets]))
         del extra
+    if args.focus_scenes:
+        focus = load_or_make(args, False, skipped, "focus")
+        train_data = Samples(np.concatenate([train_data.images, focus.images]),
+                             np.concatenate([train_data.targets, focus.targets]))
+        del focus
     if args.small_closeups:
         small = load_or_make(args, False, skipped, "small")
         train_data = Samples(np.concatenate([train_data.images, small.images]),
@@ -439,8 +532,19 @@ def main(argv: list[str] | None = None) -> None:
         print(f"train {len(train_data)} samples, held-out {len(held)}", file=sys.stderr)
         return
     net = TileFinderNet()
+    init_sha = None
+    if args.init is not None:
+        init_sha = load_onnx_weights(net, args.init)
+        if args.init_sha256 and init_sha != args.init_sha256:
+            raise ValueError(f"--init {args.init} has sha256 {init_sha}, not the "
+                             f"--init-sha256 {args.init_sha256} asked for")
+        base_figures = {"heldout": pixel_figures(net, held)}
+        if held_small is not None:
+            base_figures["heldout_small"] = pixel_figures(net, held_small)
+        print(f"starting model {init_sha}: {json.dumps(base_figures)}", file=sys.stderr)
     snaps = (args.out / "snapshots", args.snapshot_from) if args.snapshot_from else None
-    fit = train(net, train_data, args.epochs, args.seed, args.batch, args.lr, args.budget, snaps)
+    fit = train(net, train_data, args.epochs, args.seed, args.batch, args.lr, args.budget, snaps,
+                freeze_bn=args.init is not None)
     figures = {"heldout": pixel_figures(net, held), "train_sample": pixel_figures(
         net, first_train)}
     if held_decor is not None:
@@ -452,7 +556,10 @@ def main(argv: list[str] | None = None) -> None:
     onnx_path = args.out / "tile_finder.onnx"
     export(net, onnx_path)
     kept = {k: v for k, v in vars(args).items()
-            if k not in ("out", "cache", "workers", "data_only", "card_only", "snapshot_from")}
+            if k not in ("out", "cache", "workers", "data_only", "card_only", "snapshot_from")
+            and not (k in ("init", "init_sha256") and v is None)}
+    if args.init is not None:
+        kept["init_sha256"] = init_sha
     command = "python models/train_tile_finder.py " + " ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in kept.items())
     meta = {
@@ -472,9 +579,11 @@ def main(argv: list[str] | None = None) -> None:
         "lr": args.lr,
         "batch": args.batch,
         "training_command": command,
+        "init": ({"sha256": init_sha, "path": str(args.init)} if init_sha else None),
         "training": {"scenes": args.scenes, "crops_per_scene": args.crops,
                      "closeups": args.closeups, "extra_scenes": args.extra_scenes,
                      "extra_mix": EXTRA_MIX, "small_closeups": args.small_closeups,
+                     "focus_scenes": args.focus_scenes,
                      "small_drawn": list(SMALL_DRAWN), "samples": len(train_data), "crop": CROP,
                      "min_visible": MIN_VISIBLE, "fit": fit,
                      "renderer": {"module": "vision.render", "commit": renderer_version(),
@@ -482,6 +591,7 @@ def main(argv: list[str] | None = None) -> None:
                                                     "stacking game, every 7th double-15)",
                                   "closeup_seeds": f"500000..{500000 + args.closeups - 1}",
                                   "extra_seeds": f"{EXTRA_SEED0}..{EXTRA_SEED0 + args.extra_scenes - 1}",
+                                  "focus_seeds": f"{FOCUS_SEED0}..{FOCUS_SEED0 + args.focus_scenes - 1}",
                                   "small_seeds": (f"{SMALL_CLOSEUP_SEED0}.."
                                                   f"{SMALL_CLOSEUP_SEED0 + args.small_closeups - 1}"),
                                   "heldout_small_seeds": (

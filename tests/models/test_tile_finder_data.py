@@ -65,3 +65,25 @@ def test_small_close_up_samples_mark_each_small_tile() -> None:
     face = planes[1] > 127
     expected = sum(cv2.contourArea(q.astype(np.float32)) for q in shot.corners) * (k / 2) ** 2
     assert 0.8 * expected < face.sum() < 1.2 * expected
+
+
+def test_focus_scenes_pin_the_missed_families_in_training_looks_only() -> None:
+    """The focus scenes (fine-tuning on what the finder misses): coloured tiles on felt, long
+    chains of small tiles, small pale tiles on pale tables; never a held-out look."""
+    pins = [data.focus_constraints(i) for i in range(8)]
+    specs = [random_scene_spec(data.FOCUS_SEED0 + i, size=(320, 180), **p)
+             for i, p in enumerate(pins)]
+    families = [{s.family for s in spec.tile_styles} for spec in specs]
+    tables = [spec.table_family for spec in specs]
+    for i, (p, f, t) in enumerate(zip(pins, families, tables)):
+        chain = p.get("layout") in ("line", "trains") and p.get("n_tiles", 0) >= 18
+        if i % 4 == 0:
+            assert f == {"coloured"} and t == "felt"
+        elif i % 4 == 1:
+            assert chain and p["hfov_range"][0] >= 70  # a wide lens: small tiles
+        elif i % 4 == 2:
+            assert f <= {"ivory", "white"} and t in ("paper", "cloth")
+        else:
+            assert chain and f <= {"coloured", "pipcolour"} and t == "felt"
+    assert not any(f & {"marbled"} for f in families) and "stone" not in tables
+    assert not any(spec.held_out for spec in specs)
