@@ -359,6 +359,10 @@ _DIVIDER_ROWS = np.arange(2 * DIVIDER_WIDTH)
 _DIVIDER_COLS = np.arange(DIVIDER_RIM, DIVIDER_WIDTH - DIVIDER_RIM)
 _DIVIDER_SHIFTS = [np.round(math.tan(math.radians(t)) * (_DIVIDER_COLS - (DIVIDER_WIDTH - 1) / 2)
                             ).astype(int) for t in DIVIDER_TURNS]
+# (turns, rows, cols) indices of the patch: the rows of a line turned by each turn
+_DIVIDER_GATHER_ROWS = np.clip(_DIVIDER_ROWS[None, :, None] + np.stack(_DIVIDER_SHIFTS)[:, None, :],
+                               0, 2 * DIVIDER_WIDTH - 1)
+_DIVIDER_GATHER_COLS = np.broadcast_to(_DIVIDER_COLS[None, None, :], _DIVIDER_GATHER_ROWS.shape)
 
 
 def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> np.ndarray:
@@ -377,6 +381,8 @@ def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> n
     dst = np.float32([[0, 0], [w, 0], [w, length], [0, length]]) - 0.5
     half = length // 2
     out = np.zeros(len(outlines))
+    patches = np.zeros((len(outlines), length, w, 3), np.float32)
+    sound = np.zeros(len(outlines), bool)
     for i, outline in enumerate(outlines):
         quad = np.asarray(outline, np.float32)
         if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
@@ -385,18 +391,22 @@ def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> n
         if abs(cv2.contourArea(quad)) < 4.0:
             continue
         mat = cv2.getPerspectiveTransform(quad, dst)
-        patch = cv2.warpPerspective(frame_bgr, mat, (w, length), flags=cv2.INTER_LINEAR,
-                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        body = np.concatenate([patch[rim:half - rim, rim:w - rim],
-                               patch[half + rim:length - rim, rim:w - rim]]).reshape(-1, 3)
-        dist = np.sqrt(((patch - np.median(body, axis=0)) ** 2).sum(axis=2))
-        ink = max(float(np.percentile(dist[rim:length - rim, rim:w - rim], 95)), DIVIDER_INK_MIN)
-        best = -np.inf
-        for shift in _DIVIDER_SHIFTS:
-            # the rows of a line turned by this much against the outline
-            rows = np.median(dist[np.clip(_DIVIDER_ROWS[:, None] + shift[None, :], 0,
-                                          length - 1), _DIVIDER_COLS[None, :]], axis=1)
-            peak = float(rows[half - 2:half + 2].max())
-            best = max(best, peak - float(np.median(rows[4:length - 4])))
-        out[i] = best / ink
+        patches[i] = cv2.warpPerspective(frame_bgr, mat, (w, length), flags=cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_REPLICATE)
+        sound[i] = True
+    if not sound.any():
+        return out
+    patches = patches[sound]
+    n = len(patches)
+    body = np.concatenate([patches[:, rim:half - rim, rim:w - rim],
+                           patches[:, half + rim:length - rim, rim:w - rim]], axis=1)
+    face = np.median(body.reshape(n, -1, 3), axis=1)
+    dist = np.sqrt(((patches - face[:, None, None, :]) ** 2).sum(axis=3))   # (n, length, w)
+    ink = np.maximum(np.percentile(dist[:, rim:length - rim, rim:w - rim].reshape(n, -1), 95,
+                                   axis=1), DIVIDER_INK_MIN)
+    # every turn's rows at once: (n, turns, length) medians over the width
+    rows = np.median(dist[:, _DIVIDER_GATHER_ROWS, _DIVIDER_GATHER_COLS], axis=3)
+    peak = rows[:, :, half - 2:half + 2].max(axis=2)
+    base = np.median(rows[:, :, 4:length - 4], axis=2)
+    out[sound] = (peak - base).max(axis=1) / ink
     return out
