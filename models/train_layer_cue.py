@@ -17,20 +17,25 @@ Everything it learns from is drawn by the project's renderer on TRAINING seeds (
 Scenes of the last ``--tune-share`` of each seed range are left out of training (a tuning split
 for choosing how the estimator uses the cue). The network (four stride-2 3x3 convolutions with
 batch norm and ReLU, 16-32-48-64 channels, global average pool, one linear layer; about 47 k
-weights) is trained with AdamW and cross-entropy, mirror flips left-right in the batches (a
-mirrored scene is a scene; up-down is not: the camera looks down from the bottom edge), seeded
-(``--seed``) throughout.
+weights) reads crops of ``--crop`` pixels a side and is trained with AdamW and cross-entropy
+over the 4 counts, or (``--ordinal``) the binary cross-entropies of "at least 1, 2, 3 tiles
+under it" (exported as the same 4 probabilities, :func:`class_probs`), mirror flips left-right
+in the batches (a mirrored scene is a scene; up-down is not: the camera looks down from the
+bottom edge), seeded (``--seed``) throughout.
 
 Rebuild (torch is not a dependency of the project; install the CPU build first)::
 
     pip install torch==2.13.0 && pip install -e '.[train]'
-    python models/train_layer_cue.py --seed 6 --cache runs/layer_cue_data.npz
+    python models/train_layer_cue.py --cache runs/layer_cue_scenes  # + the options in the card
 
 Writes ``layer_cue.onnx``, ``layer_cue.json`` (metadata, figures, sha256) and ``layer_cue.md``
-(the model card) into ``--out`` (default: this folder). ``--cache`` keeps the rendered and read
-samples (rendering and reading the default 1,200 scenes took 606 s, training 16 epochs 777 s on
-the shared 2-core CPU); a cache made with other seeds or counts is refused. ``--card`` writes the
-card again from the JSON (after held-out figures were added to its ``benchmarks``).
+(the model card) into ``--out`` (default: this folder). ``--cache`` is a folder of the rendered
+and read scenes (frames as PNG, the reader's quads, labels), in shards of :data:`SHARD` scenes
+named ``{kind}_{first seed}.npz``: shards already there are loaded (a shard holding other seeds
+is refused), missing ones rendered and read (about 0.25-0.6 s a scene on the shared 2-core
+CPU); crops are cut from the frames when training, so ``--crop`` needs no new rendering.
+``--card`` writes the card again from the JSON (after held-out figures were added to its
+``benchmarks``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,12 +75,11 @@ def _labels(truth_tiles: list[dict], quads: list[np.ndarray]) -> list[int]:
     return label
 
 
-def scene_samples(kind: str, seed: int, reader, keep_frame: bool = True
-                  ) -> dict[str, np.ndarray]:
-    """The samples of one training scene (``kind`` "stacked" or "flat"): crops (uint8-coded),
-    labels (-1 for found tiles matching nothing), cut flags, all found quads, and the frame
-    (PNG bytes, with ``keep_frame``) so the estimator's use of the cue can be tuned on the same
-    reading."""
+def scene_samples(kind: str, seed: int, reader) -> dict[str, Any]:
+    """One training scene (``kind`` "stacked" or "flat") read by ``reader``: the frame (PNG
+    bytes), every found quad, its label (the true layer, -1 for found tiles matching nothing)
+    and cut flag; crops are cut from these when training (:func:`samples`), so the crop size
+    can change without rendering again."""
     import cv2
 
     from vision.render.sampling import HELD_OUT_SEED_MIN, random_scene_spec
@@ -93,89 +98,108 @@ def scene_samples(kind: str, seed: int, reader, keep_frame: bool = True
     scene = render_scene(spec)
     reading = reader.read(scene.image_bgr, scene.truth["set_max"])
     quads = [np.asarray(t.corners, float) for t in reading.tiles]
-    crops = tile_crops(scene.image_bgr, quads)
-    png = cv2.imencode(".png", scene.image_bgr)[1] if keep_frame else np.zeros(0, np.uint8)
-    return {"crops": np.clip(np.round((crops + 0.5) * 255), 0, 255).astype(np.uint8),
+    png = cv2.imencode(".png", scene.image_bgr)[1]
+    return {"kind": kind, "seed": seed,
             "labels": np.array(_labels(scene.truth["tiles"], quads), np.int64),
             "cut": np.array([bool(t.cut) for t in reading.tiles], bool),
             "quads": np.array(quads, np.float32).reshape(-1, 4, 2),
             "png": np.frombuffer(png.tobytes(), np.uint8)}
 
 
-def build_data(stacked: tuple[int, int], flat: tuple[int, int], tune_share: float,
-               log=print) -> dict:
-    """Samples of every scene of the two seed ranges ``(first, count)``, in seed order (the
-    frames kept for the tuning split only)."""
-    from vision.read import Reader
-
-    reader = Reader()
-    scenes = []
-    t0 = time.perf_counter()
-    jobs = [("stacked", s) for s in range(stacked[0], stacked[0] + stacked[1])] + \
-           [("flat", s) for s in range(flat[0], flat[0] + flat[1])]
-    for n, (kind, seed) in enumerate(jobs):
-        first, count = stacked if kind == "stacked" else flat
-        d = scene_samples(kind, seed, reader, seed >= _tune_from(first, count, tune_share))
-        d["kind"], d["seed"] = kind, seed
-        scenes.append(d)
-        if n % 50 == 49:
-            log(f"{n + 1}/{len(jobs)} scenes, {time.perf_counter() - t0:.0f} s")
-    return {"scenes": scenes, "seconds": round(time.perf_counter() - t0, 1)}
+#: Scenes per cache shard (``--cache`` is a folder of shards ``{kind}_{first seed}.npz``).
+SHARD = 100
+_ARRAYS = ("png", "quads", "labels", "cut")
 
 
-def save_cache(path: Path, data: dict, key: dict) -> None:
-    arrays = {}
-    for k, d in enumerate(data["scenes"]):
-        for name in ("crops", "labels", "cut", "quads", "png"):
-            arrays[f"{k}_{name}"] = d[name]
-    meta = {"key": key, "seconds": data["seconds"],
-            "scenes": [[d["kind"], d["seed"]] for d in data["scenes"]]}
+def _shard_path(cache: Path, kind: str, first: int) -> Path:
+    return cache / f"{kind}_{first}.npz"
+
+
+def save_shard(path: Path, scenes: list[dict]) -> None:
+    meta = [{"kind": d["kind"], "seed": d["seed"]} for d in scenes]
+    arrays = {f"{k}_{name}": d[name] for k, d in enumerate(scenes) for name in _ARRAYS}
     np.savez(path, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
 
 
-def load_cache(path: Path, key: dict) -> dict | None:
-    if not path.is_file():
-        return None
+def load_shard(path: Path, kind: str, seeds: range) -> list[dict]:
+    """The scenes of one shard, refused unless it holds exactly ``seeds`` of ``kind``."""
     z = np.load(path)
     meta = json.loads(bytes(z["meta"]).decode())
-    if meta["key"] != key:
-        raise SystemExit(f"{path}: made with {meta['key']}, not {key}; delete it or pass "
-                         "another --cache")
-    scenes = []
-    for k, (kind, seed) in enumerate(meta["scenes"]):
-        d = {name: z[f"{k}_{name}"] for name in ("crops", "labels", "cut", "quads", "png")}
-        d["kind"], d["seed"] = kind, seed
-        scenes.append(d)
-    return {"scenes": scenes, "seconds": meta["seconds"]}
+    got = [(m["kind"], int(m["seed"])) for m in meta]
+    if got != [(kind, s) for s in seeds]:
+        raise SystemExit(f"{path}: holds {got[:1]}..{got[-1:]} ({len(got)} scenes), not {kind} "
+                         f"{seeds.start}-{seeds.stop - 1}; delete it or pass another --cache")
+    return [{"kind": kind, "seed": s, **{name: z[f"{k}_{name}"] for name in _ARRAYS}}
+            for k, s in enumerate(seeds)]
+
+
+def build_data(stacked: tuple[int, int], flat: tuple[int, int], cache: Path | None = None,
+               log=print) -> list[dict]:
+    """Every scene of the two seed ranges ``(first, count)``, in seed order; with ``cache``
+    (a folder), shards of :data:`SHARD` scenes already there are loaded, the others rendered,
+    read and saved there."""
+    from vision.read import Reader
+
+    reader = None
+    scenes: list[dict] = []
+    t0 = time.perf_counter()
+    for kind, (first, count) in (("stacked", stacked), ("flat", flat)):
+        for lo in range(first, first + count, SHARD):
+            seeds = range(lo, min(lo + SHARD, first + count))
+            path = _shard_path(cache, kind, lo) if cache is not None else None
+            if path is not None and path.is_file():
+                scenes += load_shard(path, kind, seeds)
+                continue
+            reader = reader or Reader()
+            shard = [scene_samples(kind, s, reader) for s in seeds]
+            if path is not None:
+                cache.mkdir(parents=True, exist_ok=True)
+                save_shard(path, shard)
+            scenes += shard
+            log(f"{kind} {seeds.start}-{seeds.stop - 1} rendered and read, "
+                f"{time.perf_counter() - t0:.0f} s")
+    return scenes
 
 
 def _tune_from(first: int, count: int, tune_share: float) -> int:
     return first + round(count * (1 - tune_share))
 
 
-def split(data: dict, tune_share: float, stacked: tuple[int, int], flat: tuple[int, int]
-          ) -> tuple[list[dict], list[dict]]:
+def split(scenes: list[dict], tune_share: float, stacked: tuple[int, int],
+          flat: tuple[int, int]) -> tuple[list[dict], list[dict]]:
     """Training and tuning scenes: the last ``tune_share`` of each seed range tunes."""
     cut = {"stacked": _tune_from(*stacked, tune_share), "flat": _tune_from(*flat, tune_share)}
-    train = [d for d in data["scenes"] if d["seed"] < cut[d["kind"]]]
-    tune = [d for d in data["scenes"] if d["seed"] >= cut[d["kind"]]]
+    train = [d for d in scenes if d["seed"] < cut[d["kind"]]]
+    tune = [d for d in scenes if d["seed"] >= cut[d["kind"]]]
     return train, tune
 
 
-def samples(scenes: list[dict]) -> tuple[np.ndarray, np.ndarray]:
-    """Crops (uint8) and labels (0..3) of the matched, uncut found tiles of ``scenes``."""
-    xs, ys = [], []
+def samples(scenes: list[dict], size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops (uint8-coded, :func:`to_float` decodes them; ``size`` pixels a side), labels
+    (0..3) and scene kinds of the matched, uncut found tiles of ``scenes``."""
+    import cv2
+
+    xs, ys, ks = [], [], []
     for d in scenes:
-        keep = (d["labels"] >= 0) & ~d["cut"]
-        xs.append(d["crops"][keep])
+        keep = np.nonzero((d["labels"] >= 0) & ~d["cut"])[0]
+        if not len(keep):
+            continue
+        frame = cv2.imdecode(d["png"], cv2.IMREAD_COLOR)
+        crops = tile_crops(frame, list(d["quads"].astype(np.float64)), keep.tolist(), size)
+        xs.append(np.clip(np.round((crops + 0.5) * 255), 0, 255).astype(np.uint8))
         ys.append(np.minimum(d["labels"][keep], NUM_CLASSES - 1))
-    return np.concatenate(xs), np.concatenate(ys)
+        ks += [d["kind"]] * len(keep)
+    return np.concatenate(xs), np.concatenate(ys), np.array(ks)
 
 
 # ----------------------------------------------------------------------------- model
 
 
-def make_net():
+def make_net(ordinal: bool = False, spatial: bool = False, crop: int = CROP):
+    """The network: ``NUM_CLASSES`` logits, or with ``ordinal`` ``NUM_CLASSES - 1`` logits of
+    "at least 1, 2, 3 tiles under it" (:func:`class_probs` turns either into probabilities).
+    Its head reads the last feature map averaged over the crop, or (``spatial``) all of it
+    (where in the crop a wall band or an edge lies: below the tile's face, or beside it)."""
     import torch
     from torch import nn
 
@@ -183,17 +207,41 @@ def make_net():
         return nn.Sequential(nn.Conv2d(a, b, 3, stride=2, padding=1, bias=False),
                              nn.BatchNorm2d(b), nn.ReLU(inplace=True))
 
+    outputs = NUM_CLASSES - 1 if ordinal else NUM_CLASSES
+    side = crop
+    for _ in range(4):
+        side = (side + 1) // 2
+
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(block(CHANNELS, 16), block(16, 32), block(32, 48),
-                                          block(48, 64), nn.AdaptiveAvgPool2d(1))
-            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.1), nn.Linear(64, NUM_CLASSES))
+            self.features = nn.Sequential(
+                block(CHANNELS, 16), block(16, 32), block(32, 48), block(48, 64),
+                *([] if spatial else [nn.AdaptiveAvgPool2d(1)]))
+            width = 64 * side * side if spatial else 64
+            self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2 if spatial else 0.1),
+                                      nn.Linear(width, outputs))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.head(self.features(x))
 
     return Net()
+
+
+def class_probs(logits, ordinal: bool):
+    """``(N, 4)`` probabilities of 0, 1, 2, 3+ tiles under a tile from the network's logits:
+    a softmax, or (``ordinal``) the differences of the made-monotone probabilities of at least
+    1, 2, 3 (P(0) = 1 - P(>=1), P(1) = P(>=1) - P(>=2), ..., P(3+) = P(>=3))."""
+    import torch
+
+    if not ordinal:
+        return torch.softmax(logits, 1)
+    s = torch.sigmoid(logits)
+    cols = [s[:, :1]]
+    for k in range(1, s.shape[1]):
+        cols.append(torch.minimum(cols[-1], s[:, k:k + 1]))
+    at_least = torch.cat([torch.ones_like(cols[0])] + cols + [torch.zeros_like(cols[0])], 1)
+    return at_least[:, :-1] - at_least[:, 1:]
 
 
 def to_float(x: np.ndarray) -> np.ndarray:
@@ -205,29 +253,35 @@ def to_float(x: np.ndarray) -> np.ndarray:
     return f
 
 
-def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log=print):
+def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = False,
+          spatial: bool = False, log=print):
+    """The trained network (eval mode) on uint8-coded crops ``x`` and labels ``y``: AdamW,
+    one-cycle, batches of 64, class weights 1/sqrt(frequency), left-right mirror, brightness
+    and contrast; cross-entropy, or (``ordinal``) the binary cross-entropies of "at least k";
+    ``spatial``: the head reads the whole last feature map (:func:`make_net`)."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     torch.set_num_threads(2)
-    net = make_net()
+    net = make_net(ordinal, spatial, x.shape[-1])
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * int(np.ceil(len(y) / 64))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
     counts = np.bincount(y, minlength=NUM_CLASSES).astype(float)
     weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / NUM_CLASSES) ** 0.5,
                           dtype=torch.float32)
-    loss_fn = nn.CrossEntropyLoss(weight=weight)
-    xf = to_float(x)
+    ce = nn.CrossEntropyLoss(weight=weight)
+    bce = nn.BCEWithLogitsLoss(reduction="none")
+    ks = torch.arange(1, NUM_CLASSES, dtype=torch.float32)
     for ep in range(epochs):
         net.train()
         order = rng.permutation(len(y))
         total = 0.0
         for b in range(0, len(order), 64):
             idx = order[b:b + 64]
-            xb = xf[idx].copy()
+            xb = to_float(x[idx])
             flip = rng.random(len(idx)) < 0.5
             xb[flip] = xb[flip][..., ::-1]
             # brightness and contrast of the picture channels
@@ -235,7 +289,12 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log=print):
             o = rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32)
             xb[:, :3] = xb[:, :3] * g + o
             out = net(torch.from_numpy(np.ascontiguousarray(xb)))
-            loss = loss_fn(out, torch.from_numpy(y[idx]))
+            yb = torch.from_numpy(y[idx])
+            if ordinal:
+                target = (yb[:, None].float() >= ks[None]).float()
+                loss = (bce(out, target).sum(1) * weight[yb]).sum() / weight[yb].sum()
+            else:
+                loss = ce(out, yb)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -246,11 +305,11 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, log=print):
     return net
 
 
-def predict(net, x: np.ndarray) -> np.ndarray:
+def predict(net, x: np.ndarray, ordinal: bool = False) -> np.ndarray:
     import torch
 
     with torch.no_grad():
-        out = [torch.softmax(net(torch.from_numpy(to_float(x[b:b + 256]))), 1).numpy()
+        out = [class_probs(net(torch.from_numpy(to_float(x[b:b + 256]))), ordinal).numpy()
                for b in range(0, len(x), 256)]
     return np.concatenate(out) if out else np.zeros((0, NUM_CLASSES), np.float32)
 
@@ -273,19 +332,19 @@ def figures(p: np.ndarray, y: np.ndarray, kinds: np.ndarray) -> dict:
     return out
 
 
-def export(net, path: Path) -> None:
+def export(net, path: Path, size: int, ordinal: bool = False) -> None:
     import torch
 
-    class WithSoftmax(torch.nn.Module):
+    class WithProbs(torch.nn.Module):
         def __init__(self, inner) -> None:
             super().__init__()
             self.inner = inner
 
         def forward(self, x):
-            return torch.softmax(self.inner(x), 1)
+            return class_probs(self.inner(x), ordinal)
 
-    dummy = torch.zeros(2, CHANNELS, CROP, CROP)
-    torch.onnx.export(WithSoftmax(net), dummy, str(path), input_names=["crops"],
+    dummy = torch.zeros(2, CHANNELS, size, size)
+    torch.onnx.export(WithProbs(net), dummy, str(path), input_names=["crops"],
                       output_names=["probabilities"], opset_version=17, dynamo=False,
                       dynamic_axes={"crops": {0: "N"}, "probabilities": {0: "N"}})
 
@@ -293,6 +352,7 @@ def export(net, path: Path) -> None:
 def card_text(meta: dict) -> str:
     """The model card (``layer_cue.md``) for the metadata ``meta`` (``layer_cue.json``)."""
     tr, tune = meta["training"], meta["tuning"]
+    crop = int(tr.get("crop", CROP))
     lines = [
         "# Layer cue (`layer_cue.onnx`)",
         "",
@@ -306,14 +366,19 @@ def card_text(meta: dict) -> str:
         "",
         "## Input and output",
         "",
-        (f"- Input `{meta['input']['name']}`: float32 `(N, {CHANNELS}, {CROP}, {CROP})`, exactly "
-        f"as `vision.layer_cue.tile_crops` makes them: {meta['input']['normalisation']}."),
+        (f"- Input `{meta['input']['name']}`: float32 `(N, {CHANNELS}, {crop}, {crop})`, exactly "
+        f"as `vision.layer_cue.tile_crops(..., size={crop})` makes them: "
+        f"{meta['input']['normalisation']}."),
         (f"- Output `{meta['output']['name']}`: float32 `(N, {NUM_CLASSES})`, "
         f"{meta['output']['meaning']}."),
         (f"- Dynamic batch axis, ONNX opset 17, {meta['bytes']:,} bytes, sha256 "
         f"`{meta['sha256']}`."),
         ("- Network: four stride-2 3x3 convolutions with batch norm and ReLU (16, 32, 48, 64 "
-        "channels), global average pool, dropout 0.1, one linear layer."),
+        "channels), then " + ("the whole last feature map (where in the crop a band or an "
+                              "edge lies), dropout 0.2" if tr.get("spatial") else
+                              "global average pool, dropout 0.1")
+        + ", one linear layer" + (" giving P(at least 1, 2, 3 tiles under it) (ordinal "
+                                  "targets)" if tr.get("ordinal") else "") + "."),
         "",
         "## Training data",
         "",
@@ -329,8 +394,10 @@ def card_text(meta: dict) -> str:
         (f"- {tr['train_samples']:,} training samples (per class "
         f"{', '.join(str(v) for v in tr['train_per_class'])}); rendering and reading took "
         f"{tr['data_seconds']:.0f} s, training {tr['epochs']} epochs {tr['seconds']:.0f} s "
-        f"(AdamW, one-cycle, class weights 1/sqrt(frequency), left-right mirror, brightness "
-        f"and contrast; seed {tr['seed']}) on a shared 2-core CPU."),
+        f"(AdamW, one-cycle, class weights 1/sqrt(frequency), "
+        + ("binary cross-entropy of each 'at least' target, " if tr.get("ordinal") else "")
+        + f"left-right mirror, brightness and contrast; seed {tr['seed']}) on a shared 2-core "
+        "CPU."),
         f"- Rebuild: `{tr['command']}`." + (f" {tr['samples_read']}" if tr.get("samples_read")
                                             else ""),
         "",
@@ -356,14 +423,20 @@ def card_text(meta: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seed", type=int, default=6, help="seed of the weights and batches")
+    ap.add_argument("--seed", type=int, default=7, help="seed of the weights and batches")
     ap.add_argument("--stacked-seed", type=int, default=3000)
-    ap.add_argument("--stacked", type=int, default=1000, help="stacked training scenes")
+    ap.add_argument("--stacked", type=int, default=2000, help="stacked training scenes")
     ap.add_argument("--flat-seed", type=int, default=5000)
     ap.add_argument("--flat", type=int, default=200, help="flat training scenes")
     ap.add_argument("--tune-share", type=float, default=0.15)
-    ap.add_argument("--epochs", type=int, default=16)
-    ap.add_argument("--cache", type=Path, default=None)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--crop", type=int, default=CROP, help="crop side in pixels")
+    ap.add_argument("--ordinal", action="store_true",
+                    help='learn "at least 1, 2, 3 tiles under it" instead of 4 classes')
+    ap.add_argument("--spatial", action="store_true",
+                    help="the head reads the whole last feature map, not its average")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="folder of rendered and read scenes (shards of 100), made when missing")
     ap.add_argument("--data-only", action="store_true", help="make the cache and stop")
     ap.add_argument("--out", type=Path, default=HERE)
     ap.add_argument("--card", action="store_true",
@@ -380,40 +453,40 @@ def main(argv: list[str] | None = None) -> int:
         if s0 < 0 or n < 1 or s0 + n > HELD_OUT_SEED_MIN:
             ap.error(f"--{name}-seed {s0} / --{name} {n}: expected training seeds in "
                      f"0..{HELD_OUT_SEED_MIN - 1}")
-    key = {"stacked": list(stacked), "flat": list(flat), "crop": CROP, "span": SPAN,
-           "tune_share": a.tune_share}
-    data = load_cache(a.cache, key) if a.cache else None
-    if data is None:
-        data = build_data(stacked, flat, a.tune_share)
-        if a.cache:
-            save_cache(a.cache, data, key)
+    if not 16 <= a.crop <= 512:
+        ap.error(f"--crop {a.crop}: expected 16..512 pixels")
+    t0 = time.perf_counter()
+    scenes = build_data(stacked, flat, a.cache)
+    data_seconds = round(time.perf_counter() - t0, 1)
     if a.data_only:
         return 0
-    train_sc, tune_sc = split(data, a.tune_share, stacked, flat)
-    x, y = samples(train_sc)
-    xt, yt = samples(tune_sc)
-    kinds_t = np.concatenate([[d["kind"]] * int(((d["labels"] >= 0) & ~d["cut"]).sum())
-                              for d in tune_sc])
-    print(f"training samples {len(y)} (per class {np.bincount(y).tolist()}), tuning {len(yt)}")
+    train_sc, tune_sc = split(scenes, a.tune_share, stacked, flat)
+    x, y, _ = samples(train_sc, a.crop)
+    xt, yt, kinds_t = samples(tune_sc, a.crop)
+    print(f"training samples {len(y)} (per class {np.bincount(y).tolist()}), tuning {len(yt)}",
+          flush=True)
     t0 = time.perf_counter()
-    net = train(x, y, a.epochs, a.seed)
+    net = train(x, y, a.epochs, a.seed, a.ordinal, a.spatial)
     seconds = round(time.perf_counter() - t0, 1)
-    fig = figures(predict(net, xt), yt, kinds_t)
+    fig = figures(predict(net, xt, a.ordinal), yt, kinds_t)
     print(json.dumps(fig, indent=1))
     a.out.mkdir(parents=True, exist_ok=True)
     onnx_path = a.out / "layer_cue.onnx"
-    export(net, onnx_path)
+    export(net, onnx_path, a.crop, a.ordinal)
     blob = onnx_path.read_bytes()
+    meaning = ("0, 1, 2, 3+ tiles under the tile: differences of the made-monotone "
+               "probabilities of at least 1, 2, 3 (ordinal)" if a.ordinal
+               else "softmax over 0, 1, 2, 3+ tiles under the tile")
     meta = {
         "model": onnx_path.name, "sha256": hashlib.sha256(blob).hexdigest(), "bytes": len(blob),
-        "input": {"name": "crops", "shape": ["N", CHANNELS, CROP, CROP], "dtype": "float32",
+        "input": {"name": "crops", "shape": ["N", CHANNELS, a.crop, a.crop], "dtype": "float32",
                   "normalisation": f"vision.layer_cue.tile_crops: BGR / 255 - 0.5 axis-aligned "
                                    f"around the tile, {SPAN} tile lengths wide; tile mask; "
                                    "other found tiles' mask"},
-        "output": {"name": "probabilities", "shape": ["N", NUM_CLASSES],
-                   "meaning": "softmax over 0, 1, 2, 3+ tiles under the tile"},
+        "output": {"name": "probabilities", "shape": ["N", NUM_CLASSES], "meaning": meaning},
         "training": {"seed": a.seed, "epochs": a.epochs, "seconds": seconds,
-                     "data_seconds": data["seconds"],
+                     "data_seconds": data_seconds, "crop": a.crop, "ordinal": a.ordinal,
+                     "spatial": a.spatial,
                      "stacked_seeds": f"{stacked[0]}-{stacked[0] + stacked[1] - 1}",
                      "flat_seeds": f"{flat[0]}-{flat[0] + flat[1] - 1}",
                      "tune_share": a.tune_share, "train_samples": len(y),

@@ -47,21 +47,25 @@ class LayerCueError(ValueError):
 
 
 def tile_crops(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
-               which: Sequence[int] | None = None) -> np.ndarray:
-    """``(N, 5, 80, 80)`` float32 crops, one around each of ``quads`` (4x2 pixel corners each;
-    only those listed in ``which`` when given): the picture (BGR / 255 - 0.5) of a square
-    :data:`SPAN` tile lengths wide centred on the quad's centre (taken from the level of the
-    frame's Gaussian pyramid where the square is at most twice the crop, so shrinking does not
-    alias; the frame's edge repeated beyond it), then the quad's own mask and the mask of every
-    other quad (1 inside, 0 outside)."""
+               which: Sequence[int] | None = None, size: int = CROP) -> np.ndarray:
+    """``(N, 5, size, size)`` float32 crops (``size`` pixels a side, :data:`CROP` unless the
+    model takes another), one around each of ``quads`` (4x2 pixel corners each; only those
+    listed in ``which`` when given): the picture (BGR / 255 - 0.5) of a square :data:`SPAN` tile
+    lengths wide centred on the quad's centre (taken from the level of the frame's Gaussian
+    pyramid where the square is at most twice the crop, so shrinking does not alias; the
+    frame's edge repeated beyond it), then the quad's own mask and the mask of every other quad
+    (1 inside, 0 outside)."""
     if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
         raise LayerCueError(f"frame_bgr: expected an HxWx3 BGR picture, got "
                             f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 16 <= size <= 512:
+        raise LayerCueError(f"size: expected a crop side of 16..512 pixels, got {size!r}")
+    size = int(size)
     n = len(quads)
     idx = list(range(n)) if which is None else [int(i) for i in which]
     if any(not 0 <= i < n for i in idx):
         raise LayerCueError(f"which: expected indices of the {n} quads, got {idx}")
-    out = np.zeros((len(idx), CHANNELS, CROP, CROP), np.float32)
+    out = np.zeros((len(idx), CHANNELS, size, size), np.float32)
     if not idx:
         return out
     Q = np.stack([np.asarray(q, np.float64).reshape(4, 2) for q in quads])
@@ -70,24 +74,24 @@ def tile_crops(frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
     centres = Q.mean(1)
     lo, hi = Q.min(1), Q.max(1)
     pyramid = [frame_bgr]
-    mask = np.zeros((CROP, CROP), np.uint8)
+    mask = np.zeros((size, size), np.uint8)
     for row, i in enumerate(idx):
         side, c = float(sides[i]), centres[i]
-        k = CROP / side
-        level = min(PYRAMID_LEVELS, max(0, int(np.floor(np.log2(side / CROP)))))
+        k = size / side
+        level = min(PYRAMID_LEVELS, max(0, int(np.floor(np.log2(side / size)))))
         while len(pyramid) <= level:
             pyramid.append(cv2.pyrDown(pyramid[-1]))
         f = float(2 ** level)
-        # crop pixel u = (p - c) * k + CROP / 2 - 0.5 for picture pixel p, and
+        # crop pixel u = (p - c) * k + size / 2 - 0.5 for picture pixel p, and
         # p = (q + 0.5) * f - 0.5 for pixel q of the pyramid level
-        M = np.array([[k * f, 0.0, (0.5 * f - 0.5 - c[0]) * k + CROP / 2 - 0.5],
-                      [0.0, k * f, (0.5 * f - 0.5 - c[1]) * k + CROP / 2 - 0.5]])
-        pic = cv2.warpAffine(pyramid[level], M, (CROP, CROP), flags=cv2.INTER_LINEAR,
+        M = np.array([[k * f, 0.0, (0.5 * f - 0.5 - c[0]) * k + size / 2 - 0.5],
+                      [0.0, k * f, (0.5 * f - 0.5 - c[1]) * k + size / 2 - 0.5]])
+        pic = cv2.warpAffine(pyramid[level], M, (size, size), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REPLICATE)
         out[row, :3] = pic.transpose(2, 0, 1)
         out[row, :3] *= 1.0 / 255.0
         out[row, :3] -= 0.5
-        polys = np.round(((Q - c) * k + CROP / 2 - 0.5) * 4).astype(np.int32)
+        polys = np.round(((Q - c) * k + size / 2 - 0.5) * 4).astype(np.int32)
         mask[:] = 0
         cv2.fillPoly(mask, [polys[i]], 1, shift=2)
         out[row, 3] = mask
@@ -123,18 +127,25 @@ class LayerCue:
         self._session = open_session(path, threads, LayerCueError,
                                      "the command in models/layer_cue.md")
         inputs = self._session.get_inputs()
-        if len(inputs) != 1 or list(inputs[0].shape[1:]) != [CHANNELS, CROP, CROP]:
+        shape = list(inputs[0].shape[1:]) if len(inputs) == 1 else []
+        if (len(shape) != 3 or shape[0] != CHANNELS or not isinstance(shape[1], int)
+                or shape[1] != shape[2] or not 16 <= shape[1] <= 512):
             raise LayerCueError(f"{path} takes inputs {[i.shape for i in inputs]}; expected "
-                                f"one of shape (N, {CHANNELS}, {CROP}, {CROP})")
+                                f"one of shape (N, {CHANNELS}, S, S), S the crop side in "
+                                "pixels (16..512)")
         self._input_name = inputs[0].name
+        #: Side of the crops the model takes (:data:`CROP` for the first shipped model).
+        self.crop = int(shape[1])
         self.path = path
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """``(N, 4)`` probabilities (rows sum to 1) of :func:`tile_crops`' crops."""
+        want = (CHANNELS, self.crop, self.crop)
         if (not isinstance(crops, np.ndarray) or crops.dtype != np.float32
-                or crops.ndim != 4 or crops.shape[1:] != (CHANNELS, CROP, CROP)):
-            raise LayerCueError(f"crops: expected float32 (N, {CHANNELS}, {CROP}, {CROP}) as "
-                                f"tile_crops gives, got {getattr(crops, 'dtype', None)} "
+                or crops.ndim != 4 or crops.shape[1:] != want):
+            raise LayerCueError(f"crops: expected float32 (N, {CHANNELS}, {self.crop}, "
+                                f"{self.crop}) as tile_crops(..., size={self.crop}) gives, got "
+                                f"{getattr(crops, 'dtype', None)} "
                                 f"{getattr(crops, 'shape', type(crops).__name__)}")
         if len(crops) == 0:
             return np.zeros((0, NUM_CLASSES), np.float32)
@@ -148,7 +159,7 @@ class LayerCue:
         idx = list(range(len(quads))) if which is None else list(which)
         if not idx:
             return np.zeros((0, NUM_CLASSES), np.float32)
-        return self.predict(tile_crops(frame_bgr, list(quads), idx))
+        return self.predict(tile_crops(frame_bgr, list(quads), idx, self.crop))
 
 
 _shared: LayerCue | None = None

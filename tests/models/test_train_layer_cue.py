@@ -1,0 +1,52 @@
+"""The layer cue's training script (``models/train_layer_cue.py``): its ordinal outputs and its
+cache of rendered scenes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from models import train_layer_cue as tlc  # noqa: E402
+
+
+def test_ordinal_logits_give_probabilities_of_each_count() -> None:
+    """P(>=1), P(>=2), P(>=3) become P(0), P(1), P(2), P(3+): rows sum to 1, none negative
+    even where the network's "at least" probabilities are not in order."""
+    logits = torch.tensor([[4.0, 0.0, -4.0], [-4.0, -4.0, -4.0], [0.0, 3.0, 5.0]])
+    p = tlc.class_probs(logits, ordinal=True).numpy()
+    assert p.shape == (3, 4) and np.allclose(p.sum(1), 1.0, atol=1e-6) and (p >= 0).all()
+    s = 1 / (1 + np.exp(-4.0))
+    assert p[0] == pytest.approx([1 - s, s - 0.5, 0.5 - (1 - s), 1 - s], abs=1e-6)
+    assert p[1].argmax() == 0
+    # out of order (P(>=3) > P(>=1)): capped by the lower counts
+    assert p[2] == pytest.approx([0.5, 0.0, 0.0, 0.5], abs=1e-6)
+    soft = tlc.class_probs(torch.zeros(2, 4), ordinal=False).numpy()
+    assert np.allclose(soft, 0.25)
+
+
+def test_cache_shards_are_refused_when_they_hold_other_scenes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    scenes = [{"kind": "stacked", "seed": s, "png": np.zeros(3, np.uint8),
+               "quads": np.zeros((0, 4, 2), np.float32), "labels": np.zeros(0, np.int64),
+               "cut": np.zeros(0, bool)} for s in (10, 11)]
+    path = tmp_path / "stacked_10.npz"
+    tlc.save_shard(path, scenes)
+    back = tlc.load_shard(path, "stacked", range(10, 12))
+    assert [d["seed"] for d in back] == [10, 11] and back[0]["quads"].shape == (0, 4, 2)
+    with pytest.raises(SystemExit, match="not flat 10-11"):
+        tlc.load_shard(path, "flat", range(10, 12))
+    with pytest.raises(SystemExit, match="not stacked 10-12"):
+        tlc.load_shard(path, "stacked", range(10, 13))
+    meta = json.loads(bytes(np.load(path)["meta"]).decode())
+    assert meta == [{"kind": "stacked", "seed": 10}, {"kind": "stacked", "seed": 11}]
+
+
+def test_split_keeps_the_last_share_of_each_range_for_tuning() -> None:
+    scenes = [{"kind": "stacked", "seed": s} for s in range(100, 120)] + \
+             [{"kind": "flat", "seed": s} for s in range(500, 510)]
+    train, tune = tlc.split(scenes, 0.15, (100, 20), (500, 10))
+    assert [d["seed"] for d in tune] == [117, 118, 119, 508, 509]
+    assert len(train) == 25
