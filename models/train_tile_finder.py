@@ -13,7 +13,10 @@ Rebuild (torch is not a dependency of the project; install the CPU build first):
     python models/train_tile_finder.py --seed 7
 
 Writes ``tile_finder.onnx``, ``tile_finder.json`` (metadata, figures, sha256) and
-``tile_finder.md`` (the model card) into ``--out`` (default: this folder). ``--cache DIR`` keeps
+``tile_finder.md`` (the model card) into ``--out`` (default: this folder); ``--name
+tile_finder_closeup`` names them for the close-up network (``vision.tile_finder``: small
+pictures worked at close-up sizes), which is fine-tuned from the table network (``--init``,
+see ``models/tile_finder_closeup.md`` for its command). ``--cache DIR`` keeps
 the rendered samples between runs (they depend only on the data arguments and the renderer).
 """
 
@@ -339,13 +342,15 @@ def card_text(meta: dict) -> str:
     rend = tr["renderer"]
     fit = tr["fit"]
     px = meta["pixel_figures"]
+    name = meta.get("model", "tile_finder.onnx")
     lines = [
-        "# Tile finder (`tile_finder.onnx`)",
+        f"# Tile finder (`{name}`)",
         "",
-        "Marks every face-up domino tile's top face in a picture, so that touching tiles come "
-        "apart and each tile gets its own size. Used by the reader's detector "
-        "(`vision.detect.detect_tiles`) through `vision.tile_finder.TileFinder`; the "
-        "post-processing is OpenCV only.",
+        meta.get("role") or (
+            "Marks every face-up domino tile's top face in a picture, so that touching tiles "
+            "come apart and each tile gets its own size. Used by the reader's detector "
+            "(`vision.detect.detect_tiles`) through `vision.tile_finder.TileFinder`; the "
+            "post-processing is OpenCV only."),
         "",
         "## Input and output",
         "",
@@ -496,13 +501,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes rendering scenes")
     parser.add_argument("--data-only", action="store_true", help="render the samples and stop")
     parser.add_argument("--card-only", action="store_true",
-                        help="rewrite tile_finder.md from tile_finder.json in --out and stop")
+                        help="rewrite NAME.md from NAME.json in --out and stop")
     parser.add_argument("--out", type=Path, default=HERE, help="folder to write the model to")
+    parser.add_argument("--name", default="tile_finder",
+                        help="file name (no suffix) of the model, its metadata and card: "
+                             "tile_finder (the table network) or tile_finder_closeup (the "
+                             "close-up network, vision.tile_finder.CLOSE_UP_MODEL_NAME)")
     parser.add_argument("--cache", type=Path, default=None, help="folder keeping the samples")
     args = parser.parse_args(argv)
     if args.card_only:
-        meta = json.loads((args.out / "tile_finder.json").read_text())
-        (args.out / "tile_finder.md").write_text(card_text(meta))
+        meta = json.loads((args.out / f"{args.name}.json").read_text())
+        (args.out / f"{args.name}.md").write_text(card_text(meta))
         return
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -553,17 +562,18 @@ def main(argv: list[str] | None = None) -> None:
         figures["heldout_small"] = pixel_figures(net, held_small)
     print(json.dumps(figures), file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / "tile_finder.onnx"
+    onnx_path = args.out / f"{args.name}.onnx"
     export(net, onnx_path)
     kept = {k: v for k, v in vars(args).items()
             if k not in ("out", "cache", "workers", "data_only", "card_only", "snapshot_from")
-            and not (k in ("init", "init_sha256") and v is None)}
+            and not (k in ("init", "init_sha256") and v is None)
+            and not (k == "name" and v == "tile_finder")}
     if args.init is not None:
         kept["init_sha256"] = init_sha
     command = "python models/train_tile_finder.py " + " ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in kept.items())
     meta = {
-        "model": "tile_finder.onnx",
+        "model": onnx_path.name,
         "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
         "bytes": onnx_path.stat().st_size,
         "weights": int(sum(p.numel() for p in net.parameters())),
@@ -608,8 +618,8 @@ def main(argv: list[str] | None = None) -> None:
         "pixel_figures": figures,
         "torch": torch.__version__,
     }
-    (args.out / "tile_finder.json").write_text(json.dumps(meta, indent=2) + "\n")
-    (args.out / "tile_finder.md").write_text(card_text(meta))
+    (args.out / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
+    (args.out / f"{args.name}.md").write_text(card_text(meta))
     print(f"wrote {onnx_path} ({meta['bytes']} bytes)")
 
 

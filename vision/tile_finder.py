@@ -62,6 +62,15 @@ MODEL_NAME = "tile_finder.onnx"
 REBUILD = "python models/train_tile_finder.py --seed 7 (see models/tile_finder.md)"
 """How to rebuild a missing or broken model file."""
 
+CLOSE_UP_MODEL_NAME = "tile_finder_closeup.onnx"
+"""File name of the shipped close-up finder in ``models/``: the same network fine-tuned with
+close-ups of small tiles added, used for small pictures worked at close-up sizes only (see
+:class:`TileFinder`)."""
+
+CLOSE_UP_REBUILD = ("python models/train_tile_finder.py --init ... --name tile_finder_closeup "
+                    "(see models/tile_finder_closeup.md)")
+"""How to rebuild a missing or broken close-up model file."""
+
 #: Long side (px) the network sees a picture at.
 WORK_SIDE = 640
 #: Long side (px) of small pictures (close-ups of one tile) for the network.
@@ -192,11 +201,35 @@ def default_model_path() -> Path:
     return MODEL_DIR / MODEL_NAME
 
 
-class TileFinder:
-    """Tiles in BGR pictures from the ONNX tile finder (the shipped one, or ``model_path``)."""
+def default_close_up_model_path() -> Path:
+    """Where the shipped close-up model lives (it may be missing: :class:`TileFinder` says so
+    when it first works a close-up)."""
+    return MODEL_DIR / CLOSE_UP_MODEL_NAME
 
-    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+
+class TileFinder:
+    """Tiles in BGR pictures from the ONNX tile finder (the shipped one, or ``model_path``).
+
+    A small picture (long side under :data:`SMALL_SIDE`) worked at a close-up size (not at
+    :data:`WORK_SIDE`) is seen by the close-up network ``close_up_path``: by default the shipped
+    close-up model (:data:`CLOSE_UP_MODEL_NAME`) when ``model_path`` is the shipped model, else
+    ``model_path`` itself (one network for every picture, as when trying a model). It is opened
+    when the first close-up is worked; frames of a table never use it. On rendered pictures
+    (2026-11-22) the fine-tuned close-up network finds more small tiles in close-ups (small-tile
+    close-ups, choice seeds 1,750,000-149: tiles right 0.5990 -> 0.6964) but reads held-out
+    table frames worse than the shipped table network (``evaluate --rendered 40``: tiles right
+    0.9874 -> 0.9820), hence two networks."""
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1,
+                 close_up_path: str | Path | None = None) -> None:
         path = default_model_path() if model_path is None else Path(model_path)
+        if close_up_path is not None:
+            self.close_up_path = Path(close_up_path)
+        elif path == default_model_path():
+            self.close_up_path = default_close_up_model_path()
+        else:
+            self.close_up_path = path
+        self._close_up_session = None
         if not path.is_file():
             raise TileFinderMissingError(f"no tile finder model at {path}; rebuild it with "
                                          f"{REBUILD}")
@@ -229,6 +262,8 @@ class TileFinder:
                                   f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
         h, w = frame_bgr.shape[:2]
         s = self.work_scale(h, w, side)
+        session = (self._close_up() if max(h, w) < SMALL_SIDE and side != WORK_SIDE
+                   else self._session)
         wh, ww = max(1, round(h * s)), max(1, round(w * s))
         work = cv2.resize(frame_bgr, (ww, wh),
                           interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
@@ -236,8 +271,27 @@ class TileFinder:
         if ph or pw:
             work = cv2.copyMakeBorder(work, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
         blob = np.ascontiguousarray(work.transpose(2, 0, 1)[None], dtype=np.float32)
-        (out,) = self._session.run(None, {self._input: blob})
+        (out,) = session.run(None, {self._input: blob})
         return out[0, :, :(wh + 1) // 2, :(ww + 1) // 2], s
+
+    def _close_up(self) -> object:
+        """The session of the close-up network (the table network's when they are one file),
+        opened on first use."""
+        if self.close_up_path == self.path:
+            return self._session
+        if self._close_up_session is None:
+            if not self.close_up_path.is_file():
+                raise TileFinderMissingError(f"no close-up tile finder model at "
+                                             f"{self.close_up_path}; rebuild it with "
+                                             f"{CLOSE_UP_REBUILD}")
+            session = open_session(self.close_up_path, self.threads, TileFinderError,
+                                   CLOSE_UP_REBUILD)
+            if session.get_inputs()[0].name != self._input:
+                raise TileFinderError(f"{self.close_up_path} takes "
+                                      f"{session.get_inputs()[0].name!r}, not {self._input!r}; "
+                                      f"rebuild it with {CLOSE_UP_REBUILD}")
+            self._close_up_session = session
+        return self._close_up_session
 
     def find(self, frame_bgr: np.ndarray) -> list[FoundTile]:
         """Every face-up tile in a BGR uint8 picture (see the module docstring)."""

@@ -99,3 +99,54 @@ def test_a_frame_of_a_table_is_never_retried(monkeypatch) -> None:
     monkeypatch.setattr(finder, "maps", fake_maps)
     found, _, _ = finder.find_with_maps(np.zeros((720, 1280, 3), np.uint8))
     assert found == [] and asked == [None]
+
+
+# ----------------------------------------------------------------------------- two networks
+
+
+def test_the_shipped_finder_sees_close_ups_with_the_close_up_network() -> None:
+    finder = tf.TileFinder()
+    assert finder.path == tf.default_model_path()
+    assert finder.close_up_path == tf.default_close_up_model_path()
+    one = tf.TileFinder(tf.default_model_path(), close_up_path=tf.default_model_path())
+    small = np.random.default_rng(5).integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    small[100:160, 150:190] = 235  # a pale block
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    frame[300:360, 600:640] = 235
+    near, s = finder.maps(small)
+    near_one, s_one = one.maps(small)
+    assert s == s_one == tf.CLOSE_UP_SIDE / 400
+    assert not np.allclose(near, near_one, atol=1e-4)  # another network for close-ups ...
+    table, _ = finder.maps(small, tf.WORK_SIDE)
+    table_one, _ = one.maps(small, tf.WORK_SIDE)
+    assert np.array_equal(table, table_one)  # ... but not for a small picture at the table size
+    assert np.array_equal(finder.maps(frame)[0], one.maps(frame)[0])  # nor for table frames
+
+
+def test_a_tried_model_sees_every_picture(tmp_path) -> None:
+    """A finder made with another model file uses it for close-ups too (vision.tune --model)."""
+    other = tmp_path / "other.onnx"
+    other.write_bytes(tf.default_model_path().read_bytes())
+    assert tf.TileFinder(other).close_up_path == other
+
+
+def test_a_missing_close_up_model_is_named_when_a_close_up_comes(tmp_path) -> None:
+    missing = tmp_path / "nowhere_closeup.onnx"
+    finder = tf.TileFinder(close_up_path=missing)
+    finder.maps(np.zeros((720, 1280, 3), np.uint8))  # table frames never need it
+    with pytest.raises(tf.TileFinderMissingError) as err:
+        finder.maps(np.zeros((300, 400, 3), np.uint8))
+    assert str(missing) in str(err.value) and "tile_finder_closeup" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["tile_finder", "tile_finder_closeup"])
+def test_the_shipped_models_are_the_ones_their_cards_describe(name: str) -> None:
+    import hashlib
+    import json
+
+    meta = json.loads((tf.MODEL_DIR / f"{name}.json").read_text())
+    onnx = (tf.MODEL_DIR / f"{name}.onnx").read_bytes()
+    assert meta["model"] == f"{name}.onnx"
+    assert meta["sha256"] == hashlib.sha256(onnx).hexdigest()
+    assert meta["bytes"] == len(onnx)
+    assert meta["sha256"] in (tf.MODEL_DIR / f"{name}.md").read_text()
