@@ -293,10 +293,10 @@ def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "known failure (session 5): the profile still loses 2 tiles the plain reading had right on "
-    "seeds 360-399: 2-6 blown white by a glint on seed 367 (no colour left to tell it from "
-    "another set: dropped by the keep test) and 0-4 on seed 362 replaced by the redrawn view's "
-    "surer misreading 2-0 (0.99 against 0.98); needs a reader change, see the session 5 notes"))
+    "known failure (sessions 5-7): the profile still loses 1 tile the plain reading had right "
+    "on seeds 360-399: 2-6 blown white by a glint on seed 367 (no colour left to tell it from "
+    "another set: dropped by the keep test). Seed 362's 0-4 (the redrawn view's surer 2-0) "
+    "is kept since the reader's blank re-read (session 7, vision.read.FLATTEN_BLANK)"))
 def test_profile_loses_no_tile_the_plain_reading_had_right() -> None:
     """On the same 40 unseen coloured scenes, no tile the plain reading had right is lost with
     the profile (a person who enrolled their set must never read worse)."""
