@@ -160,7 +160,12 @@ def test_the_cue_lifts_only_tiles_nothing_found_lies_under_or_on(
 def test_the_shipped_cue_lifts_raised_tiles_the_reader_found_alone_and_no_flat_tile() -> None:
     """On rendered scenes of training seeds the cue was not trained or tuned on (stacked
     5500-5511, flat 6000-6011), read by the real reader: among the found tiles no pair puts
-    above anything, the cue lifts raised ones and leaves flat-scene tiles on the table."""
+    above anything, the cue lifts raised ones, some onto their true layer, and no table tile of
+    the stacked scenes; of the flat scenes' tiles at most one. Measured (2026-11-22): the
+    session-6 model lifted 26 raised (11 onto the true layer), 0 table, 0 flat; the session-7
+    model 23 (13), 0, 1 (seed 6009: a tile abutting another's side in a T, camera tilted 31
+    degrees, P(raised) 0.981). Its held-out flat figure (layerlive --flat 40) is 3 table
+    tiles lifted of 639, the session-6 model's 4: one such tile in these ~190 is its rate."""
     from vision.read import Reader
     from vision.render import render_scene
     from vision.render.layerlive import FLAT_LAYOUTS, _must_report, match_found
@@ -168,7 +173,7 @@ def test_the_shipped_cue_lifts_raised_tiles_the_reader_found_alone_and_no_flat_t
     from vision.render.stacking import stacked_scene_spec
 
     rd = Reader()
-    lifted_raised = lifted_table = flat_lifted = 0
+    lifted_raised = lifted_table = flat_lifted = lifted_right = 0
     for seed in range(5500, 5512):
         scene = render_scene(stacked_scene_spec(seed))
         reading = rd.read(scene.image_bgr, scene.truth["set_max"])
@@ -179,12 +184,13 @@ def test_the_shipped_cue_lifts_raised_tiles_the_reader_found_alone_and_no_flat_t
             if reading.tiles[j].layer_cue == "learned" and plain[j].layer == 0:
                 lifted_raised += t["layer"] > 0
                 lifted_table += t["layer"] == 0
+                lifted_right += reading.tiles[j].layer == t["layer"]
     for seed in range(6000, 6012):
         scene = render_scene(random_scene_spec(seed, layout=FLAT_LAYOUTS[seed % 6]))
         reading = rd.read(scene.image_bgr, scene.truth["set_max"])
         flat_lifted += sum(t.layer_cue == "learned" for t in reading.tiles)
-    assert lifted_raised >= 5 and lifted_table <= 1 and flat_lifted == 0, \
-        (lifted_raised, lifted_table, flat_lifted)
+    assert lifted_raised >= 15 and lifted_right >= 10 and lifted_table == 0 \
+        and flat_lifted <= 1, (lifted_raised, lifted_right, lifted_table, flat_lifted)
 
 
 def test_a_missing_cue_model_is_said_once_and_not_tried_again(monkeypatch) -> None:
