@@ -264,6 +264,13 @@ STILL_MAX_CHANGED = 0.05
 #: tile laid changes 0.3 of its outline and more on rendered build sequences, 0.34 and more in
 #: the stacking demos; a known tile read again with another value next to a tall stack, 0.11).
 LAID_MIN_CHANGED = 0.2
+#: In a game whose tiles stay where they are laid (``fixed``), a tile laid now with nothing known
+#: under it by :data:`COVER_MIN_OVERLAP` lies on the known tiles not found now, whose place
+#: changed, that it overlaps by at least this (a span the reader read as two tiles, one on each
+#: support: the tile laid on it overlaps each by less). Helper C, session 7, on training build
+#: sequences 7000-7029 (with the rule below for tiles found late over covered ones): tile-frames
+#: on the right layer 1843 -> 1876 of 1902, last frames 124 -> 131 of 137.
+VANISHED_UNDER_MIN = 0.1
 #: A tile out of sight since its picture changed (``gone``) is remembered as where a tile went
 #: for this many readings (a tile found over it later lies on it and on the tiles inferred on
 #: it); kept shorter, a tile laid on a stack the reader lost sight of lands low (`layerlive`,
@@ -592,6 +599,13 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             elif on:
                 layer, inferred = max(highest_at(g) for g in on)
                 s = dataclasses.replace(s, layer=layer, inferred_under=inferred)
+            elif fixed:
+                # found late over tiles known to be covered: it is what covers them (the
+                # reader missed it, or read it as another value, when it was laid)
+                hid = [o for o in before if o.hidden and not o.gone
+                       and overlap_fraction(s, o) >= COVER_MIN_OVERLAP]
+                if hid:
+                    s = over(s, hid)
             change.added.append(s)
             rests[id(s)] = on
             change.under[s] = [g for g in on if not g.inferred]
@@ -602,6 +616,12 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(known)), reverse=True)
         below = [known[k] for f, k in under if f >= COVER_MIN_OVERLAP
                  and (known[k].gone or not still(known[k]))]
+        if not below and fixed and changed is not None:
+            # known tiles not found now, whose place changed, under a tile laid now even by a
+            # little (a span read as two tiles, one on each support): it lies on them
+            below = [o for k, o in enumerate(before) if not o.hidden and not o.gone
+                     and k not in match_old and not still(o)
+                     and overlap_fraction(s, o) >= VANISHED_UNDER_MIN]
         if below:
             s = over(s, below)
         elif before:  # watched: nothing known under it, so it lies on the table

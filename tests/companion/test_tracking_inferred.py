@@ -14,14 +14,17 @@ from live_helpers import changed_at, laid_on, tile_at
 
 from companion.tiles import Tile
 from companion.tracking import (
+    COVER_MIN_OVERLAP,
     GONE_MAX,
     INFERRED_LAYER_CONFIDENCE,
     LAID_MIN_CHANGED,
     UNSEEN_TILE,
+    VANISHED_UNDER_MIN,
     ChangedFractions,
     Seen,
     changed_fractions,
     diff,
+    overlap_fraction,
 )
 
 
@@ -214,3 +217,43 @@ def test_a_known_tile_read_with_an_outline_a_third_off_where_nothing_changed_kee
     # where the picture changed as a tile laid does, it is a tile laid on it
     laid = diff(table, [jittered], changed=changed_at((115, 100)))
     assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(2, 4), 3)]
+
+
+def test_a_tile_found_late_over_a_covered_tile_lies_on_it() -> None:
+    """In a game whose tiles stay where they are laid (``fixed``): the tile laid on 1-2 was
+    read 0-4 with its outline slid across; read right where nothing changes now, it is the tile
+    covering 1-2, one layer up, not at the reader's cold-start layer 0 (a game that moves tiles
+    keeps that)."""
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 300, 100)
+    table = diff([], [low, side]).table
+    slid = tile_at(0, 4, 100, 112)
+    table = diff(table, [slid, side], changed=changed_at((100, 100)), fixed=True).table
+    assert {s.tile: (s.layer, s.hidden) for s in table}[Tile.of(1, 2)] == (0, True)
+    right = laid_on(low, 0, 3)
+    found = diff(table, [right, side], changed=changed_at(), fixed=True)
+    assert [(s.tile, s.layer) for s in found.added] == [(Tile.of(0, 3), 1)]
+    assert found.removed == []
+    moving = diff(table, [right, side], changed=changed_at())
+    assert [(s.tile, s.layer) for s in moving.added] == [(Tile.of(0, 3), 0)]
+
+
+def test_a_tile_laid_on_a_span_read_as_two_tiles_lies_on_both() -> None:
+    """In a game whose tiles stay where they are laid: a span over 1-1 and 2-2 was read as two
+    tiles, 3-4 and 4-5, one on each support; a tile laid across the span overlaps each by less
+    than :data:`COVER_MIN_OVERLAP` but more than :data:`VANISHED_UNDER_MIN`, and they are not
+    found now where the picture changed: it lies on them (layer 2), and they are covered, not
+    taken away. Before this rule it landed on the table and both were taken as removed."""
+    one, two, far = tile_at(1, 1, 106, 100), tile_at(2, 2, 164, 100), tile_at(6, 6, 300, 100)
+    table = diff([], [one, two, far]).table
+    left, right = tile_at(3, 4, 112, 100), tile_at(4, 5, 158, 100)
+    table = diff(table, [left, right, far], changed=changed_at((112, 100), (158, 100)),
+                 fixed=True).table
+    top = tile_at(0, 5, 135, 100, vertical=True)
+    assert VANISHED_UNDER_MIN <= overlap_fraction(top, left) < COVER_MIN_OVERLAP
+    laid = diff(table, [top, far], changed=changed_at((135, 100)), fixed=True)
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(0, 5), 2)]
+    assert {a.tile for a, _ in laid.covered} == {Tile.of(3, 4), Tile.of(4, 5)}
+    assert not {Tile.of(3, 4), Tile.of(4, 5)} & {s.tile for s in laid.removed}
+    moving = diff(table, [top, far], changed=changed_at((135, 100)))
+    assert [(s.tile, s.layer) for s in moving.added] == [(Tile.of(0, 5), 0)]
