@@ -1231,12 +1231,11 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     on; the model learned from the tiles the reader finds, top tiles nearly all), those whose
     probability of lying on something (:class:`vision.layer_cue.LayerCue`) is at least
     :data:`LEARNED_LIFT`, with the layer it gives (1 + the likeliest count of tiles under it)
-    and that count's probability. None without a shipped model."""
+    and that count's probability. Empty without a shipped model."""
     from vision.layer_cue import shared_cue
 
     covered = {j for lows in above.values() for j in lows}
-    cand = [i for i in range(len(quads)) if chain[i] == 0 and i not in covered] \
-        if LEARNED_LIFT <= 1.0 else []
+    cand = [i for i in range(len(quads)) if chain[i] == 0 and i not in covered]
     model = shared_cue() if cand else None
     if model is None:
         return {}

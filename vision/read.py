@@ -461,10 +461,8 @@ class Reader:
         if not moved_outlines:
             return values
         crops = tile_crops(frame_bgr, moved_outlines)
-        moved_washed = None
-        if washed is not None:
-            moved_washed = np.asarray(washed).reshape(-1, 2)[owners].reshape(-1)
-        again = self.pips.read_shortlist(crops, owners, set_max, washed=moved_washed)
+        again = self.pips.read_shortlist(crops, owners, set_max,
+                                         washed=_washed_of(washed, owners))
         out = list(values)
         for i, readings in again.items():
             out[i] = best_of_outlines(values[i], readings)
@@ -480,10 +478,7 @@ class Reader:
         if not blank:
             return values
         crops = tile_crops_flattened(frame_bgr, [outlines[i] for i in blank])
-        moved_washed = None
-        if washed is not None and len(washed):
-            moved_washed = np.asarray(washed).reshape(-1, 2)[blank].reshape(-1)
-        again = self.pips.read_tiles(crops, set_max, washed=moved_washed)
+        again = self.pips.read_tiles(crops, set_max, washed=_washed_of(washed, blank))
         out = list(values)
         for i, value in zip(blank, again):
             out[i] = value
@@ -494,6 +489,15 @@ class Reader:
         t0 = time.perf_counter()
         image = load_image(path)
         return self.read(image, set_max, timings={"load": (time.perf_counter() - t0) * 1000})
+
+
+def _washed_of(washed: np.ndarray | None, tiles: list[int]) -> np.ndarray | None:
+    """The blown-out fractions ((2N,) as :func:`vision.halves.tile_crops_washed` gives, two
+    halves a tile) of the tiles ``tiles``, in their order, for reading them again (None stays
+    None)."""
+    if washed is None:
+        return None
+    return np.asarray(washed).reshape(-1, 2)[tiles].reshape(-1)
 
 
 def _plausible(frame_bgr: np.ndarray, outlines: list[np.ndarray], values: list[TileValue]
