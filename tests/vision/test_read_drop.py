@@ -12,7 +12,7 @@ import pytest
 import vision.read as read_mod
 from tests.vision.reader_synth import draw_tile, table, tile_corners
 from vision.halves import tile_crops, tile_crops_flattened
-from vision.outline import OutlineError, divider_strength
+from vision.outline import OutlineError, divider_strength, surround_contrast
 from vision.pips import PipReader, TileValue
 
 
@@ -114,3 +114,50 @@ def test_flattened_squares_of_no_tiles_and_of_a_grey_frame():
     corners = draw_tile(frame, (100, 60), 0.0, 40.0, (1, 3))
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     assert tile_crops_flattened(grey, [corners]).shape == (2, 48, 48)
+
+
+def _speckled(width: int, height: int, seed: int = 3) -> np.ndarray:
+    """A dark stone table with pale grain (seeded)."""
+    rng = np.random.default_rng(seed)
+    frame = np.full((height, width, 3), (70, 75, 80), np.uint8)
+    for _ in range(width * height // 120):
+        x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
+        cv2.circle(frame, (x, y), int(rng.integers(1, 3)), (200, 205, 210), -1)
+    return frame
+
+
+def test_surround_contrast_tells_a_tile_from_the_table_grain():
+    frame = _speckled(640, 360)
+    tile = draw_tile(frame, (160, 180), 0.0, 60.0, (3, 5))
+    grain = tile_corners((460, 180), 90.0, 60.0)
+    on_table, in_grain = surround_contrast(frame, [tile, grain])
+    assert on_table > 0.5, f"a tile on a dark table should stand out, got {on_table:.2f}"
+    assert in_grain < read_mod.GRAIN_SURROUND, f"grain is its own surround, got {in_grain:.2f}"
+    with pytest.raises(OutlineError, match="outline 0: expected 4 finite"):
+        surround_contrast(frame, [np.zeros((2, 2))])
+    assert surround_contrast(frame, []).shape == (0,)
+
+
+def test_table_grain_read_unsurely_with_unsharp_sides_is_dropped():
+    frame = _speckled(900, 360)
+    tiles = [draw_tile(frame, (100 + 150 * k, 100), 90.0, 50.0, (k + 1, k + 2)) for k in range(4)]
+    grain = tile_corners((450, 260), 0.0, 50.0)
+    values = [_value((k + 1, k + 2), 0.99) for k in range(4)]
+    unsure = TileValue((3, 5), 0.3, (0.7, 0.6), ())
+    one_half_sure = TileValue((3, 5), 0.3, (0.3, 0.999), ())
+    sharp = [0.8] * 4
+    assert read_mod._plausible(frame, tiles + [grain], values + [unsure], sharp + [0.2]) == \
+        [True] * 4 + [False]
+    # any one sign missing keeps it: sharp sides, a sure reading, one half read surely
+    assert read_mod._plausible(frame, tiles + [grain], values + [unsure], sharp + [0.5])[-1]
+    assert read_mod._plausible(frame, tiles + [grain], values + [_value((3, 5), 0.7)],
+                               sharp + [0.2])[-1]
+    assert read_mod._plausible(frame, tiles + [grain], values + [one_half_sure],
+                               sharp + [0.2])[-1]
+    # a tile unlike the table around it is kept, however unsure and unsharp
+    assert read_mod._plausible(frame, tiles + [grain], [unsure] + values[1:] + [unsure],
+                               [0.2] + sharp[1:] + [0.2]) == [True] * 4 + [False]
+    # nothing is said without the outlines' sharpness
+    assert read_mod._plausible(frame, tiles + [grain], values + [unsure])[-1]
+    with pytest.raises(ValueError, match="one sharpness per outline"):
+        read_mod._plausible(frame, tiles + [grain], values + [unsure], sharp)
