@@ -1002,6 +1002,14 @@ NET_LOW_SCORE = 0.8
 #: where that finds no tile. (Swept on the plain tuning scenes with both finders: SIZE_LOW 0.5 /
 #: 0.7 and SIZE_HIGH 1.4 / 2.0 read no more tiles right and no more frames right.)
 SIZE_LOW, SIZE_HIGH = 0.6, 1.6
+#: Whether only a tile the finder cut from a blob of several kernels (``FoundTile.split``) is
+#: set aside as too large: a single tile-shaped kernel blob larger than its neighbours is a
+#: tile nearer the camera, or its neighbours are specks of a speckled table found as tiles. On
+#: the 500 rendered tuning scenes (1,600,000-499, 2026-11-22) 15 tiles were set aside as large,
+#: none of them split, 14 of them true tiles (5 were cut into halves by the face-map split):
+#: tiles right 7004 -> 7006 of 7143, false tiles 33 -> 21, frames 419 -> 420 (with SIZE_HIGH off
+#: altogether: false 24; no tile set aside at all was a split one there).
+LARGE_SPLIT_ONLY = True
 SIZE_REFERENCE = 3
 NEIGHBOURS = 6
 #: Face pixels (network face probability at least FACE_LEVEL) are explained by the kept tiles
@@ -1189,21 +1197,29 @@ def _reference_sizes_at(tiles: list[TileCandidate], leasts: tuple[int, ...]
             for least in leasts]
 
 
-def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float]
+def _plausible_net_tiles(tiles: list[TileCandidate], scores: list[float],
+                         split: list[bool] | None = None
                          ) -> tuple[list[TileCandidate], list[TileCandidate]]:
     """The network tiles worth keeping, and those too large to be one tile.
 
     Kept: a confident kernel (:data:`NET_LOW_SCORE`) and, where at least SIZE_REFERENCE other
     whole tiles are near, a width and length no less than :data:`SIZE_LOW` of theirs. Too large:
-    confident, but wider or longer than :data:`SIZE_HIGH` times the tiles near it (even one):
-    the kernels of touching tiles that ran together, for :func:`_residual_tiles` to split. Cut
-    tiles are judged by score only (their outlines are parts of tiles)."""
-    sure = [t for t, score in zip(tiles, scores) if score >= NET_LOW_SCORE]
+    confident, but wider or longer than :data:`SIZE_HIGH` times the tiles near it (even one)
+    and cut by the finder from a blob of several kernels (``split``, per tile; None: every
+    tile): the kernels of touching tiles that ran together, for :func:`_residual_tiles` to
+    split. A large tile of a single tile-shaped kernel blob is kept (:data:`LARGE_SPLIT_ONLY`).
+    Cut tiles are judged by score only (their outlines are parts of tiles)."""
+    flags = [True] * len(tiles) if split is None else split
+    if len(flags) != len(tiles):
+        raise ValueError(f"split has {len(flags)} flags for {len(tiles)} tiles; give one per tile")
+    sure = [(t, f) for t, score, f in zip(tiles, scores, flags) if score >= NET_LOW_SCORE]
+    refs = _reference_sizes_at([t for t, _ in sure], (1, SIZE_REFERENCE))
     kept, large = [], []
-    for t, few, many in zip(sure, *_reference_sizes_at(sure, (1, SIZE_REFERENCE))):
+    for (t, was_split), few, many in zip(sure, *refs):
         if not t.cut and few is not None:
             w, length = _sides(t.corners)
-            if max(w / few[0], length / few[1]) > SIZE_HIGH:
+            if (max(w / few[0], length / few[1]) > SIZE_HIGH
+                    and (was_split or not LARGE_SPLIT_ONLY)):
                 large.append(t)
                 continue
             if many is not None and min(w / many[0], length / many[1]) < SIZE_LOW:
@@ -1323,6 +1339,7 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     ink_maps = ink_maps_of(frame_bgr)
     tiles: list[TileCandidate] = []
     scores: list[float] = []
+    split: list[bool] = []
     for f in found:
         if f.score < NET_LOW_SCORE:
             continue  # never kept (_plausible_net_tiles): not worth scoring its divider and pips
@@ -1335,7 +1352,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
             continue
         tiles.append(cand)
         scores.append(f.score)
-    tiles, large = _plausible_net_tiles(tiles, scores)
+        split.append(f.split)
+    tiles, large = _plausible_net_tiles(tiles, scores, split)
     whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
     if whole:
         w_med = float(np.median(whole))

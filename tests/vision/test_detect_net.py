@@ -109,6 +109,19 @@ def test_size_gate_judges_a_large_tile_against_a_single_neighbour_only_upwards()
     assert [id(t) for t in kept] == [id(small)] and [id(t) for t in large] == [id(big)]
 
 
+def test_size_gate_sets_aside_only_large_tiles_the_finder_split():
+    """A large tile from a single tile-shaped kernel blob (a tile nearer the camera, or one
+    whose neighbours are specks of a speckled table) is kept; one cut from merged kernels is
+    set aside for the face-map split."""
+    small, big = _cand(_quad(100, 100, 30)), _cand(_quad(300, 100, 60))
+    kept, large = _plausible_net_tiles([small, big], [0.9, 0.9], [False, False])
+    assert [id(t) for t in kept] == [id(small), id(big)] and large == []
+    kept, large = _plausible_net_tiles([small, big], [0.9, 0.9], [False, True])
+    assert [id(t) for t in kept] == [id(small)] and [id(t) for t in large] == [id(big)]
+    with pytest.raises(ValueError, match="one per tile"):
+        _plausible_net_tiles([small, big], [0.9, 0.9], [False])
+
+
 def test_face_left_unexplained_is_split_by_the_grid_cover():
     """Three tiles side by side whose kernels ran together: the network's face map (drawn here
     as the tiles' union, at half of a 0.5 working scale) holds them, the kept isolated tile gives
