@@ -121,28 +121,29 @@ class Fit:
         return self.corners - self.slide * along / max(float(np.hypot(*along)), 1e-9)
 
 
-def _grid() -> tuple[np.ndarray, np.ndarray]:
-    """Where the patch's pixels lie from its centre, along and across the tile, flattened, in
-    units of 1 / NORM_WIDTH tile width."""
-    ys, xs = np.mgrid[-_HALF_ROWS:_HALF_ROWS + 1, -_HALF_COLS:_HALF_COLS + 1].astype(np.float32)
+def _grid(half: tuple[int, int] = (_HALF_COLS, _HALF_ROWS)) -> tuple[np.ndarray, np.ndarray]:
+    """Where the pixels of a patch (``half``: its half-sizes, columns and rows) lie from its
+    centre, along and across the tile, flattened, in units of 1 / NORM_WIDTH tile width."""
+    half_cols, half_rows = half
+    ys, xs = np.mgrid[-half_rows:half_rows + 1, -half_cols:half_cols + 1].astype(np.float32)
     return xs.ravel() * (NORM_WIDTH / NORM_ALONG), ys.ravel()
 
 
-_PROJECTORS: dict[tuple[float, ...],
+_PROJECTORS: dict[tuple[tuple[float, ...], tuple[int, int]],
                   tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 
 
-def _projector(angles_deg: tuple[float, ...]
+def _projector(angles_deg: tuple[float, ...], half: tuple[int, int] = (_HALF_COLS, _HALF_ROWS)
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For the profiles across the tile turned by each angle (only the tile's middle:
     :data:`U_INNER`..:data:`U_OUTER` along it, within :data:`V_OUTER` across): the patch pixels
     that count, grouped by the profile bin (angle * BINS + bin) they go to (where each group
     starts, and its bin), with what weight (each pixel is shared between the two bins about
     it), and the (A, BINS) weight of each bin (cached per angles)."""
-    got = _PROJECTORS.get(angles_deg)
+    got = _PROJECTORS.get((angles_deg, half))
     if got is not None:
         return got
-    xs, ys = _grid()
+    xs, ys = _grid(half)
     w = float(NORM_WIDTH)
     pixels, slots, weights = [], [], []
     for a, deg in enumerate(angles_deg):
@@ -167,14 +168,16 @@ def _projector(angles_deg: tuple[float, ...]
         _PROJECTORS.clear()
     starts = np.nonzero(np.r_[True, slot[1:] != slot[:-1]])[0]
     got = (pix, starts, slot[starts], weight, counts.astype(np.float32))
-    _PROJECTORS[angles_deg] = got
+    _PROJECTORS[(angles_deg, half)] = got
     return got
 
 
-def _sharpness(face: np.ndarray, angles_deg: tuple[float, ...]) -> np.ndarray:
-    """(N, A): for each of N faceness patches (N, P) and each turn, the steepest rise plus the
-    steepest fall of the profile across the turned tile, halved (0..1)."""
-    pix, starts, bins, weight, counts = _projector(angles_deg)
+def _sharpness(face: np.ndarray, angles_deg: tuple[float, ...],
+               half: tuple[int, int] = (_HALF_COLS, _HALF_ROWS)) -> np.ndarray:
+    """(N, A): for each of N faceness patches (N, P; ``half`` their half-sizes) and each turn,
+    the steepest rise plus the steepest fall of the profile across the turned tile, halved
+    (0..1)."""
+    pix, starts, bins, weight, counts = _projector(angles_deg, half)
     n, size = len(face), len(angles_deg) * _BINS
     sums = np.zeros((n, size), np.float32)
     sums[:, bins] = np.add.reduceat(face[:, pix] * weight, starts, axis=1)
@@ -189,7 +192,7 @@ def _faceness(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(N, P) faceness of N colour patches (N, ROWS, COLS, 3) float32 (see the module
     docstring, step 2), with each tile's face colour (N, 3) and tolerance (N,)."""
     n = len(patches)
-    xs, ys = _grid()
+    xs, ys = _grid(((patches.shape[2] - 1) // 2, (patches.shape[1] - 1) // 2))
     inner = ((np.abs(ys) <= 0.3 * NORM_WIDTH) & (np.abs(xs) >= U_INNER * NORM_WIDTH)
              & (np.abs(xs) <= 0.6 * NORM_WIDTH))
     flat = patches.reshape(n, -1, 3)
@@ -475,4 +478,61 @@ def surround_contrast(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> 
                   SURROUND_INK_MIN)
         ring = np.sqrt(((patch[_SURROUND_RING] - face) ** 2).sum(axis=1))
         out[i] = float(np.median(ring)) / ink
+    return out
+
+
+#: Turns beyond the fit's own (:data:`TURN_COARSE`), in degrees, tried by :func:`turned_far`:
+#: an outline found turned by 25-50 degrees on its tile (blurred tiles in a row, a crosswise
+#: tile at a junction) is beyond the fit's reach.
+TURN_FAR = tuple(t for t in np.arange(-45.0, 45.01, 3.0).round(2) if abs(t) > MAX_TURN)
+#: :func:`turned_far` turns an outline only when the long sides are at least FAR_RATIO times as
+#: sharp at the far turn as at the best of the fit's own turns (and :data:`MIN_SHARP` or more).
+#: On tuning scenes the tiles mended had 1.67-1.9, a true tile read right (found turned 16
+#: degrees, read unsurely) 1.53; one in 300 true tiles read right is sharper at any far turn.
+FAR_RATIO = 1.6
+_FAR_TURN = max(abs(t) for t in TURN_FAR) + 2
+_FAR_HALF = (math.ceil(NORM_ALONG * (U_OUTER * math.cos(math.radians(_FAR_TURN))
+                                     + V_OUTER * math.sin(math.radians(_FAR_TURN)))) + 1,
+             math.ceil(NORM_WIDTH * (V_OUTER + U_OUTER * math.sin(math.radians(_FAR_TURN)))) + 1)
+
+
+def turned_far(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[np.ndarray | None]:
+    """For each outline ((4, 2) image pixels, corners 0-1 at one short end; one already
+    fitted), the outline turned about its centre by the far turn (:data:`TURN_FAR`, then
+    :data:`TURN_FINE` about the best) at which its tile's long sides are clearest, where they
+    are :data:`FAR_RATIO` times as clear as at any of the fit's own turns; None where not (or
+    where the outline is too small to measure)."""
+    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
+            or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+        raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
+                           f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+    quads = []
+    for i, outline in enumerate(outlines):
+        quad = np.asarray(outline, np.float64)
+        if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
+            raise OutlineError(f"outline {i}: expected 4 finite [x, y] points, got "
+                               f"{np.asarray(outline).tolist()}")
+        quads.append(quad)
+    out: list[np.ndarray | None] = [None] * len(quads)
+    if not quads:
+        return out
+    centres, ua, widths, ok = _axes(np.stack(quads))
+    todo = np.nonzero(ok)[0]
+    if not len(todo):
+        return out
+    patches = _warp_all(frame_bgr, centres[todo], ua[todo], widths[todo] / NORM_ALONG,
+                        widths[todo] / NORM_WIDTH, *_FAR_HALF)
+    face, _, _ = _faceness(patches)
+    near = _sharpness(face, TURN_COARSE, _FAR_HALF).max(axis=1)
+    far = _sharpness(face, TURN_FAR, _FAR_HALF)
+    best = np.argmax(far, axis=1)
+    sharp = far[np.arange(len(todo)), best]
+    for j in np.nonzero((sharp >= FAR_RATIO * near) & (sharp >= MIN_SHARP))[0]:
+        coarse = float(TURN_FAR[best[j]])
+        angles = tuple(coarse + f for f in TURN_FINE)
+        fine = _sharpness(face[j:j + 1], angles, _FAR_HALF)[0]
+        t = math.radians(angles[int(np.argmax(fine))])
+        i = int(todo[j])
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        out[i] = centres[i] + (quads[i] - centres[i]) @ rot.T
     return out

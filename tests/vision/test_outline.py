@@ -9,7 +9,7 @@ import pytest
 
 import vision.read as read_mod
 from tests.vision.reader_synth import draw_tile, table, tile_corners
-from vision.outline import Fit, OutlineError, fit_outlines
+from vision.outline import Fit, OutlineError, fit_outlines, turned_far
 from vision.pips import PipReader
 from vision.read import Reader
 
@@ -197,3 +197,46 @@ def test_unslid_is_the_fitted_outline_moved_back_along_its_length() -> None:
     assert np.allclose(slid.unslid, quad)
     still = Fit(quad, 2.0, 0.5)
     assert still.unslid is still.corners
+
+
+def _angle_of(q: np.ndarray) -> float:
+    d = (q[2] + q[3] - q[0] - q[1]) / 2
+    return math.degrees(math.atan2(d[1], d[0]))
+
+
+@pytest.mark.parametrize("off", [-35.0, 30.0])
+def test_an_outline_turned_far_off_its_tile_is_turned_back(off):
+    canvas = table(400, 300)
+    draw_tile(canvas, (200, 150), 20.0, 60.0, (3, 5))
+    found = tile_corners((200, 150), 20.0 + off, 60.0)
+    back = turned_far(canvas, [found])[0]
+    assert back is not None, "the tile's sides are far clearer turned back"
+    assert abs((_angle_of(back) - 20.0 + 90) % 180 - 90) < 3.0
+    np.testing.assert_allclose(back.mean(axis=0), found.mean(axis=0), atol=1e-6)
+
+
+def test_a_true_outline_is_not_turned_far():
+    canvas = table(400, 300)
+    true = draw_tile(canvas, (200, 150), 20.0, 60.0, (3, 5))
+    assert turned_far(canvas, [true, np.zeros((4, 2))]) == [None, None]
+    assert turned_far(canvas, []) == []
+    with pytest.raises(OutlineError, match="outline 0: expected 4 finite"):
+        turned_far(canvas, [np.full((4, 2), np.nan)])
+
+
+def test_the_reader_reads_an_unsure_tile_at_its_far_turned_outline():
+    canvas = table(400, 300)
+    draw_tile(canvas, (200, 150), 20.0, 60.0, (3, 5))
+    found = tile_corners((200, 150), 55.0, 60.0)
+    reader = Reader()
+    unsure = reader.pips.read_tiles(read_mod.tile_crops(canvas, [found]), 9)
+    assert sorted(unsure[0].halves) != [3, 5], "the outline turned 35 degrees off misreads"
+    assert unsure[0].confidence < read_mod.TURN_FAR_BELOW
+    values, moved = reader.turn_far(canvas, [found], unsure, 9)
+    assert set(moved) == {0}
+    assert sorted(values[0].halves) == [3, 5]
+    assert abs((_angle_of(moved[0][0]) - 20.0 + 90) % 180 - 90) < 3.0
+    assert moved[0][1].shape == (2,)
+    # a sure reading is not read again
+    sure = [read_mod.TileValue((3, 5), 0.99, (0.99, 0.99), ())]
+    assert reader.turn_far(canvas, [found], sure, 9) == (sure, {})
