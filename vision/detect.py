@@ -1007,8 +1007,9 @@ SIZE_LOW, SIZE_HIGH = 0.6, 1.6
 #: tile nearer the camera, or its neighbours are specks of a speckled table found as tiles. On
 #: the 500 rendered tuning scenes (1,600,000-499, 2026-11-22) 15 tiles were set aside as large,
 #: none of them split, 14 of them true tiles (5 were cut into halves by the face-map split):
-#: tiles right 7004 -> 7006 of 7143, false tiles 33 -> 21, frames 419 -> 420 (with SIZE_HIGH off
-#: altogether: false 24; no tile set aside at all was a split one there).
+#: tiles right 7007 -> 7009 of 7143, false tiles 26 -> 20, frames 420 -> 421, no right tile lost
+#: (re-measured with the reader of a57ee40; SIZE_HIGH off altogether gave 3 more false tiles than
+#: this, measured with the reader before it).
 LARGE_SPLIT_ONLY = True
 SIZE_REFERENCE = 3
 NEIGHBOURS = 6
@@ -1054,10 +1055,11 @@ FACE_MIN = 0.6
 #: takes in the table beyond a tile's rounded corners (a dark table) that level is the table's,
 #: so the pale pips and divider of a washed-out face (a lamp's glare, a marbled face) fall
 #: above the ink threshold. Chosen on the 500 rendered tuning scenes (1,600,000-499,
-#: 2026-11-22; shipped finder, LARGE_SPLIT_ONLY): without -> 0.85 / 0.86: tiles right 7006 ->
-#: 7015 of 7143, false tiles 21 -> 18, frames 420 -> 424, no right tile lost; any score (0):
-#: 7015, false 21, but one tile right lost to a worse outline (and seven face-down marbled
-#: tiles let through to the reader's face-down check); 0.85 / 0.9: 7012; 0.8 / 0.86: 7014.
+#: 2026-11-22; shipped finder, LARGE_SPLIT_ONLY, reader of a57ee40): without -> 0.85 / 0.86:
+#: tiles right 7009 -> 7015 of 7143, false tiles 20 -> 18, frames 421 -> 424, no right tile
+#: lost; 0.85 / any score (0): 7015, false 21, but one tile right lost to a worse outline (and
+#: seven face-down marbled tiles let through to the reader's face-down check); 0.85 / 0.9:
+#: 7012; 0.8 / 0.86: 7014.
 INNER_SHRINK = 0.85
 INNER_SCORE = 0.86
 
