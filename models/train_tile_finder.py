@@ -38,7 +38,8 @@ from torch.nn import functional as F
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the data module sits beside this script
 
-from tile_finder_data import (CROP, EXTRA_SEED0, FOCUS_SEED0, HELD_OUT_DECOR_SEED0,  # noqa: E402
+from tile_finder_data import (BLANK_DOUBLE, BLANK_HALF, BLANK_SEED0, CROP,  # noqa: E402
+                              EXTRA_SEED0, FOCUS_SEED0, HELD_OUT_DECOR_SEED0,
                               MIN_VISIBLE, SMALL_CLOSEUP_SEED0, SMALL_DRAWN, Samples, make_samples)
 from vision.render import HELD_OUT_SEED_MIN  # noqa: E402
 from vision.render.version import renderer_version  # noqa: E402
@@ -300,11 +301,14 @@ def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str],
     """The samples of one split, from ``--cache`` when they are there (else made and kept);
     ``kind`` ``extra``: the extra training scenes, ``decor``: the decorated validation scenes,
     ``small``: the close-ups of small pale tiles of the split, ``focus``: the focus training
-    scenes (see :func:`tile_finder_data.make_samples`)."""
+    scenes, ``blank``: the blank-heavy training scenes (see
+    :func:`tile_finder_data.make_samples`)."""
     if kind == "extra":
         scenes, closeups, crops, prefix = args.extra_scenes, 0, args.crops, "extra"
     elif kind == "focus":
         scenes, closeups, crops, prefix = args.focus_scenes, 0, args.crops, "focus"
+    elif kind == "blank":
+        scenes, closeups, crops, prefix = args.blank_scenes, 0, args.crops, "blank"
     elif kind == "small":
         scenes = args.heldout_small if held_out else args.small_closeups
         closeups, crops = 0, 1
@@ -398,6 +402,12 @@ def card_text(meta: dict) -> str:
            "4: coloured tiles on felt, a long chain of small tiles, small ivory or white tiles "
            "on paper or cloth, coloured or pip-colour tiles in a chain on felt)"
            if tr.get("focus_scenes") else "")
+        + (f"; {tr['blank_scenes']} blank-heavy scenes (seeds {rend['blank_seeds']}, "
+           f"{tr['crops_per_scene']} crops each; `tile_finder_data.blank_constraints` and "
+           "`blank_heavy`: black, coloured, ivory or white, and black, coloured or pip-colour "
+           "tiles with a hand, each with a face-down boneyard; every face-up tile made the "
+           f"double blank with chance {tr['blank_double']} or given a blank half with chance "
+           f"{tr['blank_half']})" if tr.get("blank_scenes") else "")
         + f": {tr['samples']:,} samples. No photograph was used for training or tuning.",
         f"- Targets: face-up tiles at least {tr['min_visible']} visible (or cut by the frame); "
         "face-up tiles less visible are not scored; face-down tiles, hands, markers are "
@@ -482,6 +492,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="training scenes of the families the finder misses (coloured tiles "
                              "on felt, small tiles in chains, small pale tiles on pale tables; "
                              "tile_finder_data.focus_constraints)")
+    parser.add_argument("--blank-scenes", type=int, default=0,
+                        help="blank-heavy training scenes with face-down boneyards (double "
+                             "blanks and blank halves; tile_finder_data.blank_constraints)")
     parser.add_argument("--init", type=Path, default=None,
                         help="fine-tune: start from this exported tile_finder.onnx (batch norm "
                              "statistics frozen) instead of random weights")
@@ -529,6 +542,11 @@ def main(argv: list[str] | None = None) -> None:
         train_data = Samples(np.concatenate([train_data.images, focus.images]),
                              np.concatenate([train_data.targets, focus.targets]))
         del focus
+    if args.blank_scenes:
+        blank = load_or_make(args, False, skipped, "blank")
+        train_data = Samples(np.concatenate([train_data.images, blank.images]),
+                             np.concatenate([train_data.targets, blank.targets]))
+        del blank
     if args.small_closeups:
         small = load_or_make(args, False, skipped, "small")
         train_data = Samples(np.concatenate([train_data.images, small.images]),
@@ -593,7 +611,8 @@ def main(argv: list[str] | None = None) -> None:
         "training": {"scenes": args.scenes, "crops_per_scene": args.crops,
                      "closeups": args.closeups, "extra_scenes": args.extra_scenes,
                      "extra_mix": EXTRA_MIX, "small_closeups": args.small_closeups,
-                     "focus_scenes": args.focus_scenes,
+                     "focus_scenes": args.focus_scenes, "blank_scenes": args.blank_scenes,
+                     "blank_double": BLANK_DOUBLE, "blank_half": BLANK_HALF,
                      "small_drawn": list(SMALL_DRAWN), "samples": len(train_data), "crop": CROP,
                      "min_visible": MIN_VISIBLE, "fit": fit,
                      "renderer": {"module": "vision.render", "commit": renderer_version(),
@@ -602,6 +621,7 @@ def main(argv: list[str] | None = None) -> None:
                                   "closeup_seeds": f"500000..{500000 + args.closeups - 1}",
                                   "extra_seeds": f"{EXTRA_SEED0}..{EXTRA_SEED0 + args.extra_scenes - 1}",
                                   "focus_seeds": f"{FOCUS_SEED0}..{FOCUS_SEED0 + args.focus_scenes - 1}",
+                                  "blank_seeds": f"{BLANK_SEED0}..{BLANK_SEED0 + args.blank_scenes - 1}",
                                   "small_seeds": (f"{SMALL_CLOSEUP_SEED0}.."
                                                   f"{SMALL_CLOSEUP_SEED0 + args.small_closeups - 1}"),
                                   "heldout_small_seeds": (

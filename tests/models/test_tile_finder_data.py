@@ -87,3 +87,31 @@ def test_focus_scenes_pin_the_missed_families_in_training_looks_only() -> None:
             assert chain and f <= {"coloured", "pipcolour"} and t == "felt"
     assert not any(f & {"marbled"} for f in families) and "stone" not in tables
     assert not any(spec.held_out for spec in specs)
+
+
+def test_blank_heavy_scenes_make_blanks_common_and_keep_the_face_down_tiles() -> None:
+    """The blank-heavy scenes (fine-tuning on blank faces): training looks only, each with a
+    face-down boneyard (backs are the blank faces' look-alikes); face-up tiles are turned into
+    double blanks and blank halves with the seeded generator, face-down ones are left alone."""
+    pins = [data.blank_constraints(i) for i in range(4)]
+    specs = [random_scene_spec(data.BLANK_SEED0 + i, size=(320, 180), **p)
+             for i, p in enumerate(pins)]
+    assert all(p["boneyard"] for p in pins)
+    families = [{s.family for s in spec.tile_styles} for spec in specs]
+    assert families[0] == {"black"} and families[1] == {"coloured"}
+    assert families[2] <= {"ivory", "white"} and pins[3]["hands"] == 1
+    assert not any(f & {"marbled"} for f in families) and not any(s.held_out for s in specs)
+    blanks = face_up = 0
+    for i, spec in enumerate(specs):
+        made = data.blank_heavy(spec, np.random.default_rng(i))
+        assert made == data.blank_heavy(spec, np.random.default_rng(i))  # seeded
+        assert len(made.placements) == len(spec.placements)
+        for before, after in zip(spec.placements, made.placements):
+            assert after.center_mm == before.center_mm and after.face_up == before.face_up
+            if not before.face_up:
+                assert after == before
+            else:
+                face_up += 1
+                blanks += 0 in after.halves
+                assert after.halves == before.halves or 0 in after.halves
+    assert face_up > 0 and blanks >= 0.5 * face_up
