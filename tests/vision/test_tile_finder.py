@@ -128,3 +128,24 @@ def test_bad_input_is_refused_clearly():
         shared_finder().maps(np.zeros((10, 10), np.uint8))
     with pytest.raises(TileFinderError, match="threads"):
         TileFinder(default_model_path(), threads=0)
+
+
+@pytest.mark.parametrize("rescue", [True, False])
+def test_a_kernel_marked_only_in_part_takes_the_outline_of_its_face(monkeypatch, rescue):
+    """A tile 80 x 40 working px whose kernel the network marked only 28 px long (as square as
+    a tile's kernel can never be): no split makes a tile of it; with FACE_RESCUE the face
+    pixels nearest it, a whole 2:1 face, give the tile's outline."""
+    import vision.tile_finder as tf
+    monkeypatch.setattr(tf, "FACE_RESCUE", rescue)
+    scale = 0.5
+    kernel = np.zeros((100, 160), np.float32)   # half of a 320 x 200 working picture
+    face = np.zeros((100, 160), np.float32)
+    face[30:50, 60:100] = 1.0                    # working 120..200 x 60..100: 80 x 40
+    kernel[34:46, 73:87] = 1.0                   # working 28 x 24: 0.35 of the length
+    tiles = tf.tiles_from_maps(kernel, face, scale, 640, 400)
+    if not rescue:
+        assert tiles == []
+        return
+    assert len(tiles) == 1 and not tiles[0].cut and not tiles[0].split
+    truth = np.array([[120.0, 60.0], [120.0, 100.0], [200.0, 100.0], [200.0, 60.0]])
+    assert _poly_iou(tiles[0].corners, (truth + 0.5) / scale - 0.5) > 0.8
