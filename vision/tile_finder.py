@@ -167,7 +167,7 @@ FIT_REST = 0.4
 #: becomes the tile the face pixels nearest it outline (:func:`_face_outline`), when those are
 #: 2:1-ish and RESCUE_WIDTH of the width the kernel gives. On the 500 rendered tuning scenes
 #: (1,600,000-499, 2026-11-22; detector and reader of 04568be / a57ee40): tiles right 7015 ->
-#: 7018 of 7143, frames 424 -> 425, false tiles 18 -> 19 (a rescued outline across two tiles),
+#: 7018 of 7143, frames 424 -> 425, false tiles 18 -> 19 (a rescued outline on part of a 2-2),
 #: no right tile lost. A tile far larger than the network's training (a tile 44 working px wide
 #: near the camera, marked only in part, face included) is not rescued: its face is short too.
 FACE_RESCUE = True
