@@ -54,3 +54,14 @@ def test_sweep_sets_and_restores_the_larger_pass_constants() -> None:
     rows = sweep({"ZOOM_WIDTH": [0.0, 18.0], "ZOOM_TARGET": [22.0]}, scenes=1, seed=TUNING_SEED)
     assert [(r["ZOOM_WIDTH"], r["ZOOM_TARGET"]) for r in rows] == [(0.0, 22.0), (18.0, 22.0)]
     assert (tile_finder.ZOOM_WIDTH, tile_finder.ZOOM_TARGET) == before
+
+
+def test_sweep_sets_and_restores_the_session_8_switches() -> None:
+    import vision.tile_finder as tile_finder
+    before = (detect.LARGE_SPLIT_ONLY, detect.INNER_SCORE, tile_finder.FACE_RESCUE)
+    rows = sweep({"LARGE_SPLIT_ONLY": [0.0], "INNER_SCORE": [1.01], "FACE_RESCUE": [0.0, 1.0]},
+                 scenes=1, seed=TUNING_SEED)
+    assert [(r["LARGE_SPLIT_ONLY"], r["INNER_SCORE"], r["FACE_RESCUE"]) for r in rows] == [
+        (0.0, 1.01, 0.0), (0.0, 1.01, 1.0)]
+    assert (detect.LARGE_SPLIT_ONLY, detect.INNER_SCORE, tile_finder.FACE_RESCUE) == before
+    assert isinstance(detect.LARGE_SPLIT_ONLY, bool) and isinstance(tile_finder.FACE_RESCUE, bool)
