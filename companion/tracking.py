@@ -47,8 +47,11 @@ while the reader missed both); either way it is ``covered`` after all. Such a ti
 counts tiles never seen: it carries ``inferred_under`` and a :attr:`Seen.layer_confidence`
 below 1; the inferred tiles themselves are never in the table (their values are unknown).
 Found again itself, where it lay, it is added (it was removed), with its layer.
-A hidden tile stays while a tile seen lies over it; under a tile gone it is removed and
-remembered with it.
+A hidden tile stays while a tile seen lies over it, or a hidden tile that stays lies above it
+(a span the reader read as two tiles, one on each support, then covered by the next tile: the
+supports lie under those two, the next tile over less than :data:`COVER_MIN_OVERLAP` of each),
+and with the memory while the picture at it did not change (nothing was taken off it); under a
+tile gone it is removed and remembered with it.
 Without ``changed`` nothing is remembered.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
@@ -673,8 +676,14 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
                 # missed lies on it
                 table.append(dataclasses.replace(o, unseen=0, hidden=True, gone=True,
                                                  gone_since=0, unseen_on=int(laid_now(o))))
-    for o in hidden_old:  # still under something seen now: still hidden; else gone with it
-        if any(not t.hidden and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
+    # still hidden: where the picture did not change at it (nothing was taken off it), or
+    # under a tile seen now or a hidden tile kept above it (highest first: a span read as two
+    # tiles, one on each support, then covered: the supports lie under those two, which lie
+    # under the tile seen); else gone with what lay on it
+    for o in sorted(hidden_old, key=lambda h: -h.layer):
+        if (changed is not None and still(o)) or any(
+                (not t.hidden or (t.layer > o.layer and not t.gone))
+                and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
             table.append(o)
             continue
         change.removed.append(dataclasses.replace(o, hidden=False))

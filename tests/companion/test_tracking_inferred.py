@@ -257,3 +257,62 @@ def test_a_tile_laid_on_a_span_read_as_two_tiles_lies_on_both() -> None:
     assert not {Tile.of(3, 4), Tile.of(4, 5)} & {s.tile for s in laid.removed}
     moving = diff(table, [top, far], changed=changed_at((135, 100)))
     assert [(s.tile, s.layer) for s in moving.added] == [(Tile.of(0, 5), 0)]
+
+
+def _span_read_as_two(changed_radius: float) -> tuple[list[Seen], Seen, Seen]:
+    """A span laid across 1-1 and 2-2 and read as two tiles, 3-4 over 1-1 and 4-5 over 2-2
+    (one on each support, as the reader reads a span now and then), then 0-5 laid crosswise on
+    the span: the table after that, 0-5, and a tile far away. ``changed_radius``: how far
+    from 0-5's centre the picture changed when 0-5 was laid."""
+    one, two, far = tile_at(1, 1, 106, 100), tile_at(2, 2, 164, 100), tile_at(6, 6, 300, 100)
+    table = diff([], [one, two, far]).table
+    left, right = tile_at(3, 4, 112, 100), tile_at(4, 5, 158, 100)
+    span = diff(table, [left, right, far], changed=changed_at((106, 100), (164, 100)),
+                fixed=True)
+    assert {a.tile for a, _ in span.covered} == {Tile.of(1, 1), Tile.of(2, 2)}
+    top = tile_at(0, 5, 135, 100, vertical=True)
+    assert overlap_fraction(top, one) < COVER_MIN_OVERLAP
+    laid = diff(span.table, [top, far], changed=changed_at((135, 100), radius=changed_radius),
+                fixed=True)
+    assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(0, 5), 2)]
+    assert {a.tile for a, _ in laid.covered} == {Tile.of(3, 4), Tile.of(4, 5)}
+    return laid.table, top, far
+
+
+def test_the_supports_of_a_span_read_as_two_tiles_stay_under_it_when_it_is_covered() -> None:
+    """The supports 1-1 and 2-2 lie under 3-4 and 4-5 (the span read as two tiles), which lie
+    under 0-5; 0-5 covers less than :data:`COVER_MIN_OVERLAP` of each support, and the picture
+    changed over the supports too when 0-5 was laid: they stay hidden under the hidden tiles
+    above them, not removed (before, a hidden tile stayed only under a tile seen, so both
+    supports were reported taken off the table, in a game whose tiles stay where laid)."""
+    one, two = tile_at(1, 1, 106, 100), tile_at(2, 2, 164, 100)
+    assert changed_at((135, 100), radius=40.0)(one) == 1.0  # their place changed
+    table, top, far = _span_read_as_two(changed_radius=40.0)
+    assert {(s.tile, s.layer, s.hidden) for s in table} == {
+        (Tile.of(6, 6), 0, False), (Tile.of(0, 5), 2, False), (Tile.of(3, 4), 1, True),
+        (Tile.of(4, 5), 1, True), (Tile.of(1, 1), 0, True), (Tile.of(2, 2), 0, True)}
+    assert one.tile not in {s.tile for s in diff(
+        _span_read_as_two(40.0)[0], [top, far], changed=changed_at()).removed}
+    # 0-5 taken away with the span (the picture changed over all of it, nothing seen under
+    # it): every tile of the stack is gone, as before
+    cleared = diff(table, [far], changed=changed_at((135, 100), radius=40.0), fixed=True)
+    assert {s.tile for s in cleared.removed} == {
+        Tile.of(0, 5), Tile.of(3, 4), Tile.of(4, 5), Tile.of(1, 1), Tile.of(2, 2)}
+    assert two.tile in {s.tile for s in cleared.removed}
+
+
+def test_a_hidden_tile_where_the_picture_did_not_change_is_not_removed() -> None:
+    """After the span of the test above was covered, the reader's outline of 0-5 shifts a
+    little: it covers less than :data:`COVER_MIN_OVERLAP` of 3-4 and 4-5 now, but the
+    picture did not change anywhere, so nothing was taken off them: all stay hidden (before,
+    3-4 and 4-5 were reported removed, and with them the supports)."""
+    table, top, far = _span_read_as_two(changed_radius=25.0)
+    shifted = Seen(top.tile, top.halves, tuple((x, y - 9.0) for x, y in top.corners), 0.99)
+    left = next(s for s in table if s.tile == Tile.of(3, 4))
+    assert overlap_fraction(shifted, left) < COVER_MIN_OVERLAP
+    step = diff(table, [shifted, far], changed=changed_at(), fixed=True)
+    assert step.removed == [] and step.added == []
+    assert {s.tile for s in step.table if s.hidden} == {
+        Tile.of(3, 4), Tile.of(4, 5), Tile.of(1, 1), Tile.of(2, 2)}
+    # without the memory nothing says the picture did not change: as before
+    assert Tile.of(3, 4) in {s.tile for s in diff(table, [shifted, far]).removed}

@@ -73,3 +73,6 @@ def test_the_memory_keeps_tiles_missed_for_a_frame_on_their_layer(monkeypatch) -
     assert with_memory["layer_right"] == with_memory["found"] > 0
     assert with_memory["found"] > without["found"]
     assert without["layer_right"] < without["found"]
+    # nothing is ever taken away in a build sequence: with the memory no tile is reported
+    # removed; without it every missed tile is
+    assert with_memory["removed"] == 0 < without["removed"]

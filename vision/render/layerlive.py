@@ -17,7 +17,11 @@ prints JSON:
   last frame of each sequence and on every frame, on the tiles the table shows (the tiles it
   remembers as hidden under others are not matched to what the camera sees); ``inferred``:
   how many of those rest on a tile the reader never found (inferred where the picture changed,
-  :attr:`companion.tracking.Seen.inferred_under`) and how many of these are right.
+  :attr:`companion.tracking.Seen.inferred_under`) and how many of these are right; ``removed``
+  (on ``all``): how many tiles the tracking reported taken away
+  (:attr:`companion.tracking.TableChange.removed`); a build sequence never takes a tile away,
+  so each is a false report (a game whose tiles stay where laid asks the players to put it
+  back).
 
 * ``flat`` (with ``--flat N``): N held-out scenes of flat layouts (line, spinner, chickenfoot,
   trains, grid, loose in turn, from seed :data:`FLAT_SEED`) read by the same reader without and
@@ -208,7 +212,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                 size = (scene.image_bgr.shape[1], scene.image_bgr.shape[0])
                 changed = changed_fractions(ChangedRegion(previous, picture, size, CHANGE_DELTA))
             previous = picture
-            table = diff(table, seen, changed=changed, fixed=True).table
+            change = diff(table, seen, changed=changed, fixed=True)
+            table = change.table
+            c["all_removed"] += len(change.removed)
             table_plain = diff(table_plain, seen_plain, changed=changed, fixed=True).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
@@ -262,6 +268,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                   "inferred": f"{c[f'{key}_inferred_ok']}/{c[f'{key}_inferred']}"}
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
+        out["watched"]["all"]["removed"] = c["all_removed"]
     if flat:
         out["flat"] = flat_lifted(flat)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
