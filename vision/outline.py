@@ -445,21 +445,26 @@ def _surround_masks() -> tuple[np.ndarray, np.ndarray]:
 _SURROUND_FACE, _SURROUND_RING = _surround_masks()
 
 
-def surround_contrast(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> np.ndarray:
-    """(N,): how unlike its surroundings each outline's face is ((4, 2) image pixels, corners
-    0-1 at one short end): the median colour distance of what lies around the outline (out
-    to half a width beyond it) from the face's median colour, over the face's ink contrast
-    (the 95th percentile of its own pixels' distance). The grain of a stone table taken for a
-    tile (the same speckled stone inside and out) measures low; so can a tile among touching
-    tiles of its own colour, hence :mod:`vision.read` asks this only of outlines unsure in
-    other ways. An outline too small to rectify gives infinity (nothing said against it)."""
+def surround_contrast(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """How unlike its surroundings each outline's face is ((4, 2) image pixels, corners 0-1 at
+    one short end), and the face's ink contrast: two (N,) arrays. The contrast is the median
+    colour distance of what lies around the outline (out to half a width beyond it) from the
+    face's median colour, over the ink contrast (the 95th percentile of the face's own
+    pixels' distance from that colour, 8-bit levels, at least :data:`SURROUND_INK_MIN`). The
+    grain of a stone table taken for a tile (the same speckled stone inside and out) has a low
+    contrast; so can a tile among touching tiles of its own colour, hence :mod:`vision.read`
+    asks this only of outlines unsure in other ways, and also asks for grain's faint ink
+    (dark pips on a pale face are far stronger). An outline too small to rectify gives
+    infinity for both (nothing said against it)."""
     if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
             or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
         raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
                            f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
     w, length = SURROUND_WIDTH, 2 * SURROUND_WIDTH
     dst = np.float32([[0, 0], [w, 0], [w, length], [0, length]]) - 0.5
-    out = np.full(len(outlines), np.inf)
+    contrast = np.full(len(outlines), np.inf)
+    inks = np.full(len(outlines), np.inf)
     for i, outline in enumerate(outlines):
         quad = np.asarray(outline, np.float64)
         if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
@@ -477,8 +482,9 @@ def surround_contrast(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> 
         ink = max(float(np.percentile(np.sqrt(((face_px - face) ** 2).sum(axis=1)), 95)),
                   SURROUND_INK_MIN)
         ring = np.sqrt(((patch[_SURROUND_RING] - face) ** 2).sum(axis=1))
-        out[i] = float(np.median(ring)) / ink
-    return out
+        contrast[i] = float(np.median(ring)) / ink
+        inks[i] = ink
+    return contrast, inks
 
 
 #: Turns beyond the fit's own (:data:`TURN_COARSE`), in degrees, tried by :func:`turned_far`:

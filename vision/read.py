@@ -124,11 +124,12 @@ CHECK_SLIDES = True
 #: turned 18-45 degrees (:func:`vision.outline.turned_far`) is read at that outline instead,
 #: which is also reported (stage ``turn``, before ``refine``, which then moves the turned
 #: outline's ends); 0 turns this off. Outlines found turned 25-50 degrees on their tiles were
-#: 6 of the 35 misread tiles on 500 tuning scenes (seeds 1,600,000-499; of the tiles read
-#: right 3 in 7,004 are turned more than 15 degrees). With it: misread 35 -> 32 (3 mended,
-#: none broken), tiles right 7,004 -> 7,007, frames 419 -> 420, with
-#: :data:`vision.outline.FAR_RATIO` 1.6 (1.4: 4 mended, 1 broken; 1.25: 4 and 2). Keeping the
-#: far outline's reading only where it is surer mended 2 (it was read after ``refine``: 2).
+#: 6 of the 36 misread tiles on 500 tuning scenes (seeds 1,600,000-499; of the tiles read
+#: right 3 in 7,004 are turned more than 15 degrees). With it: misread 36 -> 33 (3 mended,
+#: none broken), tiles right 7,004 -> 7,007, frames 419 -> 420 (the finder of a74729f: 35 ->
+#: 32, 7,006 -> 7,009, 420 -> 421), with :data:`vision.outline.FAR_RATIO` 1.6 (1.4: 4
+#: mended, 1 broken; 1.25: 4 and 2). Keeping the far outline's reading only where it is surer
+#: mended 1-2. Tiles not lying alone are left as they are (:data:`ALONE`).
 TURN_FAR_BELOW = 0.95
 #: Whether a tile read with a blank half (0) is read again at its outline on squares with the
 #: lighting taken out (:func:`vision.halves.tile_crops_flattened`), and that reading kept
@@ -175,17 +176,31 @@ FACE_DOWN_SAMPLE = 8
 #: more), and its face is hardly unlike what lies around it
 #: (:func:`vision.outline.surround_contrast` under GRAIN_SURROUND). Each alone also fits true
 #: tiles (blurred tiles, pale tiles on a pale table, touching tiles of one colour, tiles read
-#: at a doubtful outline). On 500 tuning scenes (seeds 1,600,000-499) it dropped 13 of the 40
-#: false tiles left (stone grain) and one misread true tile (a 3-3 read 4-3 at 0.28), no tile
-#: read right: frames entirely right 417 -> 419. The halves' rule decides it: the grain's
-#: surer half read at 0.96 or less, the three true tiles read right that the other rules
-#: take (blurred, on stone and cloth) have a half at 0.996 or more (without it: false 24 but
-#: 3 right tiles lost); a divider weaker than 0.4 where the set shows dividers (as
-#: :data:`FACE_DOWN_SET`), asked as well, changed nothing, and is not asked.
+#: at a doubtful outline). On 500 tuning scenes (seeds 1,600,000-499, the tile finder's
+#: outlines of session 7) it dropped 13 of the 40 false tiles (stone grain) and no true tile:
+#: frames entirely right 417 -> 419 (with the finder of a74729f: false 31 -> 21, frames 418
+#: -> 420). The halves' rule decides it: the grain's surer half read at 0.96 or less, three
+#: true tiles read right that the other rules take (blurred, on stone and cloth) have a half
+#: at 0.996 or more (without it: false 24 but 3 right tiles lost); a divider weaker than 0.4
+#: where the set shows dividers (as :data:`FACE_DOWN_SET`), asked as well, changed nothing and
+#: is not asked.
 GRAIN_SHARP = 0.35
+#: The ``turn`` and grain rules (:data:`TURN_FAR_BELOW`, :data:`GRAIN_SHARP`) are for tiles lying
+#: alone: one whose outline (or, turned, its new outline) has more than ALONE of its area
+#: under another found tile's is left as it is (in a pile of stacked tiles the sides of the
+#: tiles around look like another turn's, and a tile partly on another is unsharp and unsure).
+#: Without it, on the stacked scenes of ``python -m vision.render.layerlive --scenes 40
+#: --sequences 10 --flat 40``, 2 watched tile-frames of layer 2 were no longer found (turned
+#: outlines); the tuning scenes read the same either way.
+ALONE = 0.1
 GRAIN_SURE = 0.6
 GRAIN_HALF = 0.98
 GRAIN_SURROUND = 0.2
+#: ... and only where the face's ink contrast (:func:`vision.outline.surround_contrast`, 8-bit
+#: levels) is at most GRAIN_INK: the grain dropped on the tuning scenes and on the stacked
+#: scenes of ``python -m vision.render.layerlive`` had 60-104, a true tile of a pile on a
+#: white table (read unsurely, its outline across two tiles) 284, which it spares.
+GRAIN_INK = 160.0
 #: Largest image accepted, in pixels (width x height): 50 megapixels.
 MAX_PIXELS = 50_000_000
 #: Largest file accepted, in bytes.
@@ -526,7 +541,9 @@ class Reader:
         if not doubtful:
             return values, {}
         far = turned_far(frame_bgr, [outlines[i] for i in doubtful])
-        pairs = [(i, q) for i, q in zip(doubtful, far) if q is not None]
+        pairs = [(i, q) for i, q in zip(doubtful, far) if q is not None
+                 and max(_most_covered(outlines[i], outlines, i),
+                         _most_covered(q, outlines, i)) <= ALONE]
         pairs = [iq for iq, ok in zip(pairs, readable(frame_bgr, [q for _, q in pairs])) if ok]
         if not pairs:
             return values, {}
@@ -590,11 +607,12 @@ def _plausible(frame_bgr: np.ndarray, outlines: list[np.ndarray], values: list[T
                              f"got {len(sharp)}")
         grain = [i for i, v in enumerate(values)
                  if keep[i] and sharp[i] < GRAIN_SHARP and v.confidence < GRAIN_SURE
-                 and max(v.half_confidences) < GRAIN_HALF]
+                 and max(v.half_confidences) < GRAIN_HALF
+                 and _most_covered(outlines[i], outlines, i) <= ALONE]
         if grain:
-            plain = surround_contrast(frame_bgr, [outlines[i] for i in grain])
-            for i, c in zip(grain, plain):
-                keep[i] = keep[i] and c >= GRAIN_SURROUND
+            plain, ink = surround_contrast(frame_bgr, [outlines[i] for i in grain])
+            for i, c, k in zip(grain, plain, ink):
+                keep[i] = keep[i] and (c >= GRAIN_SURROUND or k > GRAIN_INK)
     blank = [i for i, v in enumerate(values) if keep[i] and v.halves == (0, 0)]
     sure = sorted((i for i, v in enumerate(values)
                    if keep[i] and v.halves != (0, 0) and v.confidence >= SMALL_SURE),
@@ -605,6 +623,21 @@ def _plausible(frame_bgr: np.ndarray, outlines: list[np.ndarray], values: list[T
             for i, s in zip(blank, strength):
                 keep[i] = keep[i] and s >= FACE_DOWN_DIVIDER
     return keep
+
+
+def _most_covered(quad: np.ndarray, outlines: list[np.ndarray], own: int) -> float:
+    """The largest share of ``quad``'s area that any of ``outlines`` but ``outlines[own]``
+    covers (0 when none)."""
+    q = np.asarray(quad, np.float32)
+    area = abs(float(cv2.contourArea(q)))
+    if area <= 0:
+        return 0.0
+    best = 0.0
+    for j, other in enumerate(outlines):
+        if j != own:
+            inter, _ = cv2.intersectConvexConvex(q, np.asarray(other, np.float32))
+            best = max(best, float(inter) / area)
+    return best
 
 
 def _unslid(frame_bgr: np.ndarray, fits: list[Fit], fit_ok: list[bool]

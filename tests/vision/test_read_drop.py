@@ -122,7 +122,7 @@ def _speckled(width: int, height: int, seed: int = 3) -> np.ndarray:
     frame = np.full((height, width, 3), (70, 75, 80), np.uint8)
     for _ in range(width * height // 120):
         x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
-        cv2.circle(frame, (x, y), int(rng.integers(1, 3)), (200, 205, 210), -1)
+        cv2.circle(frame, (x, y), int(rng.integers(1, 3)), (125, 130, 135), -1)
     return frame
 
 
@@ -130,12 +130,14 @@ def test_surround_contrast_tells_a_tile_from_the_table_grain():
     frame = _speckled(640, 360)
     tile = draw_tile(frame, (160, 180), 0.0, 60.0, (3, 5))
     grain = tile_corners((460, 180), 90.0, 60.0)
-    on_table, in_grain = surround_contrast(frame, [tile, grain])
+    (on_table, in_grain), (tile_ink, grain_ink) = surround_contrast(frame, [tile, grain])
     assert on_table > 0.5, f"a tile on a dark table should stand out, got {on_table:.2f}"
     assert in_grain < read_mod.GRAIN_SURROUND, f"grain is its own surround, got {in_grain:.2f}"
+    assert grain_ink <= read_mod.GRAIN_INK < tile_ink, (grain_ink, tile_ink)
     with pytest.raises(OutlineError, match="outline 0: expected 4 finite"):
         surround_contrast(frame, [np.zeros((2, 2))])
-    assert surround_contrast(frame, []).shape == (0,)
+    contrast, ink = surround_contrast(frame, [])
+    assert contrast.shape == ink.shape == (0,)
 
 
 def test_table_grain_read_unsurely_with_unsharp_sides_is_dropped():
@@ -154,6 +156,9 @@ def test_table_grain_read_unsurely_with_unsharp_sides_is_dropped():
                                sharp + [0.2])[-1]
     assert read_mod._plausible(frame, tiles + [grain], values + [one_half_sure],
                                sharp + [0.2])[-1]
+    # a tile of crisp pips lying in the grain is kept (its ink is far stronger than the grain's)
+    crisp = draw_tile(frame, (750, 260), 0.0, 50.0, (3, 5), face=(80, 85, 90), ink=(250, 250, 250))
+    assert read_mod._plausible(frame, tiles + [crisp], values + [unsure], sharp + [0.2])[-1]
     # a tile unlike the table around it is kept, however unsure and unsharp
     assert read_mod._plausible(frame, tiles + [grain], [unsure] + values[1:] + [unsure],
                                [0.2] + sharp[1:] + [0.2]) == [True] * 4 + [False]
