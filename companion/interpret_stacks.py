@@ -396,8 +396,11 @@ class StackernoesInterpreter:
             table.append(s)
         for s in change.removed:
             if s.tile in on_table:
-                out.append(Proposal(None, f"{s.tile} was taken off the table: Stackernoes tiles "
-                                          "stay where they are laid; put it back", s))
+                out.append(Proposal(None, f"{s.tile} is not seen any more: if a tile was laid "
+                                          "on it that the camera could not read, enter that "
+                                          "play on the tablet; if it was taken off the table, "
+                                          "put it back (Stackernoes tiles stay where they are "
+                                          "laid)", s))
         return out
 
     @staticmethod

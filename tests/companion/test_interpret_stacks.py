@@ -297,3 +297,18 @@ def test_a_tile_laid_on_a_top_but_not_read_asks_which_tile(tmp_path: Path) -> No
     (n,) = BuildUpInterpreter().proposals(diff(before, after, changed=changed(0.1), fixed=True),
                                           s.game)
     assert n.entry is None and "not seen any more" in n.message
+
+
+def test_a_stackernoes_tile_gone_from_sight_asks_whether_it_was_covered_or_taken(
+        tmp_path: Path) -> None:
+    """A tile that vanishes may be under a tile the camera did not read (the tracker cannot
+    tell): the notice names both ways and enters nothing."""
+    s = _snap_session(tmp_path)
+    lead = _on_cells(2, 2, (0, 0), (1, 0))
+    entry, table = _play(s, [], [lead])
+    s.submit(entry)
+    confirm_lead(s)
+    (p,) = interpreter_for("stackernoes").proposals(diff(table, []), s.game)
+    assert p.entry is None and "2-2 is not seen any more" in p.message
+    assert "taken off the table, put it back" in p.message
+    assert "laid on it that the camera could not read" in p.message
