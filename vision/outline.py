@@ -239,10 +239,9 @@ def _warp_all(frame_bgr: np.ndarray, centres: np.ndarray, ua: np.ndarray, su: np
     return out
 
 
-def fit_outlines(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[Fit]:
-    """Each outline ((4, 2) image pixels, corners 0-1 at one short end) of one BGR uint8
-    frame, turned onto its tile's long sides where they are clear (see the module
-    docstring); an outline too small or degenerate to fit comes back as it was."""
+def _checked(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The outlines as (4, 2) float64 arrays, after checking that ``frame_bgr`` is a BGR uint8
+    image and each outline 4 finite points; :class:`OutlineError` names what is wrong."""
     if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
             or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
         raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
@@ -254,6 +253,14 @@ def fit_outlines(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[
             raise OutlineError(f"outline {i}: expected 4 finite [x, y] points, got "
                                f"{np.asarray(outline).tolist()}")
         quads.append(quad)
+    return quads
+
+
+def fit_outlines(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[Fit]:
+    """Each outline ((4, 2) image pixels, corners 0-1 at one short end) of one BGR uint8
+    frame, turned onto its tile's long sides where they are clear (see the module
+    docstring); an outline too small or degenerate to fit comes back as it was."""
+    quads = _checked(frame_bgr, outlines)
     fits = [Fit(q, 0.0, 0.0) for q in quads]
     if not quads:
         return fits
@@ -376,21 +383,15 @@ def divider_strength(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> n
     percentile of the distance). A line across the tile counts, a pin at its centre, pips or a
     marbled pattern do not: about 1 where a divider is drawn, under 0.3 where none is (a tile
     face down, a set without dividers). An outline too small to rectify gives 0."""
-    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
-            or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-        raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
-                           f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+    quads = _checked(frame_bgr, outlines)
     w, length, rim = DIVIDER_WIDTH, 2 * DIVIDER_WIDTH, DIVIDER_RIM
     dst = np.float32([[0, 0], [w, 0], [w, length], [0, length]]) - 0.5
     half = length // 2
     out = np.zeros(len(outlines))
     patches = np.zeros((len(outlines), length, w, 3), np.float32)
     sound = np.zeros(len(outlines), bool)
-    for i, outline in enumerate(outlines):
-        quad = np.asarray(outline, np.float32)
-        if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
-            raise OutlineError(f"outline {i}: expected 4 finite [x, y] points, got "
-                               f"{np.asarray(outline).tolist()}")
+    for i, quad64 in enumerate(quads):
+        quad = quad64.astype(np.float32)
         if abs(cv2.contourArea(quad)) < 4.0:
             continue
         mat = cv2.getPerspectiveTransform(quad, dst)
@@ -457,19 +458,12 @@ def surround_contrast(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]
     asks this only of outlines unsure in other ways, and also asks for grain's faint ink
     (dark pips on a pale face are far stronger). An outline too small to rectify gives
     infinity for both (nothing said against it)."""
-    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
-            or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-        raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
-                           f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
+    quads = _checked(frame_bgr, outlines)
     w, length = SURROUND_WIDTH, 2 * SURROUND_WIDTH
     dst = np.float32([[0, 0], [w, 0], [w, length], [0, length]]) - 0.5
     contrast = np.full(len(outlines), np.inf)
     inks = np.full(len(outlines), np.inf)
-    for i, outline in enumerate(outlines):
-        quad = np.asarray(outline, np.float64)
-        if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
-            raise OutlineError(f"outline {i}: expected 4 finite [x, y] points, got "
-                               f"{np.asarray(outline).tolist()}")
+    for i, quad in enumerate(quads):
         if abs(cv2.contourArea(quad.astype(np.float32))) < 4.0:
             continue
         centre = quad.mean(axis=0)
@@ -508,17 +502,7 @@ def turned_far(frame_bgr: np.ndarray, outlines: Sequence[np.ndarray]) -> list[np
     :data:`TURN_FINE` about the best) at which its tile's long sides are clearest, where they
     are :data:`FAR_RATIO` times as clear as at any of the fit's own turns; None where not (or
     where the outline is too small to measure)."""
-    if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 \
-            or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
-        raise OutlineError("frame_bgr: expected a BGR uint8 (H, W, 3) image, got "
-                           f"{getattr(frame_bgr, 'shape', type(frame_bgr).__name__)}")
-    quads = []
-    for i, outline in enumerate(outlines):
-        quad = np.asarray(outline, np.float64)
-        if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
-            raise OutlineError(f"outline {i}: expected 4 finite [x, y] points, got "
-                               f"{np.asarray(outline).tolist()}")
-        quads.append(quad)
+    quads = _checked(frame_bgr, outlines)
     out: list[np.ndarray | None] = [None] * len(quads)
     if not quads:
         return out
