@@ -307,11 +307,16 @@ class ReadHints(Protocol):
 HINT_OVERLAP = 0.3
 
 
+def _intersection(a: np.ndarray, b: np.ndarray) -> float:
+    """Area of the intersection of two convex quadrilaterals (pixels squared)."""
+    inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    return float(inter)
+
+
 def _overlap(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection of two convex quadrilaterals over the smaller one's area."""
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     smaller = min(cv2.contourArea(a.astype(np.float32)), cv2.contourArea(b.astype(np.float32)))
-    return float(inter / smaller) if smaller > 0 else 0.0
+    return _intersection(a, b) / smaller if smaller > 0 else 0.0
 
 
 def _strongest(tiles: list[TileReading], from_view: list[bool]) -> list[TileReading]:
@@ -632,12 +637,8 @@ def _most_covered(quad: np.ndarray, outlines: list[np.ndarray], own: int) -> flo
     area = abs(float(cv2.contourArea(q)))
     if area <= 0:
         return 0.0
-    best = 0.0
-    for j, other in enumerate(outlines):
-        if j != own:
-            inter, _ = cv2.intersectConvexConvex(q, np.asarray(other, np.float32))
-            best = max(best, float(inter) / area)
-    return best
+    return max((_intersection(q, other) / area for j, other in enumerate(outlines) if j != own),
+               default=0.0)
 
 
 def _unslid(frame_bgr: np.ndarray, fits: list[Fit], fit_ok: list[bool]
