@@ -26,7 +26,13 @@ outline or value for a frame, when the caller says where the picture changed sin
 :func:`changed_fractions`). A known tile whose place did not change (at most
 :data:`STILL_MAX_CHANGED` of its outline) and that the reading did not find is kept, ``unseen``
 (for at most :data:`UNSEEN_MAX` readings in a row), not removed; its value found away from it
-is another tile, not this one moved. A tile found where less than :data:`LAID_MIN_CHANGED` of
+is another tile, not this one moved. In a game whose tiles stay where they are laid
+(``fixed``), a known tile the reading did not find is removed only where the picture at it
+changed, outside the tiles laid now over part of it, by more than :data:`LAID_MIN_CHANGED` of
+its outline (as a tile taken away changes it, or a tile laid on it that the reader did not
+find); else it is kept, ``unseen``, for as long as that holds (a tile laid beside it that
+changes a corner of its picture, or a reader that misses it for many readings, takes nothing
+away). A tile found where less than :data:`LAID_MIN_CHANGED` of
 its own outline changed was not laid now: over a known tile the reading did not find (outlines
 overlapping by :data:`REREAD_AGAIN_IOU`) it is that tile read again, as another value or
 with another outline, and the known tile stays as it was; elsewhere it was missed before and is found late: it covers
@@ -243,7 +249,12 @@ COVER_MIN_OVERLAP = 0.25
 #: further apart than this (Lab distance; sets of different colours lie 40 and more apart).
 SAME_FACE_MAX_LAB = 25.0
 #: A known tile not found where the picture did not change is kept for at most this many
-#: readings in a row, then removed (a tile taken away changes the picture and goes at once).
+#: readings in a row, then removed (a tile taken away changes the picture and goes at once);
+#: where tiles stay where they are laid (``fixed``) it is kept for as long as its place does
+#: not change (see :func:`diff`; helper C, session 9, on training build sequences 7000-7029:
+#: false removals 20 -> 8, 4 of them kept after this many readings, 7 changed a little, 1
+#: changed under a tile laid over part of it; tile-frames on the right layer 1876 of 1902 ->
+#: 1876 of 1904, last frames 131/137 -> 131/138).
 #: Through the reader on rendered build sequences (`layerlive` watched, reader of 2026-11-22
 #: 04:00, seeds 1,005,100-109): 1 puts 718/741 frame-tiles on the right layer, 2 713/739,
 #: 3 723/749, 5 728/749, 10 726/748; on three other cached runs 5 is as good or better.
@@ -640,6 +651,15 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         """A tile seen again under where ``o`` lay: ``o`` was taken away, not covered."""
         return any(overlap_fraction(u, o) >= COVER_MIN_OVERLAP for u in change.uncovered)
 
+    def taken_away(o: Seen) -> bool:
+        """With the memory, where tiles stay where they are laid: the picture at ``o`` (not
+        found now) changed, outside the tiles laid now over part of it, by more than
+        :data:`LAID_MIN_CHANGED` of its outline, as a tile taken away (or one laid on it
+        that the reader did not find) changes it."""
+        laid_over = max((overlap_fraction(s, o) for s in change.added if laid_now(s)),
+                        default=0.0)
+        return changed_at(o) - laid_over > LAID_MIN_CHANGED
+
     for i, o in enumerate(before):
         if i in match_old or i in reread_old:
             continue
@@ -665,8 +685,11 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         if on_it is not None:
             change.covered.append((o, on_it))
             table.append(dataclasses.replace(o, hidden=True, unseen=0))
-        elif o.unseen < UNSEEN_MAX and still(o):
-            table.append(dataclasses.replace(o, unseen=o.unseen + 1))  # missed this time
+        elif (o.unseen < UNSEEN_MAX and still(o)) or (
+                fixed and changed is not None and not taken_away(o)):
+            # missed this time (where tiles stay where they are laid: for as long as its
+            # place changed too little for a tile taken away or laid on it)
+            table.append(dataclasses.replace(o, unseen=o.unseen + 1))
         else:
             change.removed.append(dataclasses.replace(o, unseen=0))
             if changed is not None and not still(o) and not uncovered_at(o):
