@@ -275,7 +275,8 @@ def test_a_tile_laid_on_a_top_but_not_read_asks_which_tile(tmp_path: Path) -> No
     spot and the reader finds neither there. The picture at blue:0-3 changed as a tile laid
     does with nothing read: not a notice to type the play on the tablet but a question about
     Ann's play on blue:0-3, the tiles the covering rules let go there to pick from. Where the
-    picture changed less than a tile laid (the top taken away, a shadow), still the notice."""
+    picture changed less than a tile laid (a shadow, or the reader missing the top), the top is
+    kept, unseen, and nothing is asked (Build Up tiles stay where they are laid)."""
     s = _session(tmp_path)
     table = _layout_seen()
     before = diff([], _observed(s, table)).table
@@ -294,9 +295,10 @@ def test_a_tile_laid_on_a_top_but_not_read_asks_which_tile(tmp_path: Path) -> No
     assert [p.entry["play"]] + [a["tile"] for a in p.entry["alternatives"]] == fits
     assert p.entry["confidence"] == round(1 / len(fits), 4)
     assert s.submit(p.entry).status == "confirm"
-    (n,) = BuildUpInterpreter().proposals(diff(before, after, changed=changed(0.1), fixed=True),
-                                          s.game)
-    assert n.entry is None and "not seen any more" in n.message
+    quiet = diff(before, after, changed=changed(0.1), fixed=True)
+    assert not quiet.removed
+    assert [x.unseen for x in quiet.table if x.tile == top.tile] == [1]
+    assert BuildUpInterpreter().proposals(quiet, s.game) == []
 
 
 def test_a_stackernoes_tile_gone_from_sight_asks_whether_it_was_covered_or_taken(
