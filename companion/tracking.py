@@ -57,7 +57,8 @@ A hidden tile stays while a tile seen lies over it, or a hidden tile that stays 
 (a span the reader read as two tiles, one on each support, then covered by the next tile: the
 supports lie under those two, the next tile over less than :data:`COVER_MIN_OVERLAP` of each),
 and with the memory while the picture at it did not change (nothing was taken off it); under a
-tile gone it is removed and remembered with it.
+tile gone it is removed and remembered with it (where tiles stay where they are laid, not
+reported: the tile seen on top of the stack is the one report of it going out of sight).
 Without ``changed`` nothing is remembered.
 This module knows geometry only; the game's interpreter turns the change into a log entry.
 """
@@ -709,8 +710,12 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
                 and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
             table.append(o)
             continue
-        change.removed.append(dataclasses.replace(o, hidden=False))
-        if any(t.gone and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
+        under_gone = any(t.gone and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table)
+        if not (fixed and changed is not None and under_gone):
+            # where tiles stay where they are laid, a stack out of sight is one report: the
+            # tile that was seen on top of it
+            change.removed.append(dataclasses.replace(o, hidden=False))
+        if under_gone:
             # under a tile out of sight: remembered with it as where tiles went
             table.append(dataclasses.replace(o, gone=True, gone_since=0, unseen_on=0))
     if fixed and before and changed is not None:
