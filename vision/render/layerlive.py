@@ -21,7 +21,9 @@ prints JSON:
   (on ``all``): how many tiles the tracking reported taken away
   (:attr:`companion.tracking.TableChange.removed`); a build sequence never takes a tile away,
   so each is a false report (a game whose tiles stay where laid asks the players to put it
-  back).
+  back); ``removed_unread_on``: how many of those the tracking remembers with a tile inferred
+  on it (the picture there changed as a tile laid does, with nothing found: Build Up asks which
+  tile was laid on it, Stackernoes whether one was).
 
 * ``flat`` (with ``--flat N``): N held-out scenes of flat layouts (line, spinner, chickenfoot,
   trains, grid, loose in turn, from seed :data:`FLAT_SEED`) read by the same reader without and
@@ -215,6 +217,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             change = diff(table, seen, changed=changed, fixed=True)
             table = change.table
             c["all_removed"] += len(change.removed)
+            c["all_removed_unread_on"] += sum(
+                any(t.gone and t.unseen_on > 0 and t.tile == r.tile for t in change.table)
+                for r in change.removed)
             table_plain = diff(table_plain, seen_plain, changed=changed, fixed=True).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
@@ -269,6 +274,7 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
         out["watched"]["all"]["removed"] = c["all_removed"]
+        out["watched"]["all"]["removed_unread_on"] = c["all_removed_unread_on"]
     if flat:
         out["flat"] = flat_lifted(flat)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
