@@ -255,7 +255,8 @@ SAME_FACE_MAX_LAB = 25.0
 #: not change (see :func:`diff`; helper C, session 9, on training build sequences 7000-7029:
 #: false removals 20 -> 8, 4 of them kept after this many readings, 7 changed a little, 1
 #: changed under a tile laid over part of it; tile-frames on the right layer 1876 of 1902 ->
-#: 1876 of 1904, last frames 131/137 -> 131/138).
+#: 1876 of 1904, last frames 131/137 -> 131/138; with a stack out of sight reported once,
+#: 7; held-out `layerlive --scenes 40 --sequences 10`: 27 -> 7, watched 783/790 -> 785/792).
 #: Through the reader on rendered build sequences (`layerlive` watched, reader of 2026-11-22
 #: 04:00, seeds 1,005,100-109): 1 puts 718/741 frame-tiles on the right layer, 2 713/739,
 #: 3 723/749, 5 728/749, 10 726/748; on three other cached runs 5 is as good or better.
