@@ -32,7 +32,9 @@ changed, outside the tiles laid now over part of it, by more than :data:`LAID_MI
 its outline (as a tile taken away changes it, or a tile laid on it that the reader did not
 find); else it is kept, ``unseen``, for as long as that holds (a tile laid beside it that
 changes a corner of its picture, or a reader that misses it for many readings, takes nothing
-away). A tile found where less than :data:`LAID_MIN_CHANGED` of
+away); but a tile found once, late, over nothing known (:attr:`Seen.late_once`) and not found
+again is forgotten, without a report, once it has been unseen for :data:`UNSEEN_MAX` readings
+where nothing was taken (a misreading: kept, it would stay on the table for good). A tile found where less than :data:`LAID_MIN_CHANGED` of
 its own outline changed was not laid now: over a known tile the reading did not find (outlines
 overlapping by :data:`REREAD_AGAIN_IOU`) it is that tile read again, as another value or
 with another outline, and the known tile stays as it was; elsewhere it was missed before and is found late: it covers
@@ -109,6 +111,10 @@ class Seen:
     #: its value unknown (``tile`` is :data:`UNSEEN_TILE`); always hidden and ``gone``, never
     #: in a change's added, removed, covered or under, only counted in layers above it
     inferred: bool = False
+    #: found late (where the picture did not change as a tile laid), over nothing known, and
+    #: not found again since: where tiles stay where they are laid, a sighting that
+    #: :func:`diff` forgets without a report when it stays unseen (a misreading)
+    late_once: bool = False
 
     @property
     def layer_confidence(self) -> float:
@@ -582,7 +588,7 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     rests: dict[int, list[Seen]] = {}  # each added tile (by id): what it lies on, inferred too
     for j, s in enumerate(after):
         if j in reread:  # the known tile, read as another value this time: kept as it was
-            table.append(dataclasses.replace(before[reread[j]], unseen=0))
+            table.append(dataclasses.replace(before[reread[j]], unseen=0, late_once=False))
             continue
         if j not in match_new and before and any(
                 outline_iou(s, k) >= REREAD_MIN_IOU for k in known_now):
@@ -622,6 +628,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
                        and overlap_fraction(s, o) >= COVER_MIN_OVERLAP]
                 if hid:
                     s = over(s, hid)
+                else:
+                    s = dataclasses.replace(s, late_once=True)
             change.added.append(s)
             rests[id(s)] = on
             change.under[s] = [g for g in on if not g.inferred]
@@ -687,6 +695,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         if on_it is not None:
             change.covered.append((o, on_it))
             table.append(dataclasses.replace(o, hidden=True, unseen=0))
+        elif fixed and changed is not None and o.late_once and o.unseen >= UNSEEN_MAX \
+                and not taken_away(o):
+            pass  # found once, late, and not since where nothing was taken: a misreading
         elif (o.unseen < UNSEEN_MAX and still(o)) or (
                 fixed and changed is not None and not taken_away(o)):
             # missed this time (where tiles stay where they are laid: for as long as its

@@ -126,3 +126,27 @@ def test_a_stack_gone_out_of_sight_is_one_removal_where_tiles_stay() -> None:
         expected = {Tile.of(3, 4)} if fixed else {Tile.of(1, 2), Tile.of(3, 4)}
         assert {s.tile for s in out.removed} == expected
         assert {s.tile for s in out.table if s.gone} == {Tile.of(1, 2), Tile.of(3, 4)}
+
+
+def test_a_tile_found_once_where_nothing_changed_and_never_again_is_forgotten_quietly() -> None:
+    """The reader finds 6-6 once where the picture did not change (found late, over nothing
+    known) and never again: where tiles stay, a misreading, forgotten after UNSEEN_MAX readings
+    without a report (training build sequences 7030-7059: 8 fewer frame-tiles shown where no
+    tile is, none where one is). Found twice, then missed, it is kept as any tile."""
+    a = tile_at(1, 2, 100, 100)
+    b = tile_at(5, 5, 200, 100)
+    ghost = tile_at(6, 6, 150, 160)
+    table = diff([], [a, b], fixed=True).table
+    once = diff(table, [a, b, ghost], changed=changed_at(), fixed=True)
+    assert [s.tile for s in once.added] == [Tile.of(6, 6)]
+    for twice in (False, True):
+        table = once.table
+        if twice:
+            table = diff(table, [a, b, ghost], changed=changed_at(), fixed=True).table
+        removed = []
+        for _ in range(UNSEEN_MAX + 3):
+            step = diff(table, [a, b], changed=changed_at(), fixed=True)
+            removed += step.removed
+            table = step.table
+        assert removed == []
+        assert (Tile.of(6, 6) in {s.tile for s in table}) == twice
