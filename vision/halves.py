@@ -73,6 +73,21 @@ FLAT_SHRINK = 2
 filter FLAT_KERNEL / FLAT_SHRINK px wide, rounded to odd): about 0.15 ms a tile instead of
 0.5 on this machine."""
 
+GLINT_OPAQUE = 0.8
+""":func:`tile_crops_deglared`: where a glint's opacity (its share of white) is at least this,
+nothing of the face under it is left to recover, and the square shows the tile's body there."""
+
+GLINT_MIRROR = True
+""":func:`tile_crops_deglared`: where the glint hides the face (opacity :data:`GLINT_OPAQUE`,
+widened by :data:`GLINT_RIM` px) and the point opposite across the half's centre is not
+hidden, the square shows that point instead: every pip layout is point-symmetric."""
+
+GLINT_RIM = 3
+"""Pixels the hidden part of a half is widened by before it is mirrored (the rim just outside
+:data:`GLINT_OPAQUE` is recovered with much noise)."""
+
+_RIM_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * GLINT_RIM + 1, 2 * GLINT_RIM + 1))
+
 CLIP_LOW, CLIP_HIGH = -0.5, 1.5
 """Range the normalised values are clipped to."""
 
@@ -82,6 +97,31 @@ WASHED_LEVEL = 245
 WASHED_MARGIN = 8
 """A blown-out pixel must also be this many levels brighter than the tile body (the median of
 the tile's brightest channel): a white set exposed to the top keeps its pips and is not glare."""
+
+CLIPPED_LEVEL = 253
+"""A spot whose darkest channel, averaged over :data:`CLIPPED_BLUR` px, is at or above this level
+is blown out whatever the tile body's level: a lamp's glint clips a white face that is already
+exposed near the top (body 248-252 in its brightest channel), where :data:`WASHED_MARGIN` cannot
+be met, and hides its pips (the demos' Forty-Two 1-2 read 0-1, Stackernoes 8-9 read 2-9, sure).
+On a glint family (``runs/A9/make_glint.py``: 200 rendered training-split scenes, seeds
+300,000-199, a demo-style glint on one half of 558 tiles, the demo camera's noise added) glinted
+tiles read wrong with confidence 0.9 or more went from 25 to 3 (of the rest 2,230 read right
+either way); on 500 tuning scenes (seeds 1,600,000-499) no reading changed value (7,018 right,
+34 misread; sure wrong 13 either way) and 31 of the 7,018 right tiles went below 0.9 (154 ->
+185: a white face clipped on one half by the renderer's own glare). 254 missed most noisy
+glints (the camera's noise takes clipped levels to 252-255); 252 doubted more tuning tiles for
+no gain. Grey squares are not asked."""
+
+CLIPPED_BLUR = 5
+"""Width (pixels of the square) of the box filter the darkest channel is averaged over before
+:data:`CLIPPED_LEVEL` is asked (sensor noise on a clipped spot)."""
+
+CLIPPED_ONE_HALF = 0.03
+"""Clipped spots count only when one half of the tile has less than this share of its square
+clipped (after the opening with the :data:`WASHED_SPOT` kernel): a white face exposed to the top
+clips on both halves and keeps its pips (on the tuning scenes this took the tiles read right
+that went below 0.9 from 212 to 185, no sure-wrong reading lost; every glinted half of the
+family lies on a tile whose other half has no clipped spot)."""
 
 WASHED_SPOT = HALF_SIZE // 4
 """Blown-out pixels count only in spots wider than this (pixels of the square): white pips on a
@@ -280,7 +320,8 @@ def _normalise_each(pairs: np.ndarray) -> np.ndarray:
 
 def _washed(pairs: np.ndarray) -> np.ndarray:
     """Fraction of each half of N tiles, (N, 2, S, S[, 3]) uint8, that is blown out: at least
-    :data:`WASHED_LEVEL` in its brightest channel and :data:`WASHED_MARGIN` above the tile body.
+    :data:`WASHED_LEVEL` in its brightest channel and :data:`WASHED_MARGIN` above the tile body,
+    or (colour squares) clipped white in every channel (:data:`CLIPPED_LEVEL`) on one half.
     Pips under such a spot cannot be seen, so the half may hold more pips than it shows.
     Returns (N, 2) float32."""
     count = pairs.shape[0]
@@ -297,7 +338,17 @@ def _washed(pairs: np.ndarray) -> np.ndarray:
     for i in candidates:  # most tiles have no blown spot that large
         sample = bright[i].reshape(-1)[::_PERCENTILE_STRIDE]
         body = float(np.partition(sample, len(sample) // 2)[len(sample) // 2])
-        blown = (bright[i] >= max(WASHED_LEVEL, body + WASHED_MARGIN)).astype(np.uint8)
+        blown = bright[i] >= max(WASHED_LEVEL, body + WASHED_MARGIN)
+        if pairs.ndim == 5 and CLIPPED_LEVEL <= 255:
+            clipped = [cv2.morphologyEx(
+                (cv2.blur(pairs[i, j].min(axis=2), (CLIPPED_BLUR, CLIPPED_BLUR))
+                 >= CLIPPED_LEVEL).astype(np.uint8), cv2.MORPH_OPEN, _SPOT_KERNEL)
+                for j in range(2)]
+            shares = [float(c.mean()) for c in clipped]
+            if min(shares) < CLIPPED_ONE_HALF:  # a spot on one half: a glint, not the body
+                for j in range(2):
+                    blown[j] |= clipped[j] > 0
+        blown = blown.astype(np.uint8)
         for j in range(2):
             if int(blown[j].sum()) >= enough:
                 spots = cv2.morphologyEx(blown[j], cv2.MORPH_OPEN, _SPOT_KERNEL)
@@ -389,6 +440,53 @@ def tile_crops_flattened(frame_bgr: np.ndarray,
     return _tile_crops(frame_bgr, corners_list, washed=False, flatten=True)[0]
 
 
+def tile_crops_deglared(frame_bgr: np.ndarray,
+                        corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
+                        ) -> np.ndarray:
+    """:func:`tile_crops` with a lamp's glint taken out of each half before it is normalised.
+    A glint blends the face towards white (``seen = face (1 - a) + 255 a``, ``a`` its opacity,
+    smooth across the half); ``a`` is taken from each half's lighting (the median filter of
+    :data:`FLAT_KERNEL`, as :func:`tile_crops_flattened`) against the tile's body colour, and
+    the face recovered as ``(seen - 255 a) / (1 - a)``: pips the glint's rim left faint stand
+    out again. Where ``a`` is :data:`GLINT_OPAQUE` or more nothing is left and the square shows
+    the body colour (pips hidden there stay unseen: the reader doubts such a half, see
+    :func:`vision.pips.hidden_pips`). Grey frames are cut as :func:`tile_crops` cuts them."""
+    return _tile_crops(frame_bgr, corners_list, washed=False, deglare=True)[0]
+
+
+def _deglare(pairs: np.ndarray) -> np.ndarray:
+    """(N, 2, S, S, 3) uint8 halves with the glint's white taken out (see
+    :func:`tile_crops_deglared`), as uint8."""
+    count = pairs.shape[0]
+    small = HALF_SIZE // FLAT_SHRINK
+    kernel = max(3, (FLAT_KERNEL // FLAT_SHRINK) | 1)
+    out = pairs.astype(np.float32)
+    for i in range(count):
+        body = np.median(pairs[i].reshape(-1, 3), axis=0).astype(np.float32)
+        for j in range(2):
+            clipped = cv2.blur(pairs[i, j].min(axis=2),
+                               (CLIPPED_BLUR, CLIPPED_BLUR)) >= CLIPPED_LEVEL
+            if not clipped.any():
+                continue  # no blown-out glint on this half: left as it is
+            low = cv2.resize(pairs[i, j], (small, small), interpolation=cv2.INTER_AREA)
+            level = cv2.resize(cv2.medianBlur(low, kernel), (HALF_SIZE, HALF_SIZE),
+                               interpolation=cv2.INTER_LINEAR).astype(np.float32)
+            # the glint's opacity: how far the lighting went from the body towards white
+            alpha = np.clip(((level - body) / np.maximum(255.0 - body, 1.0)).mean(axis=2),
+                            0.0, 1.0)[..., None]
+            opaque = clipped | (alpha[..., 0] >= GLINT_OPAQUE)
+            seen = (out[i, j] - 255.0 * alpha) / np.maximum(1.0 - alpha, 1.0 - GLINT_OPAQUE)
+            if GLINT_MIRROR:
+                # every pip layout is point-symmetric about the half's centre (the square's):
+                # what the glint hides, its mirror image across the centre shows
+                opaque = cv2.dilate(opaque.astype(np.uint8), _RIM_KERNEL) > 0
+                mirror = opaque[::-1, ::-1]
+                seen = np.where((opaque & ~mirror)[..., None], seen[::-1, ::-1], seen)
+                opaque = opaque & mirror
+            out[i, j] = np.where(opaque[..., None], body, seen)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def _flatten(pairs: np.ndarray) -> np.ndarray:
     """(N, 2, S, S[, 3]) uint8 halves less their lighting, plus each tile's median colour, as
     uint8. The lighting is a median filter :data:`FLAT_KERNEL` px wide, taken on the half
@@ -412,7 +510,8 @@ def _flatten(pairs: np.ndarray) -> np.ndarray:
 
 def _tile_crops(frame_bgr: np.ndarray,
                 corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]], washed: bool,
-                flatten: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+                flatten: bool = False, deglare: bool = False
+                ) -> tuple[np.ndarray, np.ndarray | None]:
     _check_frame(frame_bgr)
     height, width = frame_bgr.shape[:2]
     pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
@@ -437,5 +536,7 @@ def _tile_crops(frame_bgr: np.ndarray,
         return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)
     if flatten:
         return _normalise_tiles(_flatten(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
+    if deglare and pairs.ndim == 5:
+        return _normalise_tiles(_deglare(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
     return (_normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE),
             _washed(pairs).reshape(-1) if washed else None)

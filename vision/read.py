@@ -25,6 +25,8 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   (:func:`vision.pips.best_of_outlines`); the reported corners stay those of ``outline``;
 - ``blank``: only with the classifier: a tile read with a blank half is read again with the
   lighting taken out of its squares (:data:`FLATTEN_BLANK`);
+- ``glint``: only with the classifier: a tile with a half under a blown-out glare spot is read
+  again with the glint taken out of its squares (:data:`DEGLARE_WASHED`), its doubt kept;
 - ``drop``: found tiles that are not tiles are left out: much smaller than the frame's others
   and read unsurely (:data:`SMALL_AREA`), read 0-0 without a divider among tiles that show
   one (a tile face down: :data:`FACE_DOWN_DIVIDER`), or with unsharp sides, read unsurely and
@@ -65,6 +67,7 @@ from vision.halves import (
     outline_variants,
     readable,
     tile_crops,
+    tile_crops_deglared,
     tile_crops_flattened,
     tile_crops_washed,
 )
@@ -77,7 +80,7 @@ from vision.outline import (
     surround_contrast,
     turned_far,
 )
-from vision.pips import PipReader, TileReader, TileValue, best_of_outlines
+from vision.pips import WASHED_DOUBT, PipReader, TileReader, TileValue, best_of_outlines
 from vision.types import Reading, TileReading
 
 #: Longest side, in pixels, that detection works at (larger images are scaled down for it).
@@ -141,6 +144,24 @@ TURN_FAR_BELOW = 0.95
 #: session's stages (blank, drop) on those scenes: misread 43 -> 36, false tiles 66 -> 40,
 #: tiles right 6997 -> 7004 of 7143, frames entirely right 405 -> 417.
 FLATTEN_BLANK = True
+#: Whether a tile with a half under a glare spot (blown-out fraction at least
+#: :data:`vision.pips.WASHED_DOUBT`) is read again at its outline on squares with the glint's
+#: white taken out and what it hides mirrored in from across the half's centre
+#: (:func:`vision.halves.tile_crops_deglared`; stage ``glint``, after ``blank``; only with the
+#: classifier). The two readings, as seen and deglared, are joined as two outlines are
+#: (:func:`vision.pips.best_of_outlines`): where they differ the tile stays doubtful. On a
+#: glint family (``runs/A9/make_glint.py``, 200 training-split scenes, seeds 300,000-199, a
+#: demo-style glint on one half of 558 tiles, the demo camera's noise added; with
+#: :data:`vision.halves.CLIPPED_LEVEL`) glinted tiles read right 155 -> 208, read wrong and
+#: unsure 287 -> 234, wrong and sure (0.9 or more) 3 -> 3; the demo's Forty-Two 1-2 is read
+#: 1-2 (unsure) instead of 0-1. On 500 tuning scenes (seeds 1,600,000-499) one tile read
+#: right (unsurely: 0.22) is read wrong (3-8 read 2-8 at 0.13: the 3's middle pip lies under
+#: the spot's middle, which has no mirror), no other value changed, frames 425 either way.
+#: Also tried: the spot's opacity 0.6-0.95 for its hidden part (:data:`vision.halves.GLINT_OPAQUE`,
+#: 0.8 kept), only its clipped pixels hidden (right 214 but wrong-sure 5, one tuning frame
+#: lost), no mirror (right 166), keeping the deglared reading alone (wrong-sure 5), and
+#: deglaring halves with no clipped pixel (two tuning tiles read right lost).
+DEGLARE_WASHED = True
 #: A found tile whose outline's area is less than SMALL_AREA times the median area of the
 #: frame's found (whole) tiles and that reads less surely than SMALL_SURE is not a tile: on
 #: rendered tuning scenes such small outlines are the grain of a stone table taken for a tile,
@@ -466,6 +487,11 @@ class Reader:
             t4b = time.perf_counter()
             times["blank"] = (t4b - t4) * 1000
             t4 = t4b
+        if self.pips.uses_classifier and DEGLARE_WASHED:
+            values = self.reread_glint(frame_bgr, [k for _, k in whole], values, set_max, blown)
+            t4b = time.perf_counter()
+            times["glint"] = (t4b - t4) * 1000
+            t4 = t4b
         t_drop = time.perf_counter()
         kept = _plausible(frame_bgr, [k for _, k in whole], values, sharp)
         whole = [w_ for w_, ok in zip(whole, kept) if ok]
@@ -575,6 +601,27 @@ class Reader:
         out = list(values)
         for i, value in zip(blank, again):
             out[i] = value
+        return out
+
+    def reread_glint(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
+                     values: list[TileValue], set_max: int,
+                     washed: np.ndarray | None = None) -> list[TileValue]:
+        """``values`` with every tile that has a half under a glare spot (blown-out fraction
+        at least :data:`vision.pips.WASHED_DOUBT`) read again at its outline on squares with
+        the glint's white taken out (:func:`vision.halves.tile_crops_deglared`,
+        :data:`DEGLARE_WASHED`), the glare's doubt kept."""
+        if washed is None:
+            return values
+        glinted = [i for i in range(len(values))
+                   if float(np.max(np.asarray(washed)[2 * i:2 * i + 2])) >= WASHED_DOUBT]
+        if not glinted:
+            return values
+        crops = tile_crops_deglared(frame_bgr, [outlines[i] for i in glinted])
+        again = self.pips.read_tiles(crops, set_max, washed=_washed_of(washed, glinted))
+        out = list(values)
+        for i, value in zip(glinted, again):
+            # read one way as seen and another with the glint taken out: doubtful
+            out[i] = best_of_outlines(value, [values[i]])
         return out
 
     def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.halves import (HALF_SIZE, CornersError, FrameError, half_crops, outline_variants,
-                           tile_crops, tile_crops_washed)
+                           tile_crops, tile_crops_deglared, tile_crops_washed)
 from vision.virtual_camera import add_glare
 
 # A tile 200 px long and 100 px wide lying left to right; corners[0]-corners[1] is its left
@@ -224,3 +224,35 @@ def test_a_tile_with_one_ink_colour_is_normalised_as_one(face, pip):
     pairs = np.empty((1, 2, HALF_SIZE, HALF_SIZE, 3), np.uint8)
     _warp_tile(frame_bgr, LEFT_TO_RIGHT, pairs[0])
     assert np.array_equal(half_crops(frame_bgr, LEFT_TO_RIGHT), _normalise_each(pairs)[0])
+
+
+def test_a_glint_on_a_white_face_exposed_near_the_top_is_glare():
+    """A white face at 250 cannot be 8 levels darker than the glint (WASHED_MARGIN): the glint
+    counts as blown out because it is clipped white in every channel, on one half only."""
+    frame_bgr = draw_tile((250, 250, 250), (25, 25, 28), TWO, FIVE)
+    assert tile_crops_washed(frame_bgr, [LEFT_TO_RIGHT])[1].tolist() == [0.0, 0.0]
+    glared = add_glare(frame_bgr, (228 / 640, 228 / 480), 0.04)  # over one pip of the 2
+    _, washed = tile_crops_washed(glared, [LEFT_TO_RIGHT])
+    assert washed[0] > 0.1 and washed[1] == 0.0
+
+
+def test_a_face_clipped_white_on_both_halves_is_not_glare():
+    """A white set exposed past the top clips all over; its pips still show: no glare."""
+    frame_bgr = draw_tile((255, 255, 255), (25, 25, 28), TWO, FIVE)
+    assert tile_crops_washed(frame_bgr, [LEFT_TO_RIGHT])[1].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("face", [(196, 232, 240), (250, 250, 250)])
+def test_deglared_squares_show_the_pip_a_glint_hid(face):
+    """The glint hides one pip of the 2; its mirror across the half's centre shows it again.
+    A half with no blown-out spot is cut as tile_crops cuts it."""
+    frame_bgr = draw_tile(face, (25, 25, 28), TWO, FIVE)
+    np.testing.assert_array_equal(tile_crops_deglared(frame_bgr, [LEFT_TO_RIGHT]),
+                                  tile_crops(frame_bgr, [LEFT_TO_RIGHT]))
+    glared = add_glare(frame_bgr, (228 / 640, 228 / 480), 0.04)
+    seen = tile_crops(glared, [LEFT_TO_RIGHT])
+    assert blobs(seen[0]) == 1 and blobs(seen[1]) == 5
+    deglared = tile_crops_deglared(glared, [LEFT_TO_RIGHT])
+    assert deglared.shape == (2, HALF_SIZE, HALF_SIZE) and deglared.dtype == np.float32
+    assert blobs(deglared[0]) == 2 and blobs(deglared[1]) == 5
+    assert tile_crops_deglared(glared, []).shape == (0, HALF_SIZE, HALF_SIZE)
