@@ -37,7 +37,8 @@ import numpy as np
 
 from companion.tiles import Tile
 from vision.render import HELD_OUT_SEED_MIN, random_scene_spec, render_scene
-from vision.render.closeup import render_closeup, render_small_closeup
+from vision.render.closeup import (PHONE_TABLES, render_closeup, render_phone_closeup,
+                                   render_small_closeup)
 from vision.render.scene import SceneSpec
 from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE
 
@@ -50,6 +51,14 @@ SMALL_CLOSEUP_SEED0 = 700_000
 #: Small-tile close-ups are drawn this small (px, least and greatest side) and enlarged to the
 #: finder's close-up side, as the reader enlarges a small phone photo.
 SMALL_DRAWN = (80, 192)
+#: Seeds of phone close-ups of one tile start here (training: this + index; held-out:
+#: + 1,000,000).
+PHONE_CLOSEUP_SEED0 = 800_000
+#: Phone close-ups are drawn this small (px, least and greatest side; real phone thumbnails are
+#: 100 px) and enlarged to the finder's close-up side, as the reader enlarges a small photo.
+PHONE_DRAWN = (88, 128)
+#: Tables of training phone close-ups: all but the held-out stone look.
+PHONE_TRAIN_TABLES = tuple(t for t in PHONE_TABLES if t != "stone")
 #: Targets are drawn this many times finer than the crop and averaged down.
 SUPER = 4
 #: A face-up tile at least this visible is a tile to find; less visible ones are not scored.
@@ -206,6 +215,23 @@ def small_closeup_sample(seed: int, rng: np.random.Generator) -> tuple[np.ndarra
     return img, _half(planes)
 
 
+def phone_closeup_sample(seed: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One phone close-up of one tile (:func:`vision.render.closeup.render_phone_closeup`: blank
+    doubles and halves a third of the time each, tiles 0.09-0.42 of the side wide), on the
+    training tables (:data:`PHONE_TRAIN_TABLES`), drawn :data:`PHONE_DRAWN` px and enlarged
+    (cubic) to the close-up side :data:`vision.tile_finder.CLOSE_UP_SIDE`, the crop's size."""
+    if CLOSE_UP_SIDE != CROP:
+        raise ValueError(f"the close-up side {CLOSE_UP_SIDE} is not the crop {CROP}")
+    drawn = int(rng.integers(PHONE_DRAWN[0], PHONE_DRAWN[1] + 1))
+    shot = render_phone_closeup(seed, size=drawn, tables=PHONE_TRAIN_TABLES)
+    img = cv2.resize(shot.image_bgr, (CROP, CROP), interpolation=cv2.INTER_CUBIC)
+    k = CROP / drawn
+    tiles = [{"corners": ((shot.corners + 0.5) * k - 0.5).tolist(), "face_up": True,
+              "visible": 1.0, "cut": False}]
+    planes = rasterise(tiles, [0], [], lambda p: p, (CROP, CROP))
+    return img, _half(planes)
+
+
 def scene_constraints(index: int) -> dict:
     """Pins for training scene ``index``: every fifth a stacking game (tiles on tiles), every
     seventh a double-fifteen set, the rest left to the renderer."""
@@ -318,7 +344,7 @@ def blank_heavy(spec: SceneSpec, rng: np.random.Generator) -> SceneSpec:
 def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
     kind, index, run_seed, held_out, crops = job
     stream = {"scene": 0, "closeup": 1, "extra": 2, "decor": 3, "small": 4, "focus": 5,
-              "blank": 6}[kind]
+              "blank": 6, "phone": 7}[kind]
     rng = np.random.default_rng((run_seed, int(held_out), index, stream))
     try:
         if kind == "closeup":
@@ -327,6 +353,9 @@ def _job(job: tuple[str, int, int, bool, int]) -> tuple[list[tuple[np.ndarray, n
         if kind == "small":
             seed = SMALL_CLOSEUP_SEED0 + index + (HELD_OUT_SEED_MIN if held_out else 0)
             return [small_closeup_sample(seed, rng)], ""
+        if kind == "phone":
+            seed = PHONE_CLOSEUP_SEED0 + index + (HELD_OUT_SEED_MIN if held_out else 0)
+            return [phone_closeup_sample(seed, rng)], ""
         if kind == "extra":
             spec = random_scene_spec(EXTRA_SEED0 + index, **extra_constraints(index))
         elif kind == "focus":
@@ -354,10 +383,11 @@ def make_samples(scenes: int, closeups: int, crops: int, held_out: bool, run_see
     training scenes of :func:`extra_constraints`), ``decor`` (held-out scenes with board art) or
     ``small`` (``scenes`` close-ups of small pale tiles, :func:`small_closeup_sample`), ``focus`` (the
     training scenes of :func:`focus_constraints`) or ``blank`` (the blank-heavy training scenes of
-    :func:`blank_constraints` and :func:`blank_heavy`)."""
-    if kind not in ("scene", "extra", "decor", "small", "focus", "blank"):
+    :func:`blank_constraints` and :func:`blank_heavy`) or ``phone`` (``scenes`` phone close-ups
+    of one tile, :func:`phone_closeup_sample`)."""
+    if kind not in ("scene", "extra", "decor", "small", "focus", "blank", "phone"):
         raise ValueError(f"scene kind {kind!r} is unknown; use 'scene', 'extra', 'decor', "
-                         "'small', 'focus' or 'blank'")
+                         "'small', 'focus', 'blank' or 'phone'")
     jobs = ([(kind, i, run_seed, held_out, crops) for i in range(scenes)]
             + [("closeup", i, run_seed, held_out, 1) for i in range(closeups)])
     images, targets = [], []

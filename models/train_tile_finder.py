@@ -40,7 +40,8 @@ sys.path.insert(0, str(HERE))  # the data module sits beside this script
 
 from tile_finder_data import (BLANK_DOUBLE, BLANK_HALF, BLANK_SEED0, CROP,  # noqa: E402
                               EXTRA_SEED0, FOCUS_SEED0, HELD_OUT_DECOR_SEED0,
-                              MIN_VISIBLE, SMALL_CLOSEUP_SEED0, SMALL_DRAWN, Samples, make_samples)
+                              MIN_VISIBLE, PHONE_CLOSEUP_SEED0, PHONE_DRAWN, SMALL_CLOSEUP_SEED0,
+                              SMALL_DRAWN, Samples, make_samples)
 from vision.render import HELD_OUT_SEED_MIN  # noqa: E402
 from vision.render.version import renderer_version  # noqa: E402
 from vision.tile_finder import CLOSE_UP_SIDE, KERNEL_SHRINK, WORK_SIDE  # noqa: E402
@@ -300,7 +301,8 @@ def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str],
                  kind: str = "scene") -> Samples:
     """The samples of one split, from ``--cache`` when they are there (else made and kept);
     ``kind`` ``extra``: the extra training scenes, ``decor``: the decorated validation scenes,
-    ``small``: the close-ups of small pale tiles of the split, ``focus``: the focus training
+    ``small``: the close-ups of small pale tiles of the split, ``phone``: the phone close-ups of
+    one tile of the split, ``focus``: the focus training
     scenes, ``blank``: the blank-heavy training scenes (see
     :func:`tile_finder_data.make_samples`)."""
     if kind == "extra":
@@ -309,6 +311,10 @@ def load_or_make(args: argparse.Namespace, held_out: bool, skipped: list[str],
         scenes, closeups, crops, prefix = args.focus_scenes, 0, args.crops, "focus"
     elif kind == "blank":
         scenes, closeups, crops, prefix = args.blank_scenes, 0, args.crops, "blank"
+    elif kind == "phone":
+        scenes = args.heldout_phone if held_out else args.phone_closeups
+        closeups, crops = 0, 1
+        prefix = "heldout_phone" if held_out else "phone"
     elif kind == "small":
         scenes = args.heldout_small if held_out else args.small_closeups
         closeups, crops = 0, 1
@@ -488,6 +494,11 @@ def main(argv: list[str] | None = None) -> None:
                              "(vision.render.closeup.render_small_closeup)")
     parser.add_argument("--heldout-small", type=int, default=0,
                         help="held-out small-tile close-ups (measured apart)")
+    parser.add_argument("--phone-closeups", type=int, default=0,
+                        help="training phone close-ups of one tile, blank-heavy, small to large "
+                             "(vision.render.closeup.render_phone_closeup)")
+    parser.add_argument("--heldout-phone", type=int, default=0,
+                        help="held-out phone close-ups (measured apart)")
     parser.add_argument("--focus-scenes", type=int, default=0,
                         help="training scenes of the families the finder misses (coloured tiles "
                              "on felt, small tiles in chains, small pale tiles on pale tables; "
@@ -552,7 +563,13 @@ def main(argv: list[str] | None = None) -> None:
         train_data = Samples(np.concatenate([train_data.images, small.images]),
                              np.concatenate([train_data.targets, small.targets]))
         del small
+    if args.phone_closeups:
+        phone = load_or_make(args, False, skipped, "phone")
+        train_data = Samples(np.concatenate([train_data.images, phone.images]),
+                             np.concatenate([train_data.targets, phone.targets]))
+        del phone
     held = load_or_make(args, True, skipped)
+    held_phone = load_or_make(args, True, skipped, "phone") if args.heldout_phone else None
     held_decor = load_or_make(args, True, skipped, "decor") if args.heldout_decor else None
     held_small = load_or_make(args, True, skipped, "small") if args.heldout_small else None
     if args.data_only:
@@ -568,6 +585,8 @@ def main(argv: list[str] | None = None) -> None:
         base_figures = {"heldout": pixel_figures(net, held)}
         if held_small is not None:
             base_figures["heldout_small"] = pixel_figures(net, held_small)
+        if held_phone is not None:
+            base_figures["heldout_phone"] = pixel_figures(net, held_phone)
         print(f"starting model {init_sha}: {json.dumps(base_figures)}", file=sys.stderr)
     snaps = (args.out / "snapshots", args.snapshot_from) if args.snapshot_from else None
     fit = train(net, train_data, args.epochs, args.seed, args.batch, args.lr, args.budget, snaps,
@@ -578,6 +597,8 @@ def main(argv: list[str] | None = None) -> None:
         figures["heldout_decor"] = pixel_figures(net, held_decor)
     if held_small is not None:
         figures["heldout_small"] = pixel_figures(net, held_small)
+    if held_phone is not None:
+        figures["heldout_phone"] = pixel_figures(net, held_phone)
     print(json.dumps(figures), file=sys.stderr)
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / f"{args.name}.onnx"
@@ -613,7 +634,8 @@ def main(argv: list[str] | None = None) -> None:
                      "extra_mix": EXTRA_MIX, "small_closeups": args.small_closeups,
                      "focus_scenes": args.focus_scenes, "blank_scenes": args.blank_scenes,
                      "blank_double": BLANK_DOUBLE, "blank_half": BLANK_HALF,
-                     "small_drawn": list(SMALL_DRAWN), "samples": len(train_data), "crop": CROP,
+                     "small_drawn": list(SMALL_DRAWN), "phone_closeups": args.phone_closeups,
+                     "phone_drawn": list(PHONE_DRAWN), "samples": len(train_data), "crop": CROP,
                      "min_visible": MIN_VISIBLE, "fit": fit,
                      "renderer": {"module": "vision.render", "commit": renderer_version(),
                                   "training_seeds": f"0..{args.scenes - 1} (every 5th a "
@@ -624,6 +646,11 @@ def main(argv: list[str] | None = None) -> None:
                                   "blank_seeds": f"{BLANK_SEED0}..{BLANK_SEED0 + args.blank_scenes - 1}",
                                   "small_seeds": (f"{SMALL_CLOSEUP_SEED0}.."
                                                   f"{SMALL_CLOSEUP_SEED0 + args.small_closeups - 1}"),
+                                  "phone_seeds": (f"{PHONE_CLOSEUP_SEED0}.."
+                                                  f"{PHONE_CLOSEUP_SEED0 + args.phone_closeups - 1}"),
+                                  "heldout_phone_seeds": (
+                                      f"{HELD_OUT_SEED_MIN + PHONE_CLOSEUP_SEED0}.."
+                                      f"{HELD_OUT_SEED_MIN + PHONE_CLOSEUP_SEED0 + args.heldout_phone - 1}"),
                                   "heldout_small_seeds": (
                                       f"{HELD_OUT_SEED_MIN + SMALL_CLOSEUP_SEED0}.."
                                       f"{HELD_OUT_SEED_MIN + SMALL_CLOSEUP_SEED0 + args.heldout_small - 1}"),

@@ -39,6 +39,7 @@ Tiles are returned with their four top-face corners in image pixels (corner orde
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -94,7 +95,10 @@ class TileCandidate:
 
     ``cut`` is True when part of the tile lies outside the image. ``divider`` is the divider
     contrast (0 none, about 1 a crisp painted line); ``fill`` how much of the quad's rim is tile face
-    (low when the quad also takes in side walls or shadow). ``pips`` how many pip-like blobs it holds. ``polarity`` is ``"light"`` for a tile face
+    (low when the quad also takes in side walls or shadow). ``pips`` how many pip-like blobs it holds.
+    ``back``: it shows no clear divider and no ink darker than a marbled back's veins
+    (:data:`BACK_CONTRAST`): likely a tile lying face down (or the table's grain); flagged, not
+    left out, so that a frame's tile sizes still count it. ``polarity`` is ``"light"`` for a tile face
     brighter than its pips, ``"dark"`` for a face darker than its pips.
     """
 
@@ -104,6 +108,7 @@ class TileCandidate:
     polarity: str
     fill: float = 1.0
     pips: int = 0
+    back: bool = False
 
     @property
     def is_tile(self) -> bool:
@@ -1062,6 +1067,35 @@ FACE_MIN = 0.6
 #: 7012; 0.8 / 0.86: 7014.
 INNER_SHRINK = 0.85
 INNER_SCORE = 0.86
+#: A network tile whose divider is under BACK_DIVIDER is a face-down tile's back (a marbled
+#: back's veins pass for a divider or pips) or the table's texture when its inner part (its
+#: quad shrunk to INNER_SHRINK) shows less ink contrast than BACK_CONTRAST grey levels on every
+#: view the ink gate looks at (light, dark, colour axis, 255 minus the weakest channel, the
+#: strongest channel; :func:`_ink_contrast`): pips and dividers are dark ink, veins and grain
+#: are faint. On the 500 rendered tuning scenes (1,600,000-499, 2026-11-22) the 11 face-down
+#: tiles the ink gate passed (10 marbled backs) measured 33-53 levels but one (86), the 2,306
+#: face-up tiles it passed with a divider under 0.4 67 or more. Such a tile is reported with
+#: ``back`` set, not left out: left out, the reader's size rules (a frame's median tile) lost
+#: the backs' size in a scene of backs on a speckled table, and two grain specks were read as
+#: tiles (tuning false tiles 19 -> 21, frames 425 -> 424); flagged, every tuning reading is as
+#: before (a reader leaving flagged tiles out after its drop stage, emulated: tuning unchanged).
+BACK_DIVIDER = 0.4
+BACK_CONTRAST = 60.0
+#: A small picture (a close-up, long side under ``vision.tile_finder.SMALL_SIDE``) in which no
+#: tile the finder gave passes the checks above is worked by the finder again at each of these
+#: close-up sides (working px) in turn, skipping the one it was worked at, and the first pass
+#: with a tile that passes is taken (empty: never). Chosen on rendered phone close-ups of one
+#: tile (``vision.render.closeup.render_phone_closeup``, choice seeds 3,000,000-599, 100 px,
+#: the reader enlarging them to 400; 2026-11-22): found 0.965 -> 0.970, real-style right 0.937
+#: -> 0.942, false tiles 2 -> 3; (128, 192, 96, 256) found 0.977 but false 6.
+CLOSE_UP_SIDES: tuple[int, ...] = (128, 192)
+#: The least network face over a tile (as :data:`FACE_MIN`) in a small picture worked at a
+#: close-up side: the face map of a small tile at 192 px is thin while its kernel is sure.
+#: Phone close-ups (as above, with CLOSE_UP_SIDES): 0.6 / 0.5 / 0.4 / 0.3 found 0.970 / 0.972
+#: / 0.977 / 0.977, right 0.940 / 0.942 / 0.947 / 0.947, false 3 each; live-size crops (400 x
+#: 400 around two tiles of each of the first 80 tuning scenes, 159 crops): tiles right 692 of
+#: 768 and false 11 either way (found 789 -> 790).
+CLOSE_UP_FACE_MIN = 0.4
 
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
@@ -1135,6 +1169,30 @@ def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
                 best = (got_colour, best[1])
             if shows(best[0]):
                 break
+    return best
+
+
+def _ink_contrast(frame_bgr: np.ndarray, corners: np.ndarray, least: float) -> float:
+    """The largest ink contrast (face level less ink level, :func:`_levels`) of a quad (warped
+    upright) over the views the ink gate looks at: light (min of B, G, R), dark (255 - max),
+    its own colour axis, 255 minus its weakest and its strongest channel. Stops at the first
+    view reaching ``least``."""
+    along = vec_length((corners[2] + corners[3]) / 2 - (corners[0] + corners[1]) / 2)
+    across = vec_length(corners[1] - corners[0])
+    length, width = max(4, int(round(along))), max(2, int(round(across)))
+    dst = np.array([[0, 0], [0, width], [length, width], [length, 0]], np.float32)
+    hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    patch = cv2.warpPerspective(frame_bgr, hom, (length, width), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    b, g, r = cv2.split(patch)
+    low, high = cv2.min(cv2.min(b, g), r), cv2.max(cv2.max(b, g), r)
+    best = 0.0
+    for view in (lambda: low, lambda: cv2.bitwise_not(high), lambda: _colour_axis(patch),
+                 lambda: cv2.bitwise_not(low), lambda: high):
+        face, ink = _levels(view())
+        best = max(best, face - ink)
+        if best >= least:
+            break
     return best
 
 
@@ -1328,29 +1386,18 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
         found += got
     return found
 
-def detect_tiles(frame_bgr: np.ndarray) -> Detection:
-    """Every face-up tile in a BGR frame (uint8, (H, W, 3)).
-
-    With :data:`MODE` ``"net"`` (the default): the learned tile finder (:mod:`vision.tile_finder`)
-    gives the tiles it sees, each with its own size; a tile is kept when it shows a divider or
-    :data:`PIPS_ALONE` pips on the light, dark or its own colour axis (:func:`_quad_score`), the
-    network sees top face over it (:data:`FACE_MIN`), its kernel is confident
-    (:data:`NET_LOW_SCORE`) and its size is like its neighbours' (:func:`_plausible_net_tiles`).
-    Where the network's face map holds tile face that the kept tiles leave unexplained (merged
-    kernels it could not split, tiles far larger than their neighbours), the grid cover of stage 3
-    splits that face at the kept tiles' width (:func:`_residual_tiles`). With ``"classical"``,
-    :func:`classical_detect` alone. ``tile_width_px`` is the median short side of the whole tiles
-    found. A missing or broken model file raises :class:`vision.tile_finder.TileFinderError`
-    naming the file and how to rebuild it.
-    """
-    from vision.tile_finder import shared_finder
-
-    if MODE == "classical":
-        return classical_detect(frame_bgr)
-    if MODE != "net":
-        raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'net' or 'classical'")
-    found, net_maps, net_scale = shared_finder().find_with_maps(frame_bgr)
-    ink_maps = ink_maps_of(frame_bgr)
+def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
+                       frame_bgr: np.ndarray, ink_maps: dict[str, np.ndarray],
+                       backs: set[int] | None = None, face_min: float = FACE_MIN
+                       ) -> tuple[list[TileCandidate], list[float], list[bool]]:
+    """The network tiles ``found`` (:class:`vision.tile_finder.FoundTile`, from the maps
+    ``net_maps`` at ``net_scale`` working px per image px) that pass the checks of a single
+    tile: a kernel score of at least :data:`NET_LOW_SCORE`, a divider or :data:`PIPS_ALONE`
+    pips (on the inner part too for a sure kernel, :data:`INNER_SCORE`), network face over
+    it (``face_min``, by default :data:`FACE_MIN`); with their kernel scores and whether the finder cut them from merged
+    kernels (``split``). With ``backs``, the ``id`` of each passing tile that shows no clear
+    divider and no ink darker than a back's veins (:data:`BACK_CONTRAST`) is added to it: a
+    face-down tile (a tile all the same, a size reference for its neighbours) or grain."""
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     split: list[bool] = []
@@ -1367,11 +1414,62 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
             continue
-        if not f.cut and _face_support(net_maps[1], net_scale, f.corners) < FACE_MIN:
+        if not f.cut and _face_support(net_maps[1], net_scale, f.corners) < face_min:
             continue
+        if divider < BACK_DIVIDER and BACK_CONTRAST > 0 and backs is not None:
+            centre = quad_centre(f.corners)
+            inner = centre + (f.corners - centre) * INNER_SHRINK
+            if _ink_contrast(frame_bgr, inner, BACK_CONTRAST) < BACK_CONTRAST:
+                backs.add(id(cand))  # a face-down tile's back, or the table's grain
         tiles.append(cand)
         scores.append(f.score)
         split.append(f.split)
+    return tiles, scores, split
+
+
+def detect_tiles(frame_bgr: np.ndarray) -> Detection:
+    """Every face-up tile in a BGR frame (uint8, (H, W, 3)).
+
+    With :data:`MODE` ``"net"`` (the default): the learned tile finder (:mod:`vision.tile_finder`)
+    gives the tiles it sees, each with its own size; a tile is kept when it shows a divider or
+    :data:`PIPS_ALONE` pips on the light, dark or its own colour axis (:func:`_quad_score`), the
+    network sees top face over it (:data:`FACE_MIN`), its kernel is confident
+    (:data:`NET_LOW_SCORE`) and its size is like its neighbours' (:func:`_plausible_net_tiles`).
+    Where the network's face map holds tile face that the kept tiles leave unexplained (merged
+    kernels it could not split, tiles far larger than their neighbours), the grid cover of stage 3
+    splits that face at the kept tiles' width (:func:`_residual_tiles`). With ``"classical"``,
+    :func:`classical_detect` alone. ``tile_width_px`` is the median short side of the whole tiles
+    found. A missing or broken model file raises :class:`vision.tile_finder.TileFinderError`
+    naming the file and how to rebuild it.
+    """
+    from vision.tile_finder import SMALL_SIDE, WORK_SIDE, shared_finder, tiles_from_maps
+
+    if MODE == "classical":
+        return classical_detect(frame_bgr)
+    if MODE != "net":
+        raise ValueError(f"vision.detect.MODE is {MODE!r}; use 'net' or 'classical'")
+    finder = shared_finder()
+    found, net_maps, net_scale = finder.find_with_maps(frame_bgr)
+    ink_maps = ink_maps_of(frame_bgr)
+    backs: set[int] = set()
+    h, w = frame_bgr.shape[:2]
+    close_up = max(h, w) < SMALL_SIDE and round(net_scale * max(h, w)) < WORK_SIDE
+    tiles, scores, split = _checked_net_tiles(found, net_maps, net_scale, frame_bgr, ink_maps,
+                                              backs, CLOSE_UP_FACE_MIN if close_up else FACE_MIN)
+    if not tiles and max(h, w) < SMALL_SIDE:
+        # a close-up in which no tile passed the checks: the close-up passes at other sides
+        done = {round(net_scale * max(h, w))}
+        for side in CLOSE_UP_SIDES:
+            if side in done:
+                continue
+            done.add(side)
+            maps, scale = finder.maps(frame_bgr, side)
+            again = tiles_from_maps(maps[0], maps[1], scale, w, h)
+            got = _checked_net_tiles(again, maps, scale, frame_bgr, ink_maps, backs,
+                                     CLOSE_UP_FACE_MIN)
+            if got[0]:
+                (tiles, scores, split), net_maps, net_scale = got, maps, scale
+                break
     tiles, large = _plausible_net_tiles(tiles, scores, split)
     whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
     if whole:
@@ -1384,6 +1482,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         tiles += extra
     else:
         tiles += large
+    if backs:
+        tiles = [dataclasses.replace(t, back=True) if id(t) in backs else t for t in tiles]
     widths = [_sides(t.corners)[0] for t in tiles if not t.cut]
     width = float(np.median(widths)) if widths else None
     warnings = [] if tiles else ["no face-up tile found in the picture; is there a face-up tile "

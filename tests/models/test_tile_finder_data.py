@@ -115,3 +115,27 @@ def test_blank_heavy_scenes_make_blanks_common_and_keep_the_face_down_tiles() ->
                 blanks += 0 in after.halves
                 assert after.halves == before.halves or 0 in after.halves
     assert face_up > 0 and blanks >= 0.5 * face_up
+
+
+def test_phone_close_up_samples_mark_the_tile_and_leave_out_stone() -> None:
+    """A phone close-up sample is the picture enlarged to the crop, with the kernel target at
+    the tile's centre and the face target over it; training samples never draw the held-out
+    stone table."""
+    import cv2
+
+    from vision.render.closeup import render_phone_closeup
+    assert "stone" not in data.PHONE_TRAIN_TABLES
+    seed = data.PHONE_CLOSEUP_SEED0 + 5
+    img, planes = data.phone_closeup_sample(seed, np.random.default_rng(2))
+    drawn = int(np.random.default_rng(2).integers(data.PHONE_DRAWN[0], data.PHONE_DRAWN[1] + 1))
+    shot = render_phone_closeup(seed, size=drawn, tables=data.PHONE_TRAIN_TABLES)
+    assert img.shape == (data.CROP, data.CROP, 3)
+    assert planes.shape == (3, data.CROP // 2, data.CROP // 2) and (planes[2] == 255).all()
+    k = data.CROP / drawn
+    cx, cy = ((shot.corners.mean(axis=0) + 0.5) * k - 0.5 + 0.5) / 2 - 0.5
+    assert planes[0, int(round(cy)), int(round(cx))] > 200
+    face = planes[1] > 127
+    expected = cv2.contourArea(shot.corners.astype(np.float32)) * (k / 2) ** 2
+    assert 0.8 * expected < face.sum() < 1.2 * expected
+    assert all(render_phone_closeup(s, tables=data.PHONE_TRAIN_TABLES).table != "stone"
+               for s in range(data.PHONE_CLOSEUP_SEED0, data.PHONE_CLOSEUP_SEED0 + 30))

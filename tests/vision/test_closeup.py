@@ -1,4 +1,4 @@
-"""Close-up renders (vision/render/closeup.py): small-tile close-ups, an opt-in look."""
+"""Close-up renders (vision/render/closeup.py): small-tile and phone close-ups, opt-in looks."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render.closeup import (SMALL_FAMILIES, SMALL_MAX_TILES, SMALL_TABLES, SMALL_WIDTH,
-                                   render_closeup, render_small_closeup)
+from vision.render.closeup import (PHONE_FAMILIES, PHONE_KINDS, PHONE_SIZES, PHONE_TABLES,
+                                   SMALL_FAMILIES, SMALL_MAX_TILES, SMALL_TABLES, SMALL_WIDTH,
+                                   render_closeup, render_phone_closeup, render_small_closeup)
 from vision.render.errors import RenderSpecError
 from vision.render.styles import HELD_OUT_TILE_FAMILIES, TRAIN_TILE_FAMILIES
 
@@ -101,3 +102,62 @@ def test_small_close_up_tile_is_where_the_truth_says() -> None:
 def test_bad_small_close_up_requests_are_named(kwargs: dict, named: str) -> None:
     with pytest.raises(RenderSpecError, match=named):
         render_small_closeup(0, **kwargs)
+
+
+def test_phone_close_ups_are_drawn_from_their_seed() -> None:
+    a, b = render_phone_closeup(11), render_phone_closeup(11)
+    assert np.array_equal(a.image_bgr, b.image_bgr) and np.array_equal(a.corners, b.corners)
+    assert (a.halves, a.size_class, a.kind, a.table) == (b.halves, b.size_class, b.kind, b.table)
+    assert not np.array_equal(a.image_bgr, render_phone_closeup(12).image_bgr)
+
+
+@pytest.mark.parametrize("size_class", list(PHONE_SIZES))
+def test_phone_close_up_tile_is_of_its_size_class_and_inside(size_class: str) -> None:
+    lo, hi = PHONE_SIZES[size_class]
+    for seed in range(6):
+        shot = render_phone_closeup(seed, size_class=size_class)
+        width, length = _sides(shot.corners)
+        assert lo * 100 - 0.5 <= width <= hi * 100 + 0.5
+        assert 1.8 < length / width < 2.2
+        assert (shot.corners > 0).all() and (shot.corners < 99).all()
+
+
+def test_phone_close_ups_draw_blank_doubles_blank_halves_and_every_table() -> None:
+    shots = [render_phone_closeup(seed) for seed in range(90)]
+    kinds = {s.kind for s in shots}
+    assert kinds == set(PHONE_KINDS)
+    for s in shots:
+        if s.kind == "0-0":
+            assert s.halves == (0, 0)
+        elif s.kind == "blank half":
+            assert 0 in s.halves and s.halves != (0, 0)
+        else:
+            assert 0 not in s.halves
+    assert {s.table for s in shots} == set(PHONE_TABLES)
+    assert {s.family for s in shots} <= set(PHONE_FAMILIES)
+    assert all(render_phone_closeup(seed, tables=("wood", "black")).table in ("wood", "black")
+               for seed in range(5))
+
+
+def test_phone_close_up_blank_double_shows_its_divider() -> None:
+    """Phone close-ups draw every tile with its divider (real sets have one): across the middle
+    of a large 0-0 the face is darker than a quarter of the way along."""
+    shot = render_phone_closeup(4, size=200, size_class="large", kind="0-0", table="black")
+    q = shot.corners
+    grey = cv2.cvtColor(shot.image_bgr, cv2.COLOR_BGR2GRAY).astype(float)
+
+    def at(t: float) -> float:
+        a, b = q[0] + (q[3] - q[0]) * t, q[1] + (q[2] - q[1]) * t
+        pts = [a + (b - a) * s for s in np.linspace(0.3, 0.7, 9)]
+        return float(np.mean([grey[int(round(p[1])), int(round(p[0]))] for p in pts]))
+
+    assert at(0.5) < min(at(0.25), at(0.75)) - 25
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    ({"size": 20}, "20"), ({"size_class": "tiny"}, "'tiny'"), ({"kind": "0-1"}, "'0-1'"),
+    ({"table": "felt"}, "'felt'"), ({"tables": ()}, "non-empty"),
+])
+def test_bad_phone_close_up_requests_are_named(kwargs: dict, named: str) -> None:
+    with pytest.raises(RenderSpecError, match=named):
+        render_phone_closeup(0, **kwargs)

@@ -234,6 +234,12 @@ class _OneTileFinder:
             cv2.fillConvexPoly(maps[k], q, 1.0, cv2.LINE_8, 4)
         return [self.tile], maps, 1.0
 
+    def maps(self, frame_bgr: np.ndarray, side: int | None = None) -> tuple[np.ndarray, float]:
+        """Another pass (a close-up at another side) sees nothing."""
+        h, w = frame_bgr.shape[:2]
+        s = (side or max(h, w)) / max(h, w)
+        return np.zeros((2, (round(h * s) + 1) // 2, (round(w * s) + 1) // 2), np.float32), s
+
 
 @pytest.mark.parametrize("score, kept", [(0.95, True), (0.82, False)])
 def test_a_washed_out_tile_is_looked_at_again_on_its_inner_part(monkeypatch, score, kept):
@@ -258,3 +264,119 @@ def test_a_washed_out_tile_is_looked_at_again_on_its_inner_part(monkeypatch, sco
     assert len(tiles) == (1 if kept else 0)
     if kept:
         assert _poly_iou(tiles[0].corners, true) > 0.8
+
+
+class _SidesFinder:
+    """A stand-in for the tile finder whose first pass finds ``first`` and whose pass at
+    ``side`` finds ``tile`` (every other pass nothing), with face maps backing what it finds at
+    ``face`` probability."""
+
+    def __init__(self, first: list[FoundTile], tile: FoundTile, side: int,
+                 face: float = 1.0) -> None:
+        self.first, self.tile, self.side, self.face = first, tile, side, face
+        self.asked: list[int] = []
+
+    def _maps(self, h: int, w: int, s: float, tiles: list[FoundTile]) -> np.ndarray:
+        maps = np.zeros((2, (round(h * s) + 1) // 2, (round(w * s) + 1) // 2), np.float32)
+        for t in tiles:
+            q = np.round(((t.corners + 0.5) * s / 2 - 0.5) * 16).astype(np.int32)
+            cv2.fillConvexPoly(maps[0], q, 1.0, cv2.LINE_8, 4)
+            cv2.fillConvexPoly(maps[1], q, self.face, cv2.LINE_8, 4)
+        return maps
+
+    def find_with_maps(self, frame_bgr: np.ndarray) -> tuple[list[FoundTile], np.ndarray, float]:
+        h, w = frame_bgr.shape[:2]
+        s = tile_finder.CLOSE_UP_SIDE / max(h, w)
+        return self.first, self._maps(h, w, s, self.first), s
+
+    def maps(self, frame_bgr: np.ndarray, side: int | None = None) -> tuple[np.ndarray, float]:
+        h, w = frame_bgr.shape[:2]
+        self.asked.append(side)
+        s = side / max(h, w)
+        return self._maps(h, w, s, [self.tile] if side == self.side else []), s
+
+
+def _close_up_with_a_tile() -> tuple[np.ndarray, np.ndarray]:
+    img = np.full((400, 400, 3), 90, np.uint8)
+    true = synth.draw_tile(img, (200, 200), 30, 50, (3, 5))
+    return img, true
+
+
+@pytest.mark.parametrize("sides, kept", [((128, 192), True), ((), False)])
+def test_a_close_up_whose_tiles_fail_the_checks_is_worked_at_the_other_sides(
+        monkeypatch, sides, kept):
+    """The first close-up pass gives only a quad on bare table (no divider, no pips): the
+    detector asks the finder for the close-up side of CLOSE_UP_SIDES it has not worked yet, and
+    keeps the tile found there; without CLOSE_UP_SIDES nothing is found."""
+    img, true = _close_up_with_a_tile()
+    bare = FoundTile(synth.tile_corners((80, 80), 0, 40), False, 0.95)
+    finder = _SidesFinder([bare], FoundTile(true, False, 0.95), 128)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    monkeypatch.setattr(tile_finder, "tiles_from_maps",
+                        lambda k, f, s, w, h: ([FoundTile(true, False, 0.95)]
+                                               if k.max() > 0.5 else []))
+    monkeypatch.setattr(detect, "CLOSE_UP_SIDES", sides)
+    tiles = detect_tiles(img).tiles
+    assert len(tiles) == (1 if kept else 0)
+    if kept:
+        assert _poly_iou(tiles[0].corners, true) > 0.9
+        assert finder.asked == [128]  # 192 was the first pass's side
+
+
+def test_a_table_frame_is_not_worked_at_close_up_sides(monkeypatch):
+    img = np.full((600, 800, 3), 90, np.uint8)
+    bare = FoundTile(synth.tile_corners((80, 80), 0, 40), False, 0.95)
+    finder = _SidesFinder([bare], bare, 128)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    assert detect_tiles(img).tiles == [] and finder.asked == []
+
+
+@pytest.mark.parametrize("shape, kept", [((400, 400), True), ((600, 800), False)])
+def test_a_close_up_tile_needs_less_network_face(monkeypatch, shape, kept):
+    """Network face 0.5 over a tile with pips: enough in a close-up (CLOSE_UP_FACE_MIN), not
+    in a frame of a table (FACE_MIN)."""
+    img = np.full(shape + (3,), 90, np.uint8)
+    true = synth.draw_tile(img, (200, 200), 30, 50, (3, 5))
+    assert detect.CLOSE_UP_FACE_MIN < 0.5 < detect.FACE_MIN
+    finder = _SidesFinder([FoundTile(true, False, 0.95)], FoundTile(true, False, 0.95), 0,
+                          face=0.5)
+    if not kept:
+        finder.find_with_maps = lambda frame: ([FoundTile(true, False, 0.95)],
+                                               finder._maps(*shape, 1.0, [finder.tile]), 1.0)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    assert len(detect_tiles(img).tiles) == (1 if kept else 0)
+
+
+def _back(img: np.ndarray, centre: tuple[float, float], veins: int) -> np.ndarray:
+    """A plain pale tile face with faint grey-brown veins (a marbled back: ``veins`` grey
+    levels darker than the face), no divider and no pips; its corners."""
+    q = synth.tile_corners(centre, 20, 50)
+    cv2.fillConvexPoly(img, np.round(q).astype(np.int32), (215, 225, 230))
+    c = np.asarray(centre, float)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        p = c + rng.uniform(-18, 18, 2)
+        cv2.circle(img, tuple(int(v) for v in p), 4, tuple(int(v - veins) for v in (215, 225, 230)),
+                   -1, cv2.LINE_AA)
+    return q
+
+
+def test_a_face_down_back_is_flagged_and_a_tile_with_pips_is_not(monkeypatch):
+    """Faint veins pass the ink gate as pips, but no view shows ink as dark as pips
+    (BACK_CONTRAST): the tile is reported flagged ``back`` (it stays a size reference for the
+    reader); a tile with dark pips and a divider is not flagged."""
+    img = np.full((400, 400, 3), 60, np.uint8)
+    back = _back(img, (120, 200), 30)
+    real = synth.draw_tile(img, (290, 200), 20, 50, (0, 2))
+    for q in (back, real):
+        got = _quad_score(detect.ink_maps_of(img), q, img, first=True)[0]
+        assert got[0] >= detect.MIN_DIVIDER_SCORE or got[2] >= detect.PIPS_ALONE
+    finder = _SidesFinder([FoundTile(back, False, 0.95), FoundTile(real, False, 0.95)],
+                          FoundTile(real, False, 0.95), 0)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    tiles = sorted(detect_tiles(img).tiles, key=lambda t: t.center[0])
+    assert len(tiles) == 2
+    assert _poly_iou(tiles[0].corners, back) > 0.9 and tiles[0].back
+    assert _poly_iou(tiles[1].corners, real) > 0.9 and not tiles[1].back
+    monkeypatch.setattr(detect, "BACK_CONTRAST", 0.0)
+    assert not any(t.back for t in detect_tiles(img).tiles)

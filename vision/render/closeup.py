@@ -19,7 +19,7 @@ and blank halves come often (0-0 doubles are the tiles most often missed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -309,3 +309,114 @@ def render_small_closeup(seed: int, size: int = 192, tiles: int | None = None,
     image = _camera_finish(img, size, rng)
     corners_out = (np.stack(placed) + 0.5) / SUPERSAMPLE - 0.5
     return SmallCloseup(image, corners_out, values, kind, fam, glare)
+
+
+#: Backgrounds of phone close-ups (:func:`render_phone_closeup`): the close-up tables, pale
+#: card, checked or plain cloth, a near-black surface, and stone (a held-out table look: an
+#: evaluation family may draw it, a training family leaves it out with ``tables``).
+PHONE_TABLES = SMALL_TABLES + ("cloth", "black", "stone")
+#: Tile families of phone close-ups: ivory (the real photos' sets) and white faces.
+PHONE_FAMILIES = ("ivory", "white")
+#: Size classes of a phone close-up's tile: its width as a share of the picture's side. Real
+#: single-tile phone photos hold tiles from about 0.09 of the side wide upwards.
+PHONE_SIZES = {"small": (0.09, 0.16), "medium": (0.16, 0.26), "large": (0.26, 0.42)}
+#: Kinds of halves drawn equally often: a blank double, one blank half, pips on both.
+PHONE_KINDS = ("0-0", "blank half", "pips")
+
+
+@dataclass(frozen=True)
+class PhoneCloseup:
+    """A phone close-up of one tile and its truth: the top face's corners (4, 2) in output
+    pixels (shared ground-truth order), its halves (first half at corners 0-1), its size class
+    (a key of :data:`PHONE_SIZES`), its kind of halves (one of :data:`PHONE_KINDS`), the
+    table, the tile family and whether lamp glare was drawn."""
+
+    image_bgr: np.ndarray
+    corners: np.ndarray
+    halves: tuple[int, int]
+    size_class: str
+    kind: str
+    table: str
+    family: str
+    glare: bool
+
+
+def _black(rng: np.random.Generator, size: int) -> np.ndarray:
+    """A near-black surface (dark cloth, a black table): 12-45 grey levels, faint grain."""
+    base = rng.uniform(12, 45) + rng.uniform(-4, 4, 3)
+    grain = rng.normal(0, 2.5, (size, size, 1))
+    return np.clip(base[None, None, :] + grain, 0, 255).astype(np.uint8)
+
+
+def _phone_halves(rng: np.random.Generator, kind: str) -> tuple[int, int]:
+    """Double-six halves of ``kind`` (one of :data:`PHONE_KINDS`)."""
+    if kind == "0-0":
+        return (0, 0)
+    if kind == "blank half":
+        pair = [0, int(rng.integers(1, 7))]
+        rng.shuffle(pair)
+        return (pair[0], pair[1])
+    return (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+
+
+def render_phone_closeup(seed: int, size: int = 100, size_class: str | None = None,
+                         kind: str | None = None, table: str | None = None,
+                         tables: tuple[str, ...] = PHONE_TABLES) -> PhoneCloseup:
+    """A phone photo of one double-six tile seen from above, drawn from ``seed``: the tile of a
+    ``size_class`` (:data:`PHONE_SIZES`, each a third of the time by default) at any angle,
+    wholly inside the picture, its halves of a ``kind`` (:data:`PHONE_KINDS`: blank doubles and
+    blank halves a third of the time each), ivory or white with a divider (the sets of real
+    phone photos have one), on ``table`` (default drawn from ``tables``, a subset of
+    :data:`PHONE_TABLES`), with a spot lamp, a soft shadow, side walls, lamp glare a third of
+    the time, then blur, noise and JPEG as in :func:`render_closeup`. An evaluation family of
+    its own (the tile finder's misses on real single-tile photos are blank doubles and small
+    tiles): no other function's pictures change."""
+    if not 32 <= size <= 512:
+        raise RenderSpecError(f"close-up size {size!r} px is out of range 32..512")
+    if size_class is not None and size_class not in PHONE_SIZES:
+        raise RenderSpecError(f"size class {size_class!r} is unknown; use one of "
+                              f"{list(PHONE_SIZES)}")
+    if kind is not None and kind not in PHONE_KINDS:
+        raise RenderSpecError(f"kind of halves {kind!r} is unknown; use one of "
+                              f"{list(PHONE_KINDS)}")
+    bad = [t for t in ((table,) if table is not None else tables) if t not in PHONE_TABLES]
+    if bad or not tables:
+        raise RenderSpecError(f"phone close-up tables {bad or list(tables)!r} are not a "
+                              f"non-empty choice of {list(PHONE_TABLES)}")
+    rng = np.random.default_rng(seed)
+    cls = size_class if size_class is not None else list(PHONE_SIZES)[int(rng.integers(3))]
+    knd = kind if kind is not None else PHONE_KINDS[int(rng.integers(3))]
+    where = table if table is not None else tables[int(rng.integers(len(tables)))]
+    fam = PHONE_FAMILIES[int(rng.random() < 0.3)]
+    big = size * SUPERSAMPLE
+    geom = GEOMETRY_BY_SET[6]
+    style = replace(tile_style(fam, rng), divider=True)
+    width_px = rng.uniform(*PHONE_SIZES[cls]) * big
+    px_per_mm = width_px / geom.width_mm
+    half_w, half_l = width_px / 2, geom.length_mm * px_per_mm / 2
+    shift = rng.uniform(-1, 1, 2) * 0.12 * width_px
+    (corners,) = _place_all(rng, 1, big, half_l, half_w, float(np.abs(shift).max()))
+    halves = _phone_halves(rng, knd)
+    if where == "card":
+        img = _card(rng, big)
+    elif where == "black":
+        img = _black(rng, big)
+    elif where in CLOSEUP_TABLES:
+        img = _background(where, rng, big)
+    else:
+        img = table_texture(where, int(rng.integers(0, 4)), int(rng.integers(0, 2**31 - 1)),
+                            (big, big), px_per_mm=px_per_mm / 2)
+    img = img.astype(np.float32)
+    shadow = np.zeros((big, big), np.float32)
+    cv2.fillConvexPoly(shadow, np.round(corners + shift * 2.5).astype(np.int32), 1.0)
+    soft = cv2.GaussianBlur(shadow, (0, 0), 0.5 * width_px)
+    img *= (1.0 - rng.uniform(0.1, 0.45) * soft)[..., None]
+    _draw_tile(img, corners, halves, style, px_per_mm, shift)
+    img *= _lamp(rng, big)
+    glare = bool(rng.random() < 1 / 3)
+    if glare:
+        g = _glare(rng, big)
+        img = img * (1 - g) + 255.0 * g
+    image = _camera_finish(img, size, rng)
+    corners_out = (corners + 0.5) / SUPERSAMPLE - 0.5
+    return PhoneCloseup(image, corners_out, halves, cls, knd, where, fam, glare)
