@@ -23,7 +23,8 @@ over nothing known is a notice (it went on the table, or the camera missed the s
 tiles the deal put on the table (the layouts) are no play; a stack top no longer seen is a
 notice (a tile the camera could not read may lie on it, or it was taken away); when the picture
 at that top changed as a tile laid does with nothing read there (a glare spot over the new
-tile), and no other play was seen, it is a question instead: the play of the player whose turn
+tile: the tracking's :attr:`~companion.tracking.TableChange.unread`), and no other play was
+seen, it is a question instead: the play of the player whose turn
 it is on that top, with the tiles the covering rules let go there to pick from. Deals, passes
 and the ends of rounds are entered on the tablet.
 
@@ -42,8 +43,12 @@ rules say why not. Extra turns for roots are the rules' (the next tile is the sa
 Who leads the first tile is not seen (without the deal any player may): the player whose seat
 the hand reached in from when the live loop has learned it
 (:attr:`~companion.tracking.TableChange.reached_by`), else the player whose turn it is, and a
-person is asked. Draws, passes and the end of the game are
-entered on the tablet.
+person is asked. A placed tile no longer seen is a notice (a tile the camera could not read may
+lie on it, or it was taken off); when the tracking says the picture at it changed as a tile laid
+does with nothing read there (:attr:`~companion.tracking.TableChange.unread`) and no other play
+was seen, it is a question instead: a stacked play of the player whose turn it is over that
+tile, with the placements the rules allow there to pick from. Draws, passes and the end of the
+game are entered on the tablet.
 """
 
 from __future__ import annotations
@@ -214,35 +219,39 @@ class BuildUpInterpreter:
         tops_now = set(game.tops())
         played = any(p.entry is not None for p in out)
         for s in change.removed:
+            if s.tile in tops_now:
+                out.append(_gone_notice(s, "Build Up stacks stay until the game ends"))
+        for s in change.unread:
             if s.tile not in tops_now:
                 continue
-            guess = None if played else _unread_play(s, change, trial)
+            guess = None if played else _unread_play(s, trial)
             if guess is not None:
                 out.append(guess)
                 played = True
             else:
-                out.append(Proposal(None, f"{s.tile} is not seen any more: if a tile was laid "
-                                          "on it that the camera could not read, enter that "
-                                          "play on the tablet; if it was taken off the table, "
-                                          "put it back (Build Up stacks stay until the game "
-                                          "ends)", s))
+                out.append(_gone_notice(s, "Build Up stacks stay until the game ends"))
         return out
+
+
+def _gone_notice(s: Seen, rule: str) -> Proposal:
+    """The notice about a known tile no longer seen that the camera cannot say more about."""
+    return Proposal(None, f"{s.tile} is not seen any more: if a tile was laid on it that the "
+                          "camera could not read, enter that play on the tablet; if it was taken "
+                          f"off the table, put it back ({rule})", s)
 
 
 #: The most tiles a question about a tile laid but not read offers (the dashboard's picker).
 UNREAD_CHOICES = 12
 
 
-def _unread_play(top: Seen, change: TableChange, game: Game) -> Proposal | None:
+def _unread_play(top: Seen, game: Game) -> Proposal | None:
     """A question about a tile laid on the stack top ``top`` that the camera could not read
-    (the picture at ``top`` changed as a tile laid does, and nothing was found there: the
-    tracking remembers it ``gone`` with a tile inferred on it; a glare spot, say): the play of
-    the player whose turn it is on ``top``, its tile one of those the covering rules let go
-    there (their set's tiles not on the table, or their hand when known; in the set's order),
-    the others offered as alternatives. The confidence is one over the number of such tiles
-    (at most 0.5): a person is always asked. None when the change is not that or no tile fits."""
-    if not any(t.gone and t.unseen_on > 0 and t.tile == top.tile for t in change.table):
-        return None
+    (in :attr:`~companion.tracking.TableChange.unread`: the picture at ``top`` changed as a
+    tile laid does, and nothing was found there; a glare spot, say): the play of the player
+    whose turn it is on ``top``, its tile one of those the covering rules let go there (their
+    set's tiles not on the table, or their hand when known; in the set's order), the others
+    offered as alternatives. The confidence is one over the number of such tiles (at most
+    0.5): a person is always asked. None when no one is to play or no tile fits."""
     player = game.current_player
     plays = getattr(game, "plays", None)
     if player is None or plays is None:
@@ -363,6 +372,42 @@ def grid_estimate(seen: Seen, game: Game, table: list[Seen]) -> tuple[np.ndarray
     return inv @ (low - t), inv @ (high - t)
 
 
+def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
+    """A question about a tile laid on the placed tile ``under`` that the camera could not read
+    (in :attr:`~companion.tracking.TableChange.unread`): a stacked play (or bridge) of the
+    player whose turn it is with a half over a cell where ``under`` is still on top, among the
+    placements the rules allow now (the player's hand when known, else every tile not on the
+    table); those covering both of ``under``'s cells first, then in the rules' order. The
+    others are offered as alternatives (tile, cells and level); the confidence is one over the
+    number of such plays (at most 0.5): a person is always asked. None when no one is to play,
+    ``under`` is not a placed tile, or nothing may go on it."""
+    player = game.current_player
+    placed = list(getattr(game, "placed", []))
+    if player is None or under.tile not in placed or not hasattr(game, "placements"):
+        return None
+    index = placed.index(under.tile)
+    tops = {c for c, stack in game.cells.items() if stack and stack[-1][0] == index}
+    if not tops:
+        return None
+
+    def on_it(m: Move) -> int:
+        return sum(tuple(c) in tops for c in m.extra["at"])
+
+    fits = sorted((m for m in game.placements(player)
+                   if int(m.extra.get("level", 0)) >= 1 and on_it(m)),
+                  key=lambda m: -on_it(m))
+    if not fits:
+        return None
+    p = round(min(0.5, 1.0 / len(fits)), 4)
+    entry = fits[0].to_json()
+    alts = [{"tile": str(m.tile), "p": p, "at": m.extra["at"], "level": m.extra["level"]}
+            for m in fits[1:UNREAD_CHOICES]]
+    entry.update({"source": "camera", "confidence": p,
+                  "reading": {"unread_on": str(under.tile)}, "alternatives": alts})
+    return Proposal(entry, f"a tile was laid on {under.tile} that the camera could not read: "
+                           f"{fits[0]}?", under, alts)
+
+
 class StackernoesInterpreter:
     """Stackernoes: tiles to grid cells and levels (see the module docstring)."""
 
@@ -394,13 +439,20 @@ class StackernoesInterpreter:
                 trial.apply(chosen)
             out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5))
             table.append(s)
+        rule = "Stackernoes tiles stay where they are laid"
         for s in change.removed:
             if s.tile in on_table:
-                out.append(Proposal(None, f"{s.tile} is not seen any more: if a tile was laid "
-                                          "on it that the camera could not read, enter that "
-                                          "play on the tablet; if it was taken off the table, "
-                                          "put it back (Stackernoes tiles stay where they are "
-                                          "laid)", s))
+                out.append(_gone_notice(s, rule))
+        played = any(p.entry is not None for p in out)
+        for s in change.unread:
+            if s.tile not in on_table:
+                continue
+            guess = None if played else _unread_stacked(s, trial)
+            if guess is not None:
+                out.append(guess)
+                played = True
+            else:
+                out.append(_gone_notice(s, rule))
         return out
 
     @staticmethod

@@ -49,7 +49,9 @@ tile taken away, or laid there) a tile gone with nothing seen over it is removed
 memory; unless the tile under it is seen again (it was taken away) it is remembered (``gone``,
 hidden) for :data:`GONE_MAX` readings as where a tile went. When its outline changed as a tile
 laid does, a tile the reader missed is inferred to lie on it (``unseen_on``), one more each later
-reading where its outline changes so again with nothing found there. A tile laid now over it
+reading where its outline changes so again with nothing found there; where tiles stay where they
+are laid (``fixed``) such a tile is reported in ``unread`` (covered by a tile not read: the
+interpreter asks which), not ``removed``. A tile laid now over it
 lies above those inferred tiles; a tile found late over it is the highest of them (laid on it
 while the reader missed both); either way it is ``covered`` after all. Such a tile's layer
 counts tiles never seen: it carries ``inferred_under`` and a :attr:`Seen.layer_confidence`
@@ -169,6 +171,13 @@ class TableChange:
 
     added: list[Seen] = field(default_factory=list)
     removed: list[Seen] = field(default_factory=list)
+    #: where tiles stay where they are laid (``fixed``), with the memory: known tiles not found
+    #: whose picture changed as a tile laid on them does (more than :data:`LAID_MIN_CHANGED` of
+    #: the outline, outside tiles found laid now over part of it) with nothing found there and
+    #: the tile under them not seen again: a tile the reader did not find was laid on each (or
+    #: it was taken off: the picture alone does not tell). Not in ``removed``; remembered
+    #: ``gone`` with one tile inferred on it (:attr:`Seen.unseen_on`)
+    unread: list[Seen] = field(default_factory=list)
     moved: list[tuple[Seen, Seen]] = field(default_factory=list)
     contacts: dict[Tile, list[Contact]] = field(default_factory=dict)
     covered: list[tuple[Seen, Seen]] = field(default_factory=list)
@@ -182,7 +191,7 @@ class TableChange:
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.moved)
+        return not (self.added or self.removed or self.unread or self.moved)
 
     def describe(self) -> str:
         parts = []
@@ -190,6 +199,9 @@ class TableChange:
             parts.append("added " + ", ".join(str(s.tile) for s in self.added))
         if self.removed:
             parts.append("removed " + ", ".join(str(s.tile) for s in self.removed))
+        if self.unread:
+            parts.append("covered by a tile not read " + ", ".join(str(s.tile)
+                                                                  for s in self.unread))
         if self.moved:
             parts.append("moved " + ", ".join(str(a.tile) for a, _ in self.moved))
         if self.covered:
@@ -704,8 +716,14 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             # place changed too little for a tile taken away or laid on it)
             table.append(dataclasses.replace(o, unseen=o.unseen + 1))
         else:
-            change.removed.append(dataclasses.replace(o, unseen=0))
-            if changed is not None and not still(o) and not uncovered_at(o):
+            out_of_sight = changed is not None and not still(o) and not uncovered_at(o)
+            if fixed and out_of_sight and laid_now(o):
+                # where tiles stay where they are laid: a tile the reader did not find was
+                # laid on it (the interpreter asks which), not a removal
+                change.unread.append(dataclasses.replace(o, unseen=0))
+            else:
+                change.removed.append(dataclasses.replace(o, unseen=0))
+            if out_of_sight:
                 # out of sight where the picture changed (and the tile under it not seen
                 # again: then it was taken away): remembered as where a tile went;
                 # changed as much as a tile laid, with nothing found there: a tile the reader
@@ -730,6 +748,12 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         if under_gone:
             # under a tile out of sight: remembered with it as where tiles went
             table.append(dataclasses.replace(o, gone=True, gone_since=0, unseen_on=0))
+    # a tile out of sight whose own supports were removed now too (nothing seen or kept over
+    # them) went with its stack: taken off, not covered by a tile the reader did not find
+    went = [u for u in change.unread if any(
+        overlap_fraction(u, r) >= VANISHED_UNDER_MIN for r in change.removed if r.layer < u.layer)]
+    change.unread = [u for u in change.unread if not any(u is w for w in went)]
+    change.removed = went + change.removed
     if fixed and before and changed is not None:
         table += _inferred(changed, after, [o for o in before if not o.hidden and not still(o)],
                            table, top_of)

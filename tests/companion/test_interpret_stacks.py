@@ -314,3 +314,67 @@ def test_a_stackernoes_tile_gone_from_sight_asks_whether_it_was_covered_or_taken
     assert p.entry is None and "2-2 is not seen any more" in p.message
     assert "taken off the table, put it back" in p.message
     assert "laid on it that the camera could not read" in p.message
+
+
+
+def _run_of_three(tmp_path: Path) -> tuple[Session, list[Seen], Seen]:
+    """Stackernoes: 2-2 led, 2-5 and 2-7 laid at either end (Bob to play); the session, the
+    tracked table and 2-2."""
+    s = _snap_session(tmp_path)
+    lead = _on_cells(2, 2, (0, 0), (1, 0))
+    entry, table = _play(s, [], [lead])
+    s.submit(entry)
+    confirm_lead(s)
+    for tile in (_on_cells(5, 2, (-2, 0), (-1, 0)), _on_cells(2, 7, (2, 0), (3, 0))):
+        entry, table = _play(s, table, table + [tile])
+        assert s.submit(entry).status == "accepted"
+    return s, table, lead
+
+
+def test_a_stackernoes_tile_covered_by_a_tile_not_read_asks_which_play(tmp_path: Path) -> None:
+    """Bob lays a tile on the double 2-2 in the middle of the run under a glare spot and the
+    reader finds neither: the picture at 2-2 changed as a tile laid does with nothing read
+    there (the tracking's ``unread``). Not the notice to type the play on the tablet but a
+    question about Bob's stacked play on 2-2, the placements the rules allow there to pick
+    from; a tile gone where the tracking cannot say that stays the removal notice."""
+    s, table, lead = _run_of_three(tmp_path)
+    after = [x for x in table if x.tile != lead.tile]
+
+    def changed(x: Seen) -> float:
+        return 0.9 if np.linalg.norm(x.center - lead.center) < 5 else 0.0
+
+    change = diff(table, after, changed=changed, fixed=True)
+    assert change.removed == [] and [x.tile for x in change.unread] == [lead.tile]
+    (p,) = interpreter_for("stackernoes").proposals(change, s.game)
+    assert p.entry is not None, p.message
+    assert (p.entry["player"], p.entry["level"]) == ("Bob", 1)
+    assert p.entry["reading"] == {"unread_on": "2-2"}
+    # Bob's tiles not on the table with a 2 (over the double's 2s), each either way round:
+    # 14 plays, the first 12 offered
+    plays = [(p.entry["play"], p.entry["at"])] + [(a["tile"], a["at"]) for a in p.alternatives]
+    assert len(plays) == 12 and p.entry["confidence"] == round(1 / 14, 4)
+    assert all("2" in t.split("-") and sorted(map(tuple, at)) == [(0, 0), (1, 0)]
+               for t, at in plays)
+    assert s.submit(p.entry).status == "confirm"
+    # without the memory the tracking cannot say a tile was laid on it: the removal notice
+    (n,) = interpreter_for("stackernoes").proposals(diff(table, after), s.game)
+    assert n.entry is None and "2-2 is not seen any more" in n.message
+
+
+def test_a_tile_not_read_is_a_notice_when_a_play_was_seen_in_the_same_change(
+        tmp_path: Path) -> None:
+    """A tile read and laid in the same change as a tile covered by one not read: the play
+    read is proposed; the tile not read is a notice (one question at a time about the turn)."""
+    s, table, lead = _run_of_three(tmp_path)
+    t79 = _on_cells(7, 9, (4, 0), (5, 0))
+    after = [x for x in table if x.tile != lead.tile] + [t79]
+
+    def changed(x: Seen) -> float:
+        return 0.9 if min(np.linalg.norm(x.center - t.center) for t in (lead, t79)) < 5 else 0.0
+
+    change = diff(table, after, changed=changed, fixed=True)
+    assert [x.tile for x in change.unread] == [lead.tile]
+    out = interpreter_for("stackernoes").proposals(change, s.game)
+    assert [p.entry is None for p in out] == [False, True]
+    assert (out[0].entry["play"], out[0].entry["at"]) == ("7-9", [[4, 0], [5, 0]])
+    assert "2-2 is not seen any more" in out[1].message

@@ -69,7 +69,10 @@ def test_a_tile_missed_for_many_readings_where_nothing_changed_stays_where_tiles
 def test_a_tile_missed_where_the_picture_changed_a_little_is_kept_where_tiles_stay() -> None:
     """A tile laid beside 1-2 casts a shadow over a corner of it (0.15 of its outline) and the
     reader misses 1-2: not taken away (training build sequences: 7 of 20 false removals).
-    Taken away (its whole outline changed) it is removed, as in a game that moves tiles."""
+    Gone where its whole outline changed, with nothing found there, it is removed in a game
+    that moves tiles; where tiles stay where laid it is reported covered by a tile the reader
+    did not find (``unread``: the picture changed as a tile laid on it changes it; the
+    interpreter asks which tile, or to put it back)."""
     a = tile_at(1, 2, 100, 100)  # x 80..120, y 90..110
     b = tile_at(5, 5, 200, 100)
     table = diff([], [a, b]).table
@@ -82,7 +85,8 @@ def test_a_tile_missed_where_the_picture_changed_a_little_is_kept_where_tiles_st
     assert kept[Tile.of(1, 2)].unseen == 1 and not kept[Tile.of(1, 2)].hidden
     assert [s.tile for s in diff(table, [b, beside], changed=changed).removed] == [Tile.of(1, 2)]
     taken = diff(table, [b], changed=_changed(a), fixed=True)
-    assert [s.tile for s in taken.removed] == [Tile.of(1, 2)]
+    assert taken.removed == [] and [s.tile for s in taken.unread] == [Tile.of(1, 2)]
+    assert [s.tile for s in diff(table, [b], changed=_changed(a)).removed] == [Tile.of(1, 2)]
 
 
 def test_the_part_of_a_missed_tile_under_a_tile_laid_now_does_not_make_it_taken_away() -> None:
@@ -103,17 +107,18 @@ def test_the_part_of_a_missed_tile_under_a_tile_laid_now_does_not_make_it_taken_
     assert [(x.tile, y.tile) for x, y in step.covered] == [(Tile.of(4, 4), Tile.of(3, 3))]
     assert step.removed == []
     assert Tile.of(1, 2) in {s.tile for s in step.table if not s.hidden}
-    # the same change at 1-2 with no tile laid over it: taken away
+    # the same change at 1-2 with no tile laid over it: gone (taken away, or covered by a
+    # tile the reader did not find: reported as that, ``unread``)
     alone = diff(table, [d, b], changed=_changed((106, 90, 120, 110)), fixed=True)
-    assert [s.tile for s in alone.removed] == [Tile.of(1, 2)]
+    assert alone.removed == [] and [s.tile for s in alone.unread] == [Tile.of(1, 2)]
 
 
 def test_a_stack_gone_out_of_sight_is_one_removal_where_tiles_stay() -> None:
     """3-4 lies on 1-2; the picture there changes and the reader finds neither (a tile laid on
     3-4 that it did not read, or the stack taken away): where tiles stay, one report, about the
     tile seen on top; 1-2 is remembered with it (training build sequences: 2 of the 20 false
-    removals were tiles hidden under one that went out of sight). A game that moves tiles
-    reports both."""
+    removals were tiles hidden under one that went out of sight), in ``unread`` (the picture
+    changed as a tile laid on it changes it). A game that moves tiles reports both removed."""
     low = tile_at(1, 2, 100, 100)
     side = tile_at(5, 5, 200, 100)
     top = _shifted(low, 3, 4, 1.0)
@@ -124,7 +129,8 @@ def test_a_stack_gone_out_of_sight_is_one_removal_where_tiles_stay() -> None:
             (Tile.of(1, 2), True), (Tile.of(3, 4), False), (Tile.of(5, 5), False)}
         out = diff(table, [side], changed=changed_at((100, 100)), fixed=fixed)
         expected = {Tile.of(3, 4)} if fixed else {Tile.of(1, 2), Tile.of(3, 4)}
-        assert {s.tile for s in out.removed} == expected
+        assert {s.tile for s in (out.unread if fixed else out.removed)} == expected
+        assert not (out.removed if fixed else out.unread)
         assert {s.tile for s in out.table if s.gone} == {Tile.of(1, 2), Tile.of(3, 4)}
 
 
@@ -150,3 +156,21 @@ def test_a_tile_found_once_where_nothing_changed_and_never_again_is_forgotten_qu
             table = step.table
         assert removed == []
         assert (Tile.of(6, 6) in {s.tile for s in table}) == twice
+
+
+def test_a_tile_covered_by_a_tile_not_read_is_unread_not_removed_where_tiles_stay() -> None:
+    """1-2's whole outline changes as a tile laid on it changes it and the reader finds
+    nothing there: where tiles stay where laid it is reported in ``unread`` (covered by a tile
+    the reader did not find; the change is not empty, so the interpreter is asked), not in
+    ``removed``, and remembered out of sight with one tile inferred on it. A tile whose
+    supports went with it (reported removed now, nothing kept over them) was taken off with its
+    stack: removed. A game that moves tiles reports it removed."""
+    a, b = tile_at(1, 2, 100, 100), tile_at(5, 5, 200, 100)
+    table = diff([], [a, b]).table
+    out = diff(table, [b], changed=_changed(a), fixed=True)
+    assert out.removed == [] and [s.tile for s in out.unread] == [Tile.of(1, 2)]
+    assert not out.empty and "covered by a tile not read 1-2" in out.describe()
+    [gone] = [s for s in out.table if s.tile == Tile.of(1, 2)]
+    assert gone.gone and gone.hidden and gone.unseen_on == 1
+    moving = diff(table, [b], changed=_changed(a))
+    assert moving.unread == [] and [s.tile for s in moving.removed] == [Tile.of(1, 2)]

@@ -21,9 +21,11 @@ prints JSON:
   (on ``all``): how many tiles the tracking reported taken away
   (:attr:`companion.tracking.TableChange.removed`); a build sequence never takes a tile away,
   so each is a false report (a game whose tiles stay where laid asks the players to put it
-  back); ``removed_unread_on``: how many of those the tracking remembers with a tile inferred
-  on it (the picture there changed as a tile laid does, with nothing found: Build Up asks which
-  tile was laid on it, Stackernoes whether one was).
+  back); ``unread``: how many known tiles it reported covered by a tile the reader did not
+  find (:attr:`companion.tracking.TableChange.unread`: the picture there changed as a tile
+  laid does, with nothing found; the interpreters ask which tile was laid on it), and
+  ``unread_covered``: how many of those lie, in the scene's truth, under a tile of a higher
+  layer (the question is about a real tile).
 
 * ``flat`` (with ``--flat N``): N held-out scenes of flat layouts (line, spinner, chickenfoot,
   trains, grid, loose in turn, from seed :data:`FLAT_SEED`) read by the same reader without and
@@ -102,6 +104,19 @@ def match_found(truth_tiles: list[dict[str, Any]], quads: list[np.ndarray]
             used.add(best[1])
             out.append((t, best[1]))
     return out
+
+
+def _covered_in_truth(quad: np.ndarray, truth_tiles: list[dict[str, Any]]) -> bool:
+    """Whether the truth tile ``quad`` matches (IoU >= 0.5) lies under a truth tile of a higher
+    layer (their outlines overlapping by an IoU above 0.05); False when it matches none."""
+    best = max(((quad_iou(quad, np.array(t["corners"])), k) for k, t in enumerate(truth_tiles)),
+               default=(0.0, -1))
+    if best[0] < 0.5:
+        return False
+    low = truth_tiles[best[1]]
+    return any(t["layer"] > low["layer"]
+               and quad_iou(np.array(t["corners"]), np.array(low["corners"])) > 0.05
+               for t in truth_tiles)
 
 
 def _per_layer(c: Counter, key: str, what: str) -> dict[str, str]:
@@ -217,9 +232,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             change = diff(table, seen, changed=changed, fixed=True)
             table = change.table
             c["all_removed"] += len(change.removed)
-            c["all_removed_unread_on"] += sum(
-                any(t.gone and t.unseen_on > 0 and t.tile == r.tile for t in change.table)
-                for r in change.removed)
+            c["all_unread"] += len(change.unread)
+            c["all_unread_covered"] += sum(_covered_in_truth(np.array(u.corners),
+                                                             scene.truth["tiles"])
+                                           for u in change.unread)
             table_plain = diff(table_plain, seen_plain, changed=changed, fixed=True).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
@@ -274,7 +290,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
         out["watched"]["all"]["removed"] = c["all_removed"]
-        out["watched"]["all"]["removed_unread_on"] = c["all_removed_unread_on"]
+        out["watched"]["all"]["unread"] = c["all_unread"]
+        out["watched"]["all"]["unread_covered"] = c["all_unread_covered"]
     if flat:
         out["flat"] = flat_lifted(flat)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
