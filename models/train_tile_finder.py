@@ -414,6 +414,13 @@ def card_text(meta: dict) -> str:
            "tiles with a hand, each with a face-down boneyard; every face-up tile made the "
            f"double blank with chance {tr['blank_double']} or given a blank half with chance "
            f"{tr['blank_half']})" if tr.get("blank_scenes") else "")
+        + (f"; {tr['phone_closeups']} phone close-ups of one tile "
+           f"(`vision.render.closeup.render_phone_closeup`, seeds {rend['phone_seeds']}: ivory "
+           "or white tiles with a divider, 0.09-0.42 of the side wide in three size classes, "
+           "blank doubles and blank halves a third of the time each, on every phone close-up "
+           "table but the held-out stone; drawn "
+           f"{tr['phone_drawn'][0]}-{tr['phone_drawn'][1]} px and enlarged to the close-up "
+           "side)" if tr.get("phone_closeups") else "")
         + f": {tr['samples']:,} samples. No photograph was used for training or tuning.",
         f"- Targets: face-up tiles at least {tr['min_visible']} visible (or cut by the frame); "
         "face-up tiles less visible are not scored; face-down tiles, hands, markers are "
@@ -444,7 +451,11 @@ def card_text(meta: dict) -> str:
         + (f"; small-tile close-ups ({rend['heldout_small_seeds']}, "
            f"{px['heldout_small']['samples']} pictures): kernel "
            f"{px['heldout_small']['kernel_iou']}, face {px['heldout_small']['face_iou']}"
-           if "heldout_small" in px else "") + ".",
+           if "heldout_small" in px else "")
+        + (f"; phone close-ups ({rend['heldout_phone_seeds']}, "
+           f"{px['heldout_phone']['samples']} pictures): kernel "
+           f"{px['heldout_phone']['kernel_iou']}, face {px['heldout_phone']['face_iou']}"
+           if "heldout_phone" in px else "") + ".",
     ]
     for line in meta.get("reader_figures", []):
         lines.append(f"- {line}")
@@ -461,7 +472,8 @@ def card_text(meta: dict) -> str:
         "```",
         "pip install torch==2.13.0 && pip install -e '.[train]'",
         *([f"mkdir -p {Path(meta['init']['path']).parent} && git show "
-           f"{meta['init']['commit']}:models/tile_finder.onnx > {meta['init']['path']}"]
+           f"{meta['init']['commit']}:{meta['init'].get('file', 'models/tile_finder.onnx')} "
+           f"> {meta['init']['path']}"]
           if meta.get("init", {}) and meta["init"].get("commit") else []),
         meta["training_command"] + " --cache runs/tile_finder",
         "```",
