@@ -386,7 +386,8 @@ def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
     if player is None or under.tile not in placed or not hasattr(game, "placements"):
         return None
     index = placed.index(under.tile)
-    tops = {c for c, stack in game.cells.items() if stack and stack[-1][0] == index}
+    cells: dict[tuple[int, int], list[tuple[int, int]]] = getattr(game, "cells", {})
+    tops = {c for c, stack in cells.items() if stack and stack[-1][0] == index}
     if not tops:
         return None
 

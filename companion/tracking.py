@@ -51,7 +51,8 @@ hidden) for :data:`GONE_MAX` readings as where a tile went. When its outline cha
 laid does, a tile the reader missed is inferred to lie on it (``unseen_on``), one more each later
 reading where its outline changes so again with nothing found there; where tiles stay where they
 are laid (``fixed``) such a tile is reported in ``unread`` (covered by a tile not read: the
-interpreter asks which), not ``removed``. A tile laid now over it
+interpreter asks which), not ``removed``, unless tiles it lay on are reported removed in the same
+change (overlapping it by :data:`VANISHED_UNDER_MIN`: it went with its stack). A tile laid now over it
 lies above those inferred tiles; a tile found late over it is the highest of them (laid on it
 while the reader missed both); either way it is ``covered`` after all. Such a tile's layer
 counts tiles never seen: it carries ``inferred_under`` and a :attr:`Seen.layer_confidence`
@@ -175,8 +176,9 @@ class TableChange:
     #: whose picture changed as a tile laid on them does (more than :data:`LAID_MIN_CHANGED` of
     #: the outline, outside tiles found laid now over part of it) with nothing found there and
     #: the tile under them not seen again: a tile the reader did not find was laid on each (or
-    #: it was taken off: the picture alone does not tell). Not in ``removed``; remembered
-    #: ``gone`` with one tile inferred on it (:attr:`Seen.unseen_on`)
+    #: it was taken off: the picture alone does not tell). Not in ``removed`` (unless tiles it
+    #: lay on are removed in the same change: it went with its stack); remembered ``gone``
+    #: with one tile inferred on it (:attr:`Seen.unseen_on`)
     unread: list[Seen] = field(default_factory=list)
     moved: list[tuple[Seen, Seen]] = field(default_factory=list)
     contacts: dict[Tile, list[Contact]] = field(default_factory=dict)
