@@ -139,8 +139,8 @@ def run_bench(steps: int, fps: float, still_frames: int | None = None,
                 if a["id"] not in alert_ids and a["entry"].get("play") is not None:
                     alert_ids.add(a["id"])
                     events.append((now, str(a["entry"]["play"]), "asked"))
-                    for alt in a.get("alternatives") or []:
-                        events.append((now, str(alt.get("tile")), "offered"))
+                    for alt in a.get("alternatives") or []:  # whole entries (session)
+                        events.append((now, str(alt.get("play", alt.get("draw"))), "offered"))
                     answer(a)
 
     watcher = threading.Thread(target=watch, daemon=True)

@@ -38,7 +38,7 @@ from typing import Any
 from companion.errors import DominoError, IllegalMoveError, MoveFormatError
 from companion.games import Game
 from companion.gamelog import Header, log_lines
-from companion.moves import Move
+from companion.moves import KINDS, META_KEYS, Move
 from companion.store import LogStore
 from companion.tiles import Tile
 
@@ -209,7 +209,7 @@ class Session:
     def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
                alternatives: list[dict[str, Any]] | None = None) -> Alert:
         body = {"kind": kind, "message": message, "entry": entry, "legal": list(legal or []),
-                "alternatives": list(alternatives or [])}
+                "alternatives": alternative_entries(entry, alternatives or [])}
         alert_id, t = self.store.raise_alert(self.game_id, body)
         alert = Alert(alert_id, kind, message, entry, body["legal"], body["alternatives"], created=t)
         self.alerts.append(alert)
@@ -437,8 +437,33 @@ class Session:
 def _restored(row: Any) -> Alert:
     """An open alert as stored (:meth:`LogStore.open_alerts`)."""
     b = row.body
-    return Alert(row.seq, b["kind"], b["message"], b.get("entry") or {}, list(b.get("legal") or []),
-                 list(b.get("alternatives") or []), created=row.t)
+    entry = b.get("entry") or {}
+    return Alert(row.seq, b["kind"], b["message"], entry, list(b.get("legal") or []),
+                 alternative_entries(entry, b.get("alternatives") or []), created=row.t)
+
+
+def alternative_entries(entry: dict[str, Any], alternatives: list[Any]) -> list[dict[str, Any]]:
+    """An alert's other readings as whole log entries: the dashboard's "It was ..." buttons post
+    one of them as the correction. The interpreters name an other reading by its tile alone
+    (``{"tile": "3-5", "p": 0.2}``, with ``at`` and ``level`` for a Stackernoes placement): that
+    is ``entry`` (the proposed play or draw) with the tile (and placement) put in its place.
+    An alternative that is already an entry (it has one of the kinds) is kept as it is; one that
+    is neither, or a tile alternative for an entry that names no tile, is left out (it could
+    only be posted as an error)."""
+    kinds = [k for k in KINDS if k in entry]
+    base = {k: v for k, v in entry.items() if k not in META_KEYS and k != "alternatives"}
+    out: list[dict[str, Any]] = []
+    for alt in alternatives:
+        if not isinstance(alt, dict):
+            continue
+        if any(k in alt for k in KINDS):
+            out.append(dict(alt))
+        elif "tile" in alt and len(kinds) == 1 and kinds[0] in ("play", "draw"):
+            whole = dict(base)
+            whole[kinds[0]] = alt["tile"]
+            whole.update({k: v for k, v in alt.items() if k not in ("tile", "p")})
+            out.append(whole)
+    return out
 
 
 def session_json(session: Session) -> str:

@@ -135,7 +135,8 @@ def test_open_alerts_are_not_lost_when_killed(tmp_path: Path, kill_after: int) -
     for kind, alert_id in acknowledged:  # every acknowledged question is there, as raised
         assert alert_id in open_alerts and open_alerts[alert_id].kind == kind
     confirm_id = acknowledged[0][1]
-    assert open_alerts[confirm_id].alternatives == [{"tile": "6-6", "p": 0.2}]
+    # the other reading, a whole entry the dashboard's "It was ..." button posts
+    assert [a["play"] for a in open_alerts[confirm_id].alternatives] == ["6-6"]
     assert "9-9" in open_alerts[acknowledged[1][1]].entry["play"]
     # a tap on the restored question logs the play, and the game goes on from there
     from companion.simulate import play_random_game

@@ -253,7 +253,7 @@ def test_open_alerts_come_back_after_a_restart(tmp_path: Path) -> None:
     assert again is not None
     assert [a.to_json() for a in again.alerts] == before  # same ids, messages, entries, choices
     assert again.state()["alerts"] == before
-    assert again.alerts[1].alternatives == [{"tile": "3-6", "p": 0.3}]
+    assert again.alerts[1].alternatives == [{"player": "Ann", "play": "3-6", "on": "5-5"}]
     # the restored questions are answered as if nothing had happened
     assert again.confirm(ids["confirm"]).status == "accepted"
     assert again.history[-1]["text"] == "Ann plays 3-5 on 5-5"

@@ -258,3 +258,24 @@ def test_spectator_cannot_amend(client: FlaskClient, app: Flask) -> None:
     resp = post(spectator, "/api/amend", {"seq": seq, "entry": {"player": "Ann", "play": "6-6"}})
     assert resp.status_code == 403
     assert client.get("/api/state").get_json()["history"][0]["text"] == "Ann plays 5-5"
+
+
+def test_an_other_reading_offered_by_its_tile_is_posted_back_as_the_correction(
+        app: Flask, client: FlaskClient) -> None:
+    """The interpreters name the camera's other readings by tile (``{"tile", "p"}``); the
+    alert offers each as a whole entry (the proposed play with that tile), and posting one, as
+    the dashboard's "It was ..." button does, logs it as the correction."""
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=3)
+    feed(client, sim.moves[:2])
+    session = app.extensions["session"].session
+    true = sim.moves[2].to_json()
+    misread = dict(true, play=next(t for t in ("0-0", "1-1") if t != true["play"]))
+    result = session.submit(dict(misread, confidence=0.55,
+                                 alternatives=[{"tile": true["play"], "p": 0.3}]),
+                            source="camera")
+    assert result.status == "confirm"
+    (offered,) = client.get("/api/state").get_json()["alerts"][0]["alternatives"]
+    assert offered == true
+    answer = post(client, f"/api/alerts/{result.alert.id}/correct", {"entry": offered})
+    assert answer.get_json()["status"] == "accepted", answer.get_json()
+    assert session.history[-1]["text"] == str(sim.moves[2])

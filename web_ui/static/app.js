@@ -137,7 +137,8 @@ function renderAlerts(s) {
 }
 
 function entryText(e) {
-  if (e.play) return `${e.player || "?"} plays ${e.play}${e.on ? " on " + e.on : ""}`;
+  if (e.play) return `${e.player || "?"} plays ${e.play}${e.on ? " on " + e.on : ""}${e.at ? " at " + JSON.stringify(e.at) + " level " + (e.level ?? 0) : ""}`;
+  if (e.draw) return `${e.player || "?"} draws ${[].concat(e.draw).join(", ")}`;
   return JSON.stringify(e);
 }
 
