@@ -250,10 +250,14 @@ def test_uncertain_reading_confirm_and_alternatives(browser: Any, live: Live) ->
     page.click(".alert-confirm button:has-text('Confirm')")
     page.wait_for_selector("#alerts", state="hidden")
     sync_api.expect(page.locator("#history li")).to_have_count(3)
-    # the likeliest alternative, one tap
-    session.submit(dict(sim.moves[3].to_json(), confidence=0.5, play="0-0",
-                        alternatives=[sim.moves[3].to_json()]), source="camera")
-    page.click(".alert-confirm button:has-text('It was')")
+    # the likeliest alternative, one tap; named by its tile as the interpreters name it
+    true = sim.moves[3].to_json()
+    session.submit(dict(true, confidence=0.5, play="0-0",
+                        alternatives=[{"tile": true["play"], "p": 0.3}]), source="camera")
+    button = page.locator(".alert-confirm button:has-text('It was')")
+    sync_api.expect(button).to_have_text(
+        f"It was {true['player']} plays {true['play']}" + (f" on {true['on']}" if "on" in true else ""))
+    button.click()
     page.wait_for_selector("#alerts", state="hidden")
     sync_api.expect(page.locator("#history li")).to_have_count(4)
     assert session.state()["history"][-1]["entry"]["reading"]["play"] == "0-0"
