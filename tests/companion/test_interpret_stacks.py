@@ -355,7 +355,12 @@ def test_a_stackernoes_tile_covered_by_a_tile_not_read_asks_which_play(tmp_path:
     assert len(plays) == 12 and p.entry["confidence"] == round(1 / 14, 4)
     assert all("2" in t.split("-") and sorted(map(tuple, at)) == [(0, 0), (1, 0)]
                for t, at in plays)
-    assert s.submit(p.entry).status == "confirm"
+    asked = s.submit(p.entry)
+    assert asked.status == "confirm" and asked.alert is not None
+    # an other play offered (its tile, cells and level) is a whole entry the rules accept
+    other = asked.alert.alternatives[0]
+    assert (other["play"], other["at"]) == plays[1] and other["level"] == 1
+    assert s.correct(asked.alert.id, other).status == "accepted"
     # without the memory the tracking cannot say a tile was laid on it: the removal notice
     (n,) = interpreter_for("stackernoes").proposals(diff(table, after), s.game)
     assert n.entry is None and "2-2 is not seen any more" in n.message
