@@ -40,8 +40,8 @@ from vision.types import Reading
 
 MATCH_IOU = 0.5
 #: The reader's stages written per image (``ms_<stage>`` columns; one a frame skipped is 0).
-STAGES = ("detect", "outline", "crop", "pips", "turn", "refine", "blank", "drop", "layers",
-          "total")
+STAGES = ("detect", "outline", "crop", "pips", "turn", "refine", "blank", "glint", "drop",
+          "layers", "total")
 
 
 class EvaluateError(DominoError):
@@ -71,6 +71,7 @@ class Row:
     ms_turn: float = 0.0
     ms_refine: float = 0.0
     ms_blank: float = 0.0
+    ms_glint: float = 0.0
     ms_drop: float = 0.0
     ms_layers: float = 0.0
     ms_total: float = 0.0
@@ -407,7 +408,7 @@ def run(args: argparse.Namespace) -> int:
               f"median ms detect {s['median_ms_detect']:.1f} outline {s['median_ms_outline']:.1f} "
               f"crop {s['median_ms_crop']:.1f} "
               f"pips {s['median_ms_pips']:.1f} turn {s['median_ms_turn']:.1f} refine {s['median_ms_refine']:.1f} "
-              f"blank {s['median_ms_blank']:.1f} drop {s['median_ms_drop']:.1f} "
+              f"blank {s['median_ms_blank']:.1f} glint {s['median_ms_glint']:.1f} drop {s['median_ms_drop']:.1f} "
               f"layers {s['median_ms_layers']:.1f} total {s['median_ms_total']:.1f}")
     for r in rows:
         if r.source == "ddd":

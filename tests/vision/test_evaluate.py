@@ -139,10 +139,10 @@ def test_the_outline_stage_is_timed_in_rows_summaries_and_csv(tmp_path):
 
 
 def test_every_reader_stage_gets_a_column_and_a_skipped_stage_counts_zero(tmp_path):
-    """The turned re-read, the blank re-read, the drop of unlikely tiles, refine and layers are
+    """The turned re-read, the blank and glint re-reads, the drop of unlikely tiles, refine and layers are
     written per image as the reader timed them; a frame that skipped a stage has 0 there."""
     truth = {"tiles": [_truth_tile(0, 0, (1, 2))]}
-    timed = {"detect": 40.0, "turn": 0.25, "refine": 1.5, "blank": 3.25, "drop": 0.5,
+    timed = {"detect": 40.0, "turn": 0.25, "refine": 1.5, "blank": 3.25, "glint": 0.75, "drop": 0.5,
              "layers": 8.0, "total": 70.0}
     rows = [score_rendered(Reading((_read(0, 0, (1, 2)),), 800, 200, timings_ms=timed), truth, "a"),
             score_rendered(Reading((_read(0, 0, (1, 2)),), 800, 200,
@@ -151,6 +151,6 @@ def test_every_reader_stage_gets_a_column_and_a_skipped_stage_counts_zero(tmp_pa
     write_csv(rows, out)
     with open(out) as f:
         got = list(csv.DictReader(f))
-    assert [(r["ms_turn"], r["ms_blank"], r["ms_drop"], r["ms_refine"], r["ms_layers"])
-            for r in got] == [("0.25", "3.25", "0.5", "1.5", "8.0"),
-                              ("0.0", "0.0", "0.0", "0.0", "0.0")]
+    assert [(r["ms_turn"], r["ms_blank"], r["ms_glint"], r["ms_drop"], r["ms_refine"],
+             r["ms_layers"]) for r in got] == [("0.25", "3.25", "0.75", "0.5", "1.5", "8.0"),
+                                               ("0.0", "0.0", "0.0", "0.0", "0.0", "0.0")]
