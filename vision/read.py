@@ -32,7 +32,7 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   one (a tile face down: :data:`FACE_DOWN_DIVIDER`), or with unsharp sides, read unsurely and
   hardly unlike their surroundings (a table's grain: :data:`GRAIN_SHARP`);
   also left out after those rules: a tile the detector flags as a face-down back
-  (:attr:`vision.detect.TileCandidate.back`, :data:`DROP_BACKS`);
+  (:attr:`vision.detect.TileCandidate.back`) and read 0-0 (:data:`DROP_BACKS`);
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
   :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
@@ -166,12 +166,14 @@ FLATTEN_BLANK = True
 DEGLARE_WASHED = True
 #: Whether a tile the detector flags as a face-down back (no clear divider and no ink darker
 #: than a marbled back's veins: :attr:`vision.detect.TileCandidate.back`,
-#: :data:`vision.detect.BACK_CONTRAST`) is left out in stage ``drop``, after the size rules
-#: (which count it: a frame of backs sets the frame's tile size). The detector's flag was
-#: chosen on the 500 tuning scenes (10 of the 11 face-down tiles its ink gate passed, none of
-#: the 2,306 face-up ones); leaving flagged tiles out changes no tuning tile (7018 right, 19
-#: false, 425 frames, helper B's emulation, session 9). A held-out false tile of this kind
-#: (1,000,206, a marbled back read 0-0) was known before the flag was made.
+#: :data:`vision.detect.BACK_CONTRAST`) and that the pips read blank on both halves (0-0) is
+#: left out in stage ``drop``, after the size rules (which count it: a frame of backs sets the
+#: frame's tile size). The detector's flag was chosen on the 500 tuning scenes (10 of the 11
+#: face-down tiles its ink gate passed, none of the 2,306 face-up ones); leaving such tiles
+#: out changes no tuning tile (7017 right, 19 false, 425 frames). The 0-0 condition: a white
+#: 2-6 under a glint on the calibration bench's seed 367 is flagged too, and read 2-6 at 0.98.
+#: A held-out false tile of this kind (1,000,206, a marbled back read 0-0) was known before
+#: the flag was made.
 DROP_BACKS = True
 #: A found tile whose outline's area is less than SMALL_AREA times the median area of the
 #: frame's found (whole) tiles and that reads less surely than SMALL_SURE is not a tile: on
@@ -506,7 +508,8 @@ class Reader:
         t_drop = time.perf_counter()
         kept = _plausible(frame_bgr, [k for _, k in whole], values, sharp)
         if DROP_BACKS:
-            kept = [ok and not c.back for ok, (c, _) in zip(kept, whole)]
+            kept = [ok and not (c.back and v.halves == (0, 0))
+                    for ok, (c, _), v in zip(kept, whole, values)]
         whole = [w_ for w_, ok in zip(whole, kept) if ok]
         values = [v for v, ok in zip(values, kept) if ok]
         times["drop"] = (time.perf_counter() - t_drop) * 1000
