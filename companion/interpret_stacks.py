@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -216,21 +217,31 @@ class BuildUpInterpreter:
                 trial.apply(accepted)
             out.append(_play_proposal(chosen, dataclasses.replace(s, tile=tile),
                                       0.5 if len(new) > 1 or guessed else None))
-        tops_now = set(game.tops())
-        played = any(p.entry is not None for p in out)
-        for s in change.removed:
-            if s.tile in tops_now:
-                out.append(_gone_notice(s, "Build Up stacks stay until the game ends"))
-        for s in change.unread:
-            if s.tile not in tops_now:
-                continue
-            guess = None if played else _unread_play(s, trial)
-            if guess is not None:
-                out.append(guess)
-                played = True
-            else:
-                out.append(_gone_notice(s, "Build Up stacks stay until the game ends"))
+        out += _out_of_sight(change, set(game.tops()), lambda s: _unread_play(s, trial),
+                             "Build Up stacks stay until the game ends",
+                             played=any(p.entry is not None for p in out))
         return out
+
+
+def _out_of_sight(change: TableChange, known: set[Tile],
+                  ask: Callable[[Seen], Proposal | None], rule: str,
+                  played: bool) -> list[Proposal]:
+    """What to say about the ``known`` tiles no longer seen: a notice for each removed one
+    (``rule`` says why it should not be); for each covered by a tile the camera could not read
+    (:attr:`~companion.tracking.TableChange.unread`) the question ``ask`` makes about the play
+    that covered it, when no play was seen in this change (``played``) or asked already, else
+    the notice."""
+    out = [_gone_notice(s, rule) for s in change.removed if s.tile in known]
+    for s in change.unread:
+        if s.tile not in known:
+            continue
+        guess = None if played else ask(s)
+        if guess is not None:
+            out.append(guess)
+            played = True
+        else:
+            out.append(_gone_notice(s, rule))
+    return out
 
 
 def _gone_notice(s: Seen, rule: str) -> Proposal:
@@ -440,20 +451,9 @@ class StackernoesInterpreter:
                 trial.apply(chosen)
             out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5))
             table.append(s)
-        rule = "Stackernoes tiles stay where they are laid"
-        for s in change.removed:
-            if s.tile in on_table:
-                out.append(_gone_notice(s, rule))
-        played = any(p.entry is not None for p in out)
-        for s in change.unread:
-            if s.tile not in on_table:
-                continue
-            guess = None if played else _unread_stacked(s, trial)
-            if guess is not None:
-                out.append(guess)
-                played = True
-            else:
-                out.append(_gone_notice(s, rule))
+        out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
+                             "Stackernoes tiles stay where they are laid",
+                             played=any(p.entry is not None for p in out))
         return out
 
     @staticmethod
