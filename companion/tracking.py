@@ -498,6 +498,8 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     changed as a tile laid does is a tile laid now (see the module docstring)."""
     before, after = list(before), list(after)
     memo: dict[int, float] = {}
+    # tiles stay where laid and the picture's change is known: the stacking games' rules below
+    fixed_watched = fixed and changed is not None
 
     def changed_at(s: Seen) -> float:
         if changed is None:
@@ -654,7 +656,7 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         under = sorted(((overlap_fraction(s, o), k) for k, o in enumerate(known)), reverse=True)
         below = [known[k] for f, k in under if f >= COVER_MIN_OVERLAP
                  and (known[k].gone or not still(known[k]))]
-        if not below and fixed and changed is not None:
+        if not below and fixed_watched:
             # known tiles not found now, whose place changed, under a tile laid now even by a
             # little (a span read as two tiles, one on each support): it lies on them
             below = [o for k, o in enumerate(before) if not o.hidden and not o.gone
@@ -709,11 +711,11 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         if on_it is not None:
             change.covered.append((o, on_it))
             table.append(dataclasses.replace(o, hidden=True, unseen=0))
-        elif fixed and changed is not None and o.late_once and o.unseen >= UNSEEN_MAX \
+        elif fixed_watched and o.late_once and o.unseen >= UNSEEN_MAX \
                 and not taken_away(o):
             pass  # found once, late, and not since where nothing was taken: a misreading
         elif (o.unseen < UNSEEN_MAX and still(o)) or (
-                fixed and changed is not None and not taken_away(o)):
+                fixed_watched and not taken_away(o)):
             # missed this time (where tiles stay where they are laid: for as long as its
             # place changed too little for a tile taken away or laid on it)
             table.append(dataclasses.replace(o, unseen=o.unseen + 1))
@@ -743,7 +745,7 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             table.append(o)
             continue
         under_gone = any(t.gone and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table)
-        if not (fixed and changed is not None and under_gone):
+        if not (fixed_watched and under_gone):
             # where tiles stay where they are laid, a stack out of sight is one report: the
             # tile that was seen on top of it
             change.removed.append(dataclasses.replace(o, hidden=False))

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -610,14 +610,8 @@ class Reader:
         squares with the lighting taken out (:func:`vision.halves.tile_crops_flattened`,
         :data:`FLATTEN_BLANK`); ``washed`` as for :meth:`refine`."""
         blank = [i for i, v in enumerate(values) if 0 in v.halves]
-        if not blank:
-            return values
-        crops = tile_crops_flattened(frame_bgr, [outlines[i] for i in blank])
-        again = self.pips.read_tiles(crops, set_max, washed=_washed_of(washed, blank))
-        out = list(values)
-        for i, value in zip(blank, again):
-            out[i] = value
-        return out
+        return self._reread(frame_bgr, outlines, values, set_max, washed, blank,
+                            tile_crops_flattened, lambda again, _: again)
 
     def reread_glint(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
                      values: list[TileValue], set_max: int,
@@ -630,14 +624,26 @@ class Reader:
             return values
         glinted = [i for i in range(len(values))
                    if float(np.max(np.asarray(washed)[2 * i:2 * i + 2])) >= WASHED_DOUBT]
-        if not glinted:
+        # read one way as seen and another with the glint taken out: doubtful
+        return self._reread(frame_bgr, outlines, values, set_max, washed, glinted,
+                            tile_crops_deglared,
+                            lambda again, seen: best_of_outlines(again, [seen]))
+
+    def _reread(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
+                values: list[TileValue], set_max: int, washed: np.ndarray | None,
+                which: list[int],
+                crops_of: Callable[[np.ndarray, list[np.ndarray]], np.ndarray],
+                join: Callable[[TileValue, TileValue], TileValue]) -> list[TileValue]:
+        """``values`` with the tiles ``which`` read again at their outlines on the squares
+        ``crops_of`` cuts (their glare fractions ``washed`` kept), each new reading joined
+        with the old one by ``join(again, seen)``."""
+        if not which:
             return values
-        crops = tile_crops_deglared(frame_bgr, [outlines[i] for i in glinted])
-        again = self.pips.read_tiles(crops, set_max, washed=_washed_of(washed, glinted))
+        crops = crops_of(frame_bgr, [outlines[i] for i in which])
+        again = self.pips.read_tiles(crops, set_max, washed=_washed_of(washed, which))
         out = list(values)
-        for i, value in zip(glinted, again):
-            # read one way as seen and another with the glint taken out: doubtful
-            out[i] = best_of_outlines(value, [values[i]])
+        for i, value in zip(which, again):
+            out[i] = join(value, values[i])
         return out
 
     def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
