@@ -276,7 +276,7 @@ def _unread_play(top: Seen, game: Game) -> Proposal | None:
     entry.update({"source": "camera", "confidence": p, "reading": {"unread_on": str(top.tile)},
                   "alternatives": alts})
     return Proposal(entry, f"a tile was laid on {top.tile} that the camera could not read: "
-                           f"{fits[0]}?", top, alts)
+                           f"{fits[0]}? {_taken_off_hint(top)}", top, alts)
 
 
 def _tops_under(below: list[Seen], game: Game) -> tuple[list[Tile], bool]:
@@ -417,7 +417,13 @@ def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
     entry.update({"source": "camera", "confidence": p,
                   "reading": {"unread_on": str(under.tile)}, "alternatives": alts})
     return Proposal(entry, f"a tile was laid on {under.tile} that the camera could not read: "
-                           f"{fits[0]}?", under, alts)
+                           f"{fits[0]}? {_taken_off_hint(under)}", under, alts)
+
+
+def _taken_off_hint(s: Seen) -> str:
+    """The rest of a question about an unread play: the camera cannot tell a tile covered by a
+    tile it could not read from one knocked off the table (both change the picture there)."""
+    return f"(If nothing was laid and {s.tile} was knocked off, dismiss this and put it back.)"
 
 
 class StackernoesInterpreter:

@@ -294,6 +294,7 @@ def test_a_tile_laid_on_a_top_but_not_read_asks_which_tile(tmp_path: Path) -> No
     assert (p.entry["player"], p.entry["on"]) == ("Ann", "blue:0-3")
     assert [p.entry["play"]] + [a["tile"] for a in p.entry["alternatives"]] == fits
     assert p.entry["confidence"] == round(1 / len(fits), 4)
+    assert "If nothing was laid and blue:0-3 was knocked off, dismiss this" in p.message
     assert s.submit(p.entry).status == "confirm"
     quiet = diff(before, after, changed=changed(0.1), fixed=True)
     assert not quiet.removed
@@ -349,6 +350,8 @@ def test_a_stackernoes_tile_covered_by_a_tile_not_read_asks_which_play(tmp_path:
     assert p.entry is not None, p.message
     assert (p.entry["player"], p.entry["level"]) == ("Bob", 1)
     assert p.entry["reading"] == {"unread_on": "2-2"}
+    # the camera cannot tell that from 2-2 knocked off: the question says what to do then
+    assert "If nothing was laid and 2-2 was knocked off, dismiss this" in p.message
     # Bob's tiles not on the table with a 2 (over the double's 2s), each either way round:
     # 14 plays, the first 12 offered
     plays = [(p.entry["play"], p.entry["at"])] + [(a["tile"], a["at"]) for a in p.alternatives]
