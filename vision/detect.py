@@ -1081,6 +1081,31 @@ INNER_SCORE = 0.86
 #: before (a reader leaving flagged tiles out after its drop stage, emulated: tuning unchanged).
 BACK_DIVIDER = 0.4
 BACK_CONTRAST = 60.0
+#: A sure network tile (:data:`INNER_SCORE`) that shows neither a divider nor pips, also on its
+#: inner part, is looked at for a divider turned against its quad: the network's quad of a tile
+#: with no pips (a blank double) can lie 20 degrees or more off the tile, and the divider then
+#: crosses the quad's middle aslant. A straight line through the middle of the inner part
+#: (:data:`INNER_SHRINK`), turned up to TURN_MAX degrees in TURN_STEP steps and shifted along
+#: the tile up to TURN_SHIFT of its width, whose brightest sample across the central 60 % of
+#: the width is dark (the whole line, not a vein or pip crossing it) and with face on both
+#: sides, as :func:`_divider_score` asks of a square-on one (:func:`_turned_divider`). Where one
+#: reaches :data:`MIN_DIVIDER_SCORE` the tile is kept, its quad turned and moved onto the line.
+#: On the 500 rendered tuning scenes (1,600,000-499, 2026-11-22) 38 sure network tiles failed
+#: the ink gate: 12 face-down tiles (all 0.00), 26 face-up tiles (most cut by other tiles or
+#: lying partly on others), of which three scored: two blank doubles (0.84 and 0.70, quads 22
+#: and 25 degrees off) and a 15-15 (0.36).
+TURN_MAX = 30.0
+TURN_STEP = 2.5
+TURN_SHIFT = 0.08
+#: A network tile showing a clear divider (at least CLEAR_DIVIDER, square on or turned) needs
+#: only CLEAR_FACE_MIN of network face over it instead of :data:`FACE_MIN`: the face map is thin
+#: over some pale tiles (a blank double, a yellow one on a pale table) whose kernels are sure.
+#: On the 500 rendered tuning scenes (2026-11-22) 22 sure network tiles passed the ink gate but
+#: not FACE_MIN: the two with a divider of 0.6 or more were face-up tiles matching the truth
+#: (IoU 0.74 and 0.86, a 2-9 and a yellow 0-0), the surest dividers of the other 20 (face-down
+#: tiles, parts of tiles under others) 0.52 and less.
+CLEAR_DIVIDER = 0.6
+CLEAR_FACE_MIN = 0.4
 #: A small picture (a close-up, long side under ``vision.tile_finder.SMALL_SIDE``) in which no
 #: tile the finder gave passes the checks above is worked by the finder again at each of these
 #: close-up sides (working px) in turn, skipping the one it was worked at, and the first pass
@@ -1170,6 +1195,60 @@ def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
             if shows(best[0]):
                 break
     return best
+
+
+def _turned_divider(ink_maps: dict[str, np.ndarray], corners: np.ndarray
+                    ) -> tuple[float, np.ndarray]:
+    """The clearest divider across the middle of a quad turned against it (up to
+    :data:`TURN_MAX` degrees, shifted along it up to :data:`TURN_SHIFT` of its width) on the
+    light and dark ink maps: (score, the quad turned and moved so that the line is square
+    across its middle, same size and corner order). The score is as :func:`_divider_score`'s,
+    (face level - line level) / (face level - ink level), with the line's level its brightest
+    sample across the central 60 % of the width (every part of the line dark) and the face
+    coming back on both sides of it (0.3 widths away); 0 and ``corners`` when there is none."""
+    width, length = _sides(corners)
+    L, W = max(4, int(round(length))), max(2, int(round(width)))
+    dst = np.array([[0, 0], [0, W], [L, W], [L, 0]], np.float32)
+    hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    turns = np.tan(np.radians(np.arange(-TURN_MAX, TURN_MAX + 1e-9, TURN_STEP)))
+    shifts = np.linspace(-TURN_SHIFT, TURN_SHIFT, 5) * W
+    ys = np.linspace(0.2, 0.8, 9) * W
+    # (turn, shift, offset, sample) x positions of every line and its two side lines
+    xs = (L / 2 + shifts[None, :, None, None] + np.array([0.0, -0.3 * W, 0.3 * W])[None, None, :, None]
+          + (ys - W / 2)[None, None, None, :] * turns[:, None, None, None])
+    n_lines = xs.shape[0] * xs.shape[1] * xs.shape[2]
+    map_x = xs.reshape(n_lines, -1).astype(np.float32)
+    map_y = np.broadcast_to(ys, map_x.shape).astype(np.float32)
+    best, at = 0.0, None
+    for fmap in ink_maps.values():
+        patch = cv2.warpPerspective(fmap, hom, (L, W), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        face, ink = _levels(patch)
+        if face - ink < MIN_INK_CONTRAST:
+            continue
+        got = cv2.remap(patch, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        got = got.reshape(xs.shape)
+        line = got[:, :, 0].max(axis=2)
+        sides = np.minimum(np.median(got[:, :, 1], axis=2), np.median(got[:, :, 2], axis=2))
+        score = np.where(sides - line >= 0.4 * (face - line), (face - line) / (face - ink), 0.0)
+        k = np.unravel_index(int(np.argmax(score)), score.shape)
+        if float(score[k]) > best:
+            best, at = float(score[k]), k
+    if at is None:
+        return 0.0, corners
+    # the line's middle and ends back in the image: the tile's centre and its across direction
+    t, sh = turns[at[0]], shifts[at[1]]
+    ends = np.array([[L / 2 + sh + (y - W / 2) * t, y] for y in (0.0, W / 2, float(W))],
+                    np.float32)
+    a, mid, b = cv2.perspectiveTransform(ends[None], np.linalg.inv(hom))[0].astype(np.float64)
+    across = (b - a) / max(vec_length(b - a), 1e-9)
+    along = np.array([across[1], -across[0]])
+    if float(np.dot(along, (corners[2] + corners[3] - corners[0] - corners[1]))) < 0:
+        along = -along
+    half_a, half_w = along * length / 2, across * width / 2
+    turned = np.array([mid - half_a - half_w, mid - half_a + half_w,
+                       mid + half_a + half_w, mid + half_a - half_w])
+    return best, turned
 
 
 def _ink_contrast(frame_bgr: np.ndarray, corners: np.ndarray, least: float) -> float:
@@ -1411,10 +1490,19 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
             (divider, fill, pips), polarity = _quad_score(
                 ink_maps, centre + (f.corners - centre) * INNER_SHRINK,
                 frame_bgr if COLOUR_AXIS else None, first=True)
-        cand = TileCandidate(f.corners, f.cut, divider, polarity, fill, pips)
+        corners = f.corners
+        if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE) and f.score >= INNER_SCORE \
+                and TURN_MAX > 0:
+            centre = quad_centre(f.corners)
+            turned, inner = _turned_divider(ink_maps, centre + (f.corners - centre) * INNER_SHRINK)
+            if turned >= MIN_DIVIDER_SCORE:
+                mid = quad_centre(inner)
+                divider, corners = turned, mid + (inner - mid) / INNER_SHRINK
+        cand = TileCandidate(corners, f.cut, divider, polarity, fill, pips)
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
             continue
-        if not f.cut and _face_support(net_maps[1], net_scale, f.corners) < face_min:
+        least = min(face_min, CLEAR_FACE_MIN) if divider >= CLEAR_DIVIDER else face_min
+        if not f.cut and _face_support(net_maps[1], net_scale, f.corners) < least:
             continue
         if divider < BACK_DIVIDER and BACK_CONTRAST > 0 and backs is not None:
             centre = quad_centre(f.corners)

@@ -334,7 +334,8 @@ def test_a_table_frame_is_not_worked_at_close_up_sides(monkeypatch):
 @pytest.mark.parametrize("shape, kept", [((400, 400), True), ((600, 800), False)])
 def test_a_close_up_tile_needs_less_network_face(monkeypatch, shape, kept):
     """Network face 0.5 over a tile with pips: enough in a close-up (CLOSE_UP_FACE_MIN), not
-    in a frame of a table (FACE_MIN)."""
+    in a frame of a table (FACE_MIN), its divider taken as not clear (CLEAR_DIVIDER)."""
+    monkeypatch.setattr(detect, "CLEAR_DIVIDER", 9.0)
     img = np.full(shape + (3,), 90, np.uint8)
     true = synth.draw_tile(img, (200, 200), 30, 50, (3, 5))
     assert detect.CLOSE_UP_FACE_MIN < 0.5 < detect.FACE_MIN
@@ -380,3 +381,59 @@ def test_a_face_down_back_is_flagged_and_a_tile_with_pips_is_not(monkeypatch):
     assert _poly_iou(tiles[1].corners, real) > 0.9 and not tiles[1].back
     monkeypatch.setattr(detect, "BACK_CONTRAST", 0.0)
     assert not any(t.back for t in detect_tiles(img).tiles)
+
+
+@pytest.mark.parametrize("face, kept", [(0.5, True), (0.3, False)])
+def test_a_tile_with_a_clear_divider_needs_less_network_face(monkeypatch, face, kept):
+    """In a frame of a table, network face 0.5 (under FACE_MIN) over a tile whose divider is
+    clear (CLEAR_DIVIDER) is enough (CLEAR_FACE_MIN); 0.3 is not."""
+    shape = (600, 800)
+    img = np.full(shape + (3,), 90, np.uint8)
+    true = synth.draw_tile(img, (200, 200), 30, 50, (0, 0))
+    assert _quad_score(detect.ink_maps_of(img), true, img)[0][0] >= detect.CLEAR_DIVIDER
+    assert detect.CLEAR_FACE_MIN <= 0.5 < detect.FACE_MIN and 0.3 < detect.CLEAR_FACE_MIN
+    finder = _SidesFinder([FoundTile(true, False, 0.95)], FoundTile(true, False, 0.95), 0,
+                          face=face)
+    finder.find_with_maps = lambda frame: ([FoundTile(true, False, 0.95)],
+                                           finder._maps(*shape, 1.0, [finder.tile]), 1.0)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    assert len(detect_tiles(img).tiles) == (1 if kept else 0)
+
+
+@pytest.mark.parametrize("off", [-20.0, 22.0])
+def test_a_blank_double_found_aslant_is_kept_on_its_turned_divider(monkeypatch, off):
+    """A blank double (no pips) found by a quad turned 20 degrees or so against the tile: the
+    divider crosses the quad's middle aslant and shows no square-on divider; the turned look
+    (TURN_MAX) finds it, keeps the tile and turns its quad onto the tile. With TURN_MAX 0 it is
+    lost; a sure kernel is needed (INNER_SCORE)."""
+    img = np.full((300, 400, 3), 70, np.uint8)
+    true = synth.draw_tile(img, (200, 150), 30, 50, (0, 0))
+    found = synth.tile_corners((201, 149), 30 + off, 50)
+    assert _quad_score(detect.ink_maps_of(img), found, img, first=True)[0][0] \
+        < detect.MIN_DIVIDER_SCORE
+    assert _poly_iou(found, true) < 0.75
+    monkeypatch.setattr(tile_finder, "shared_finder",
+                        lambda: _OneTileFinder(FoundTile(found, False, 0.95), img.shape[:2]))
+    tiles = detect_tiles(img).tiles
+    assert len(tiles) == 1 and not tiles[0].back
+    assert _poly_iou(tiles[0].corners, true) > 0.9
+    assert tiles[0].divider >= detect.MIN_DIVIDER_SCORE
+    monkeypatch.setattr(tile_finder, "shared_finder",
+                        lambda: _OneTileFinder(FoundTile(found, False, 0.84), img.shape[:2]))
+    assert detect_tiles(img).tiles == []
+    monkeypatch.setattr(tile_finder, "shared_finder",
+                        lambda: _OneTileFinder(FoundTile(found, False, 0.95), img.shape[:2]))
+    monkeypatch.setattr(detect, "TURN_MAX", 0.0)
+    assert detect_tiles(img).tiles == []
+
+
+def test_veins_and_a_plain_face_show_no_turned_divider():
+    """A marbled back's veins and a plain face give no turned divider (the line must be dark
+    along its whole length, the face coming back on both sides)."""
+    img = np.full((300, 400, 3), 70, np.uint8)
+    back = _back(img, (120, 150), 60)
+    plain = synth.tile_corners((290, 150), 20, 50)
+    cv2.fillConvexPoly(img, np.round(plain).astype(np.int32), (215, 225, 230))
+    for q in (back, plain):
+        score, turned = detect._turned_divider(detect.ink_maps_of(img), q)
+        assert score < detect.MIN_DIVIDER_SCORE
