@@ -135,6 +135,19 @@ SIZE_FIT_MAX = 0.1
 #: only) gained 215 and 155 and lifted 6, 3, 0 and 8 (17); 0.972-0.978 lift as many table
 #: tiles as 0.97 and gain less.
 LEARNED_LIFT = 0.97
+#: A picture whose candidates for the learned cue look stacked (at least
+#: :data:`STACKED_SURE_MIN` of them, and more than half, at P(raised) >= :data:`STACKED_SURE`)
+#: lifts its candidates from :data:`LEARNED_LIFT_STACKED` instead: in a stacked picture most
+#: tiles the reader finds are raised (their supports are mostly not found: on stacked training
+#: scenes 4700-4899, 700 of 725 raised found tiles), and the cue's bar, set against flat
+#: tables, left most of them on the table. Chosen on training seeds only (stacked 4700-4899
+#: and 5520-5719, flat 5170-5199 and 5340-5499, read by the reader of 2026-11-22 17:55 UTC):
+#: found tiles right 262 -> 300 and 257 -> 281, table tiles of the flat scenes lifted 10 of
+#: 3164 either way (no flat picture looks stacked by this rule; two gingham-cloth scenes come
+#: closest, half their candidates at >= 0.9).
+LEARNED_LIFT_STACKED = 0.8
+STACKED_SURE = 0.9
+STACKED_SURE_MIN = 2
 
 
 class LayerInputError(DominoError):
@@ -1230,7 +1243,8 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     with no tile found on them (a covered tile's crop shows the tiles on it, not what it lies
     on; the model learned from the tiles the reader finds, top tiles nearly all), those whose
     probability of lying on something (:class:`vision.layer_cue.LayerCue`) is at least
-    :data:`LEARNED_LIFT`, with the layer it gives (1 + the likeliest count of tiles under it)
+    :data:`LEARNED_LIFT` (:data:`LEARNED_LIFT_STACKED` where the candidates look stacked),
+    with the layer it gives (1 + the likeliest count of tiles under it)
     and that count's probability. Empty without a shipped model."""
     from vision.layer_cue import shared_cue
 
@@ -1240,9 +1254,13 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     if model is None:
         return {}
     p = model.under(frame_bgr, quads, cand)
+    raised = 1.0 - p[:, 0]
+    sure = int(np.count_nonzero(raised >= STACKED_SURE))
+    bar = (LEARNED_LIFT_STACKED if sure >= STACKED_SURE_MIN and 2 * sure > len(cand)
+           else LEARNED_LIFT)
     out: dict[int, tuple[int, float]] = {}
     for i, pi in zip(cand, p):
-        if 1.0 - float(pi[0]) >= LEARNED_LIFT:
+        if 1.0 - float(pi[0]) >= bar:
             k = 1 + int(np.argmax(pi[1:]))
             out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)))
     return out
