@@ -1122,6 +1122,21 @@ CLOSE_UP_SIDES: tuple[int, ...] = (128, 192)
 #: 768 and false 11 either way (found 789 -> 790).
 CLOSE_UP_FACE_MIN = 0.4
 
+#: A close-up in which no tile passes the checks above at any close-up side is looked at once
+#: more, pass by pass: a sure kernel (:data:`NET_LOW_SCORE`), whole, with network face
+#: :data:`CLOSE_UP_FACE_MIN` over it, that shows no divider and no pips is kept where its inner
+#: part (:data:`INNER_SHRINK`) shows ink at least CLOSE_UP_INK grey levels darker than its face
+#: in a view of the ink gate (:func:`_ink_contrast`; 0: never): a small tile enlarged from a
+#: 100 px photo has its pips run together into bars and its divider blurred into them, while a
+#: face-down back's veins stay under :data:`BACK_CONTRAST`. Rendered phone close-ups (choice
+#: seeds 3,000,000-599, 2026-11-22): the close-ups found nothing had 4 true tiles of 95-181
+#: levels and 4 sure false ones of 24-35.
+CLOSE_UP_INK = 60.0
+#: Whether a close-up in which the network's passes give no tile at all that passes (also by
+#: :data:`CLOSE_UP_INK`) takes the whole tile of the classical detector (:func:`classical_detect`,
+#: face masks and the divider check) with the clearest divider: the network gives no kernel
+#: over small tiles on a checked cloth, where a pale tile's face mask stands out.
+CLOSE_UP_CLASSICAL = True
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
@@ -1467,7 +1482,8 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
 
 def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
                        frame_bgr: np.ndarray, ink_maps: dict[str, np.ndarray],
-                       backs: set[int] | None = None, face_min: float = FACE_MIN
+                       backs: set[int] | None = None, face_min: float = FACE_MIN,
+                       ink_least: float | None = None
                        ) -> tuple[list[TileCandidate], list[float], list[bool]]:
     """The network tiles ``found`` (:class:`vision.tile_finder.FoundTile`, from the maps
     ``net_maps`` at ``net_scale`` working px per image px) that pass the checks of a single
@@ -1476,7 +1492,9 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
     it (``face_min``, by default :data:`FACE_MIN`); with their kernel scores and whether the finder cut them from merged
     kernels (``split``). With ``backs``, the ``id`` of each passing tile that shows no clear
     divider and no ink darker than a back's veins (:data:`BACK_CONTRAST`) is added to it: a
-    face-down tile (a tile all the same, a size reference for its neighbours) or grain."""
+    face-down tile (a tile all the same, a size reference for its neighbours) or grain. With
+    ``ink_least``, a whole tile showing neither a divider nor pips passes where its inner part
+    shows that much ink contrast (:data:`CLOSE_UP_INK`)."""
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     split: list[bool] = []
@@ -1500,7 +1518,12 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
                 divider, corners = turned, mid + (inner - mid) / INNER_SHRINK
         cand = TileCandidate(corners, f.cut, divider, polarity, fill, pips)
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
-            continue
+            if ink_least is None or f.cut:
+                continue
+            centre = quad_centre(f.corners)
+            inner = centre + (f.corners - centre) * INNER_SHRINK
+            if _ink_contrast(frame_bgr, inner, ink_least) < ink_least:
+                continue
         least = min(face_min, CLEAR_FACE_MIN) if divider >= CLEAR_DIVIDER else face_min
         if not f.cut and _face_support(net_maps[1], net_scale, f.corners) < least:
             continue
@@ -1547,17 +1570,30 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     if not tiles and max(h, w) < SMALL_SIDE:
         # a close-up in which no tile passed the checks: the close-up passes at other sides
         done = {round(net_scale * max(h, w))}
+        passes = [(found, net_maps, net_scale)] if close_up else []
         for side in CLOSE_UP_SIDES:
             if side in done:
                 continue
             done.add(side)
             maps, scale = finder.maps(frame_bgr, side)
             again = tiles_from_maps(maps[0], maps[1], scale, w, h)
+            passes.append((again, maps, scale))
             got = _checked_net_tiles(again, maps, scale, frame_bgr, ink_maps, backs,
                                      CLOSE_UP_FACE_MIN)
             if got[0]:
                 (tiles, scores, split), net_maps, net_scale = got, maps, scale
                 break
+        for again, maps, scale in passes if not tiles and CLOSE_UP_INK > 0 else ():
+            # still nothing: a sure kernel whose blurred pips show as ink, not as pips
+            got = _checked_net_tiles(again, maps, scale, frame_bgr, ink_maps, backs,
+                                     CLOSE_UP_FACE_MIN, ink_least=CLOSE_UP_INK)
+            if got[0]:
+                (tiles, scores, split), net_maps, net_scale = got, maps, scale
+                break
+        if not tiles and CLOSE_UP_CLASSICAL:
+            whole = [t for t in classical_detect(frame_bgr).tiles if not t.cut and t.is_tile]
+            if whole:
+                tiles, scores, split = [max(whole, key=lambda t: t.divider)], [1.0], [False]
     tiles, large = _plausible_net_tiles(tiles, scores, split)
     whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
     if whole:

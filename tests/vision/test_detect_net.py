@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
@@ -246,7 +248,9 @@ def test_a_washed_out_tile_is_looked_at_again_on_its_inner_part(monkeypatch, sco
     """A pale face with pale pips on a dark table, found with a quad that takes in a little
     table: the table sets the quad's ink level, so its pips do not show; its inner part
     (INNER_SHRINK) shows them. A sure network tile (INNER_SCORE) is kept, a less sure one is
-    not looked at again."""
+    not looked at again (the picture is small: the close-up's last looks are left out)."""
+    monkeypatch.setattr(detect, "CLOSE_UP_INK", 0.0)
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
     img = np.full((200, 300, 3), 5, np.uint8)
     true = synth.draw_tile(img, (150, 100), 20, 40, (2, 4), face=(250, 250, 250),
                            ink=(206, 206, 206))
@@ -307,7 +311,10 @@ def test_a_close_up_whose_tiles_fail_the_checks_is_worked_at_the_other_sides(
         monkeypatch, sides, kept):
     """The first close-up pass gives only a quad on bare table (no divider, no pips): the
     detector asks the finder for the close-up side of CLOSE_UP_SIDES it has not worked yet, and
-    keeps the tile found there; without CLOSE_UP_SIDES nothing is found."""
+    keeps the tile found there; without CLOSE_UP_SIDES nothing is found (the close-up's last
+    looks left out)."""
+    monkeypatch.setattr(detect, "CLOSE_UP_INK", 0.0)
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
     img, true = _close_up_with_a_tile()
     bare = FoundTile(synth.tile_corners((80, 80), 0, 40), False, 0.95)
     finder = _SidesFinder([bare], FoundTile(true, False, 0.95), 128)
@@ -405,8 +412,9 @@ def test_a_blank_double_found_aslant_is_kept_on_its_turned_divider(monkeypatch, 
     """A blank double (no pips) found by a quad turned 20 degrees or so against the tile: the
     divider crosses the quad's middle aslant and shows no square-on divider; the turned look
     (TURN_MAX) finds it, keeps the tile and turns its quad onto the tile. With TURN_MAX 0 it is
-    lost; a sure kernel is needed (INNER_SCORE)."""
-    img = np.full((300, 400, 3), 70, np.uint8)
+    lost; a sure kernel is needed (INNER_SCORE). (A frame of a table: a close-up's last looks
+    would take the tile in any case.)"""
+    img = np.full((600, 800, 3), 70, np.uint8)
     true = synth.draw_tile(img, (200, 150), 30, 50, (0, 0))
     found = synth.tile_corners((201, 149), 30 + off, 50)
     assert _quad_score(detect.ink_maps_of(img), found, img, first=True)[0][0] \
@@ -437,3 +445,61 @@ def test_veins_and_a_plain_face_show_no_turned_divider():
     for q in (back, plain):
         score, turned = detect._turned_divider(detect.ink_maps_of(img), q)
         assert score < detect.MIN_DIVIDER_SCORE
+
+
+def _barred_tile(img: np.ndarray, centre: tuple[float, float], angle: float, width: float,
+                 ink: int) -> np.ndarray:
+    """A pale tile face whose one half holds two ink bars (pips run together in a small,
+    blurred photo: not round, no divider), ``ink`` grey levels darker than the face; its
+    corners."""
+    q = synth.tile_corners(centre, angle, width)
+    face = np.array((215, 225, 230))
+    cv2.fillConvexPoly(img, np.round(q).astype(np.int32), tuple(int(v) for v in face))
+    a = math.radians(angle)
+    along, across = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    c = np.asarray(centre, float) + along * width / 2
+    for side in (-1, 1):
+        m = c + across * side * width * 0.25
+        ends = [m - along * width * 0.3, m + along * width * 0.3]
+        cv2.line(img, tuple(int(round(v)) for v in ends[0]), tuple(int(round(v)) for v in ends[1]),
+                 tuple(int(v - ink) for v in face), max(1, int(round(width * 0.1))), cv2.LINE_AA)
+    return q
+
+
+@pytest.mark.parametrize("ink, kept", [(120, True), (30, False)])
+def test_a_close_up_tile_whose_pips_ran_together_is_kept_by_its_ink(monkeypatch, ink, kept):
+    """A close-up where no tile passes the divider-or-pips check: a sure kernel whose inner
+    part shows ink CLOSE_UP_INK darker than its face is kept (pips blurred into bars); faint
+    marks (a back's veins) are not; with CLOSE_UP_INK 0 nothing is."""
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
+    img = np.full((400, 400, 3), 60, np.uint8)
+    q = _barred_tile(img, (200, 200), 25, 50, ink)
+    got = _quad_score(detect.ink_maps_of(img), q, img, first=True)[0]
+    assert got[0] < detect.MIN_DIVIDER_SCORE and got[2] < detect.PIPS_ALONE
+    finder = _SidesFinder([FoundTile(q, False, 0.9)], FoundTile(q, False, 0.9), 0)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    tiles = detect_tiles(img).tiles
+    assert len(tiles) == (1 if kept else 0)
+    if kept:
+        assert _poly_iou(tiles[0].corners, q) > 0.9 and not tiles[0].back
+    monkeypatch.setattr(detect, "CLOSE_UP_INK", 0.0)
+    assert detect_tiles(img).tiles == []
+
+
+def test_a_close_up_the_network_misses_takes_the_classical_tile(monkeypatch):
+    """A close-up in which the network gives nothing (a small tile on a checked cloth) takes
+    the classical detector's whole tile with the clearest divider; without CLOSE_UP_CLASSICAL,
+    or in a frame of a table, nothing is found."""
+    img = np.full((400, 400, 3), 60, np.uint8)
+    true = synth.draw_tile(img, (190, 210), 35, 40, (0, 0))
+    finder = _SidesFinder([], FoundTile(true, False, 0.95), 0)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    tiles = detect_tiles(img).tiles
+    assert len(tiles) == 1 and _poly_iou(tiles[0].corners, true) > 0.8
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
+    assert detect_tiles(img).tiles == []
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", True)
+    table = np.full((600, 800, 3), 60, np.uint8)
+    synth.draw_tile(table, (190, 210), 35, 40, (0, 0))
+    finder.find_with_maps = lambda frame: ([], finder._maps(600, 800, 1.0, []), 1.0)
+    assert detect_tiles(table).tiles == []
