@@ -738,10 +738,15 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     # under a tile seen now or a hidden tile kept above it (highest first: a span read as two
     # tiles, one on each support, then covered: the supports lie under those two, which lie
     # under the tile seen); else gone with what lay on it
+    # where tiles stay where they are laid, a known tile read away from its place was seen
+    # through a tile laid on part of it: it still lies where it was, over what it covered
+    moved_from = [o for o, _ in change.moved] if fixed_watched else []
     for o in sorted(hidden_old, key=lambda h: -h.layer):
         if (changed is not None and still(o)) or any(
                 (not t.hidden or (t.layer > o.layer and not t.gone))
-                and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table):
+                and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table) or any(
+                m.layer > o.layer and overlap_fraction(m, o) >= COVER_MIN_OVERLAP
+                for m in moved_from):
             table.append(o)
             continue
         under_gone = any(t.gone and overlap_fraction(t, o) >= COVER_MIN_OVERLAP for t in table)

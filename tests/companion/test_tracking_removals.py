@@ -174,3 +174,31 @@ def test_a_tile_covered_by_a_tile_not_read_is_unread_not_removed_where_tiles_sta
     assert gone.gone and gone.hidden and gone.unseen_on == 1
     moving = diff(table, [b], changed=_changed(a))
     assert moving.unread == [] and [s.tile for s in moving.removed] == [Tile.of(1, 2)]
+
+
+def test_a_hidden_tile_stays_under_a_tile_read_away_from_its_place_where_tiles_stay() -> None:
+    """1-1 lies on 1-2 (hidden). A tile the reader does not find is laid over the right end of
+    1-1 (the picture changes there, over part of 1-2's outline too) and the reader gives 1-1 an
+    outline off its place (a tile partly covered). Where tiles stay where laid, 1-1 still lies
+    where it was, so 1-2 stays hidden under it, not removed (held-out build sequence 1,005,107
+    frame 20: the one false removal of session 9). A game that moves tiles reports 1-2
+    removed."""
+    low = tile_at(1, 2, 100, 100)  # x 80..120, y 90..110
+    side = tile_at(5, 5, 200, 100)
+    top = _shifted(low, 1, 1, 1.0)  # x 81..121
+    misplaced = Seen(Tile.of(1, 1), (1, 1), tuple((x, y + 22.0) for x, y in top.corners), 0.99)
+    for fixed in (True, False):
+        table = diff([], [low, side], fixed=fixed).table
+        table = diff(table, [top, side], changed=changed_at((100, 100)), fixed=fixed).table
+        assert {(s.tile, s.hidden) for s in table} == {
+            (Tile.of(1, 2), True), (Tile.of(1, 1), False), (Tile.of(5, 5), False)}
+        changed = _changed((110, 88, 150, 112))  # the unread tile over 1-1's right end
+        assert changed(low) > STILL_MAX_CHANGED and changed(misplaced) == 0.0
+        out = diff(table, [misplaced, side], changed=changed, fixed=fixed)
+        assert [(o.tile, s.tile) for o, s in out.moved] == [(Tile.of(1, 1), Tile.of(1, 1))]
+        if fixed:
+            assert not out.removed and not out.unread
+            assert [(s.tile, s.hidden, s.gone) for s in out.table if s.tile == Tile.of(1, 2)] \
+                == [(Tile.of(1, 2), True, False)]
+        else:
+            assert [s.tile for s in out.removed] == [Tile.of(1, 2)]
