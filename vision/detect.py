@@ -1135,8 +1135,14 @@ CLOSE_UP_INK = 60.0
 #: Whether a close-up in which the network's passes give no tile at all that passes (also by
 #: :data:`CLOSE_UP_INK`) takes the whole tile of the classical detector (:func:`classical_detect`,
 #: face masks and the divider check) with the clearest divider: the network gives no kernel
-#: over small tiles on a checked cloth, where a pale tile's face mask stands out.
+#: over small tiles on a checked cloth, where a pale tile's face mask stands out. A tile
+#: narrower than CLOSE_UP_CLASSICAL_WIDTH of the picture's long side is not taken (a cloth's
+#: check; real phone close-ups hold tiles from about 0.09 of the side). On 400 rendered phone
+#: close-ups on cloth (``render_phone_closeup(seed, table="cloth")``, seeds 3,000,000-399,
+#: 2026-11-22) the classical look gave 12 tiles: 8 true (0.09-0.14 of the side wide), 2 checks
+#: 0.02-0.03 wide, 2 misplaced (IoU 0.32 and 0.37) on tiles not found otherwise.
 CLOSE_UP_CLASSICAL = True
+CLOSE_UP_CLASSICAL_WIDTH = 0.06
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
@@ -1591,7 +1597,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 (tiles, scores, split), net_maps, net_scale = got, maps, scale
                 break
         if not tiles and CLOSE_UP_CLASSICAL:
-            whole = [t for t in classical_detect(frame_bgr).tiles if not t.cut and t.is_tile]
+            whole = [t for t in classical_detect(frame_bgr).tiles if not t.cut and t.is_tile
+                     and _sides(t.corners)[0] >= CLOSE_UP_CLASSICAL_WIDTH * max(h, w)]
             if whole:
                 tiles, scores, split = [max(whole, key=lambda t: t.divider)], [1.0], [False]
     tiles, large = _plausible_net_tiles(tiles, scores, split)
