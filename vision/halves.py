@@ -18,7 +18,8 @@ squares are the input of the ONNX pip classifier (:mod:`vision.classifier`).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Literal, overload
 
 import cv2
 import numpy as np
@@ -454,13 +455,50 @@ def tile_crops_deglared(frame_bgr: np.ndarray,
     return _tile_crops(frame_bgr, corners_list, washed=False, deglare=True)[0]
 
 
-def _deglare(pairs: np.ndarray) -> np.ndarray:
+def tile_crops_glinted(frame_bgr: np.ndarray,
+                       corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The glint taken out of each half two ways, for reading what a glint hides by the pip
+    layouts (:meth:`vision.pips.PipReader.read_hidden`): the squares of
+    :func:`tile_crops_deglared` (what the glint hides mirrored in), the same squares without
+    the mirror (where the glint hides the face, the body colour), and where each half is hidden
+    (opacity :data:`GLINT_OPAQUE` or clipped, widened by :data:`GLINT_RIM` px) as a
+    (2N, S, S) bool array (rows as the crops'). Colour frames only: a grey frame raises
+    :class:`FrameError`."""
+    _check_frame(frame_bgr)
+    if frame_bgr.ndim != 3:
+        raise FrameError(f"tile_crops_glinted: expected a colour (H, W, 3) frame, got shape "
+                         f"{frame_bgr.shape}")
+    pairs = _warped(frame_bgr, corners_list)
+    if not len(pairs):
+        empty = np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
+        return empty, empty.copy(), np.zeros((0, HALF_SIZE, HALF_SIZE), bool)
+    mirrored, plain, hidden = _deglare(pairs, both=True)
+    return (_normalise_tiles(mirrored).reshape(-1, HALF_SIZE, HALF_SIZE),
+            _normalise_tiles(plain).reshape(-1, HALF_SIZE, HALF_SIZE),
+            hidden.reshape(-1, HALF_SIZE, HALF_SIZE))
+
+
+@overload
+def _deglare(pairs: np.ndarray, both: Literal[False] = ...) -> np.ndarray: ...
+
+
+@overload
+def _deglare(pairs: np.ndarray, both: Literal[True]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
+def _deglare(pairs: np.ndarray, both: bool = False
+             ) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(N, 2, S, S, 3) uint8 halves with the glint's white taken out (see
-    :func:`tile_crops_deglared`), as uint8."""
+    :func:`tile_crops_deglared`), as uint8; with ``both``, also those halves without the
+    mirror (:data:`GLINT_MIRROR`) and where each half is hidden ((N, 2, S, S) bool)."""
     count = pairs.shape[0]
     small = HALF_SIZE // FLAT_SHRINK
     kernel = max(3, (FLAT_KERNEL // FLAT_SHRINK) | 1)
     out = pairs.astype(np.float32)
+    plain = out.copy() if both else out
+    hidden = np.zeros(pairs.shape[:4], bool)
     for i in range(count):
         body = np.median(pairs[i].reshape(-1, 3), axis=0).astype(np.float32)
         for j in range(2):
@@ -476,6 +514,9 @@ def _deglare(pairs: np.ndarray) -> np.ndarray:
                             0.0, 1.0)[..., None]
             opaque = clipped | (alpha[..., 0] >= GLINT_OPAQUE)
             seen = (out[i, j] - 255.0 * alpha) / np.maximum(1.0 - alpha, 1.0 - GLINT_OPAQUE)
+            if both:
+                hidden[i, j] = cv2.dilate(opaque.astype(np.uint8), _RIM_KERNEL) > 0
+                plain[i, j] = np.where(hidden[i, j][..., None], body, seen)
             if GLINT_MIRROR:
                 # every pip layout is point-symmetric about the half's centre (the square's):
                 # what the glint hides, its mirror image across the centre shows
@@ -484,7 +525,10 @@ def _deglare(pairs: np.ndarray) -> np.ndarray:
                 seen = np.where((opaque & ~mirror)[..., None], seen[::-1, ::-1], seen)
                 opaque = opaque & mirror
             out[i, j] = np.where(opaque[..., None], body, seen)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    mirrored = np.clip(out, 0, 255).astype(np.uint8)
+    if not both:
+        return mirrored
+    return mirrored, np.clip(plain, 0, 255).astype(np.uint8), hidden
 
 
 def _flatten(pairs: np.ndarray) -> np.ndarray:
@@ -513,6 +557,21 @@ def _tile_crops(frame_bgr: np.ndarray,
                 flatten: bool = False, deglare: bool = False
                 ) -> tuple[np.ndarray, np.ndarray | None]:
     _check_frame(frame_bgr)
+    pairs = _warped(frame_bgr, corners_list)
+    if len(corners_list) == 0:
+        return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)
+    if flatten:
+        return _normalise_tiles(_flatten(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
+    if deglare and pairs.ndim == 5:
+        return _normalise_tiles(_deglare(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
+    return (_normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE),
+            _washed(pairs).reshape(-1) if washed else None)
+
+
+def _warped(frame_bgr: np.ndarray,
+            corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]) -> np.ndarray:
+    """The halves of every tile warped to squares, (N, 2, S, S[, 3]) uint8 (a bad tile raises
+    :class:`CornersError` naming its index)."""
     height, width = frame_bgr.shape[:2]
     pairs = np.empty((len(corners_list), 2, HALF_SIZE, HALF_SIZE) + frame_bgr.shape[2:],
                      dtype=np.uint8)
@@ -532,11 +591,4 @@ def _tile_crops(frame_bgr: np.ndarray,
                 raise CornersError(f"tile {index}: {exc}") from exc
     for index, quad in enumerate(quads):
         _warp_tile(frame_bgr, quad, pairs[index])
-    if len(corners_list) == 0:
-        return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32), np.zeros(0, np.float32)
-    if flatten:
-        return _normalise_tiles(_flatten(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
-    if deglare and pairs.ndim == 5:
-        return _normalise_tiles(_deglare(pairs)).reshape(-1, HALF_SIZE, HALF_SIZE), None
-    return (_normalise_tiles(pairs).reshape(-1, HALF_SIZE, HALF_SIZE),
-            _washed(pairs).reshape(-1) if washed else None)
+    return pairs

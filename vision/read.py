@@ -26,7 +26,8 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
 - ``blank``: only with the classifier: a tile read with a blank half is read again with the
   lighting taken out of its squares (:data:`FLATTEN_BLANK`);
 - ``glint``: only with the classifier: a tile with a half under a blown-out glare spot is read
-  again with the glint taken out of its squares (:data:`DEGLARE_WASHED`), its doubt kept;
+  again with the glint taken out of its squares (:data:`DEGLARE_WASHED`), a half the glint
+  hides part of by the pip layouts that fit what it leaves visible (:data:`READ_HIDDEN`);
 - ``drop``: found tiles that are not tiles are left out: much smaller than the frame's others
   and read unsurely (:data:`SMALL_AREA`), read 0-0 without a divider among tiles that show
   one (a tile face down: :data:`FACE_DOWN_DIVIDER`), or with unsharp sides, read unsurely and
@@ -71,6 +72,7 @@ from vision.halves import (
     tile_crops,
     tile_crops_deglared,
     tile_crops_flattened,
+    tile_crops_glinted,
     tile_crops_washed,
 )
 from vision.layers import Geometry as LayerGeometry
@@ -82,7 +84,14 @@ from vision.outline import (
     surround_contrast,
     turned_far,
 )
-from vision.pips import WASHED_DOUBT, PipReader, TileReader, TileValue, best_of_outlines
+from vision.pips import (
+    WASHED_DOUBT,
+    PipReader,
+    TileReader,
+    TileValue,
+    best_of_outlines,
+    tile_values,
+)
 from vision.types import Reading, TileReading
 
 #: Longest side, in pixels, that detection works at (larger images are scaled down for it).
@@ -164,6 +173,26 @@ FLATTEN_BLANK = True
 #: lost), no mirror (right 166), keeping the deglared reading alone (wrong-sure 5), and
 #: deglaring halves with no clipped pixel (two tuning tiles read right lost).
 DEGLARE_WASHED = True
+#: Whether the ``glint`` stage reads a half a glint hides part of by the pip layouts that fit
+#: what it leaves visible (:meth:`vision.pips.PipReader.read_hidden`: each value's pips filled
+#: in where it hides the face; the values the reader then reads back share the half's
+#: probability: one value that fits is a sure reading, several a doubtful one with those as
+#: alternatives) instead of joining the readings as seen and deglared (pips under the glint's
+#: centre have no mirror). Chosen on the glint family (``runs/A9/make_glint.py``, seeds
+#: 300,000-199, 558 glinted tiles, the demo camera's noise 1.5; with :data:`AGREE_SURER`):
+#: glinted tiles right 208 -> 210 (sure 9 -> 40), wrong and sure 3 -> 3, not found 113 -> 111;
+#: the other tiles of those scenes right 2228 -> 2232, right but unsure 43 -> 33, wrong and
+#: sure 9 -> 9. On 500 tuning scenes (seeds 1,600,000-499): tiles right 7017 -> 7019 and frames
+#: 425 -> 427 (three glinted 0-0s read surely and kept: unsure, the face-down rule dropped
+#: them), sure-wrong 13 -> 13, right tiles below 0.9 184 -> 181; one right but unsure tile is
+#: read wrong (1,600,415's 2-3 read 2-2 at 0.66).
+READ_HIDDEN = True
+#: With :data:`READ_HIDDEN`: where the readings as seen and deglared, joined as before, give
+#: the same tile as the layouts, more surely, that confidence is kept (a glint on a part of the
+#: half where no layout puts a pip). Without it: tuning right tiles below 0.9 184 -> 187 (6
+#: right tiles doubted, 2 made sure), the glint family's other tiles right but unsure 43 -> 34
+#: and glinted tiles wrong and sure 1 (sure right 35).
+AGREE_SURER = True
 #: Whether a tile the detector flags as a face-down back (no clear divider and no ink darker
 #: than a marbled back's veins: :attr:`vision.detect.TileCandidate.back`,
 #: :data:`vision.detect.BACK_CONTRAST`) and that the pips read blank on both halves (0-0) is
@@ -624,6 +653,24 @@ class Reader:
             return values
         glinted = [i for i in range(len(values))
                    if float(np.max(np.asarray(washed)[2 * i:2 * i + 2])) >= WASHED_DOUBT]
+        if not glinted:
+            return values
+        if READ_HIDDEN and frame_bgr.ndim == 3:
+            # the halves a glint hides part of are read by the pip layouts that fit what it
+            # leaves visible; the glare's doubt stays on the other washed halves
+            mirrored, plain, hidden = tile_crops_glinted(frame_bgr,
+                                                         [outlines[i] for i in glinted])
+            probs, by_layout = self.pips.read_hidden(plain, hidden, mirrored, set_max)
+            doubt = np.where(by_layout, 0.0, _washed_of(washed, glinted))
+            again = tile_values(probs, set_max, washed=doubt)
+            joined = self.pips.read_tiles(mirrored, set_max, washed=_washed_of(washed, glinted))
+            out = list(values)
+            for i, value, other in zip(glinted, again, joined):
+                other = best_of_outlines(other, [values[i]])
+                if AGREE_SURER and other.tile == value.tile and other.confidence > value.confidence:
+                    value = dataclasses.replace(value, confidence=other.confidence)
+                out[i] = value
+            return out
         # read one way as seen and another with the glint taken out: doubtful
         return self._reread(frame_bgr, outlines, values, set_max, washed, glinted,
                             tile_crops_deglared,

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from vision.halves import (HALF_SIZE, CornersError, FrameError, half_crops, outline_variants,
-                           tile_crops, tile_crops_deglared, tile_crops_washed)
+                           tile_crops, tile_crops_deglared, tile_crops_glinted,
+                           tile_crops_washed)
 from vision.virtual_camera import add_glare
 
 # A tile 200 px long and 100 px wide lying left to right; corners[0]-corners[1] is its left
@@ -256,3 +257,25 @@ def test_deglared_squares_show_the_pip_a_glint_hid(face):
     assert deglared.shape == (2, HALF_SIZE, HALF_SIZE) and deglared.dtype == np.float32
     assert blobs(deglared[0]) == 2 and blobs(deglared[1]) == 5
     assert tile_crops_deglared(glared, []).shape == (0, HALF_SIZE, HALF_SIZE)
+
+
+def test_glinted_squares_come_mirrored_plain_and_with_where_the_glint_hides():
+    """tile_crops_glinted: the deglared squares, the same without the mirror (the hidden pip
+    of the 2 stays hidden) and the hidden part of each half (only the glinted one)."""
+    frame_bgr = draw_tile((196, 232, 240), (25, 25, 28), TWO, FIVE)
+    glared = add_glare(frame_bgr, (228 / 640, 228 / 480), 0.04)
+    mirrored, plain, hidden = tile_crops_glinted(glared, [LEFT_TO_RIGHT])
+    np.testing.assert_array_equal(mirrored, tile_crops_deglared(glared, [LEFT_TO_RIGHT]))
+    assert plain.shape == hidden.shape == (2, HALF_SIZE, HALF_SIZE) and hidden.dtype == bool
+    assert blobs(mirrored[0]) == 2 and blobs(plain[0]) == 1 and blobs(plain[1]) == 5
+    assert 0.02 < hidden[0].mean() < 0.5 and not hidden[1].any()
+    # the hidden part is where the glint was: the 2's outer pip (225, 225), near the outer
+    # edge (the square's top) and corners[1] (its right)
+    assert hidden[0][:HALF_SIZE // 2, HALF_SIZE // 2:].mean() > 2 * hidden[0].mean()
+    # no glint: nothing hidden, and the squares are the plain cut
+    _, p, h = tile_crops_glinted(frame_bgr, [LEFT_TO_RIGHT])
+    assert not h.any()
+    np.testing.assert_array_equal(p, tile_crops(frame_bgr, [LEFT_TO_RIGHT]))
+    assert [a.shape[0] for a in tile_crops_glinted(glared, [])] == [0, 0, 0]
+    with pytest.raises(FrameError, match="colour"):
+        tile_crops_glinted(glared[..., 0], [LEFT_TO_RIGHT])

@@ -7,8 +7,8 @@ import pytest
 import reader_synth as synth
 
 from vision.halves import half_crops, tile_crops_washed
-from vision.pips import (PipReader, PipReadError, TileValue, best_of_outlines, hidden_pips, pool,
-                         tile_values)
+from vision.pips import (PipReader, PipReadError, TileValue, best_of_outlines, hidden_pips,
+                         layout_squares, pool, tile_values)
 from vision.virtual_camera import add_glare
 from vision.pips_classical import CropError, read_halves
 
@@ -214,3 +214,35 @@ def test_a_sure_wrong_count_does_not_outvote_a_fairly_sure_classifier():
     # agreeing readers still give one sharp value
     sharp = pool(p_cnn, p_cnn)
     assert int(sharp.argmax()) == 14 and sharp[0, 14] > p_cnn[0, 14]
+
+
+def _blob_count(square: np.ndarray) -> int:
+    import cv2
+    return cv2.connectedComponents((square > 0.5).astype(np.uint8))[0] - 1
+
+
+def test_layout_squares_show_every_values_pips():
+    for value in range(16):
+        squares = layout_squares(value)
+        assert 1 <= len(squares) <= 3
+        for square in squares:
+            assert square.shape == (48, 48) and square.dtype == np.float32
+            assert _blob_count(square) == value
+            # point-symmetric about the square's centre, as every layout is
+            np.testing.assert_allclose(square, square[::-1, ::-1], atol=1e-5)
+    assert len(layout_squares(2)) == 2  # the diagonal either way
+    assert layout_squares(5) is layout_squares(5)  # cached
+    with pytest.raises(PipReadError, match="0..15"):
+        layout_squares(16)
+
+
+def test_read_hidden_checks_its_inputs():
+    reader = PipReader(classifier=None)
+    squares = np.zeros((2, 48, 48), np.float32)
+    with pytest.raises(PipReadError, match="one \\(N, S, S\\) shape"):
+        reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares[:1])
+    with pytest.raises(PipReadError, match="set_max"):
+        reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares, 16)
+    probs, used = reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares, 6)
+    assert not used.any()  # nothing hidden: the mirrored squares' reading
+    np.testing.assert_allclose(probs, reader.half_probabilities(squares))
