@@ -48,7 +48,9 @@ Cues, strongest first:
   stacked below its face, its shadow on a tile, a lower tile's edge) and gives the
   probabilities of 0, 1, 2, 3+ tiles under it; a tile the chain leaves on the table whose
   probability of lying on something is at least :data:`LEARNED_LIFT` and that no found tile
-  lies on is put on the layer the model gives (``learned=False`` leaves the cue out).
+  lies on is put on the layer the model gives (``learned=False`` leaves the cue out). In a
+  picture where most of those tiles look raised to it (:data:`STACKED_SURE`), a stacked
+  table, the bar is :data:`LEARNED_LIFT_STACKED`.
 
 Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0 with
 outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture 1, the
