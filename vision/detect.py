@@ -1140,9 +1140,13 @@ CLOSE_UP_INK = 60.0
 #: check; real phone close-ups hold tiles from about 0.09 of the side). On 400 rendered phone
 #: close-ups on cloth (``render_phone_closeup(seed, table="cloth")``, seeds 3,000,000-399,
 #: 2026-11-22) the classical look gave 12 tiles: 8 true (0.09-0.14 of the side wide), 2 checks
-#: 0.02-0.03 wide, 2 misplaced (IoU 0.32 and 0.37) on tiles not found otherwise.
+#: 0.02-0.03 wide, 2 misplaced (IoU 0.32 and 0.37) on tiles not found otherwise. Nor one with
+#: more than CLOSE_UP_CLASSICAL_PIPS pip-like blobs (a patch of a checked cloth: on 800 more
+#: such close-ups, seeds 3,000,400-3,001,199, 26 tiles taken, 20 true with at most 5 blobs, 6
+#: false of which two with 17 and 21).
 CLOSE_UP_CLASSICAL = True
 CLOSE_UP_CLASSICAL_WIDTH = 0.06
+CLOSE_UP_CLASSICAL_PIPS = 12
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
@@ -1598,7 +1602,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 break
         if not tiles and CLOSE_UP_CLASSICAL:
             whole = [t for t in classical_detect(frame_bgr).tiles if not t.cut and t.is_tile
-                     and _sides(t.corners)[0] >= CLOSE_UP_CLASSICAL_WIDTH * max(h, w)]
+                     and _sides(t.corners)[0] >= CLOSE_UP_CLASSICAL_WIDTH * max(h, w)
+                     and t.pips <= CLOSE_UP_CLASSICAL_PIPS]
             if whole:
                 tiles, scores, split = [max(whole, key=lambda t: t.divider)], [1.0], [False]
     tiles, large = _plausible_net_tiles(tiles, scores, split)

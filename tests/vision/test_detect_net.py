@@ -489,8 +489,8 @@ def test_a_close_up_tile_whose_pips_ran_together_is_kept_by_its_ink(monkeypatch,
 def test_a_close_up_the_network_misses_takes_the_classical_tile(monkeypatch):
     """A close-up in which the network gives nothing (a small tile on a checked cloth) takes
     the classical detector's whole tile with the clearest divider, unless it is narrower than
-    CLOSE_UP_CLASSICAL_WIDTH of the side; without CLOSE_UP_CLASSICAL, or in a frame of a table,
-    nothing is found."""
+    CLOSE_UP_CLASSICAL_WIDTH of the side or shows more than CLOSE_UP_CLASSICAL_PIPS pip blobs;
+    without CLOSE_UP_CLASSICAL, or in a frame of a table, nothing is found."""
     img = np.full((400, 400, 3), 60, np.uint8)
     true = synth.draw_tile(img, (190, 210), 35, 40, (0, 0))
     finder = _SidesFinder([], FoundTile(true, False, 0.95), 0)
@@ -500,6 +500,9 @@ def test_a_close_up_the_network_misses_takes_the_classical_tile(monkeypatch):
     monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL_WIDTH", 0.2)  # the tile is 0.1 of the side
     assert detect_tiles(img).tiles == []
     monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL_WIDTH", 0.06)
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL_PIPS", -1)  # fewer blobs than any tile
+    assert detect_tiles(img).tiles == []
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL_PIPS", 12)
     monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
     assert detect_tiles(img).tiles == []
     monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", True)
