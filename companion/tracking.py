@@ -61,7 +61,9 @@ Found again itself, where it lay, it is added (it was removed), with its layer.
 A hidden tile stays while a tile seen lies over it, or a hidden tile that stays lies above it
 (a span the reader read as two tiles, one on each support, then covered by the next tile: the
 supports lie under those two, the next tile over less than :data:`COVER_MIN_OVERLAP` of each),
-and with the memory while the picture at it did not change (nothing was taken off it); under a
+and with the memory while the picture at it did not change (nothing was taken off it); where
+tiles stay where they are laid, also while a known tile read away from its place this time
+(``moved``: seen through a tile laid on part of it) lay over it where it was; under a
 tile gone it is removed and remembered with it (where tiles stay where they are laid, not
 reported: the tile seen on top of the stack is the one report of it going out of sight).
 Without ``changed`` nothing is remembered.
