@@ -455,6 +455,23 @@ def tile_crops_deglared(frame_bgr: np.ndarray,
     return _tile_crops(frame_bgr, corners_list, washed=False, deglare=True)[0]
 
 
+def tile_crops_half_by_half(frame_bgr: np.ndarray,
+                            corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
+                            ) -> np.ndarray:
+    """:func:`tile_crops` with every half normalised on its own (its own colour axis and
+    spread, as :data:`SPLIT_RATIO` does for tiles with ink of two colours): a pale pip alone on
+    a half (a cyan 1 beside an orange 5 on a white tile of a set with a colour per pip value)
+    stands out on its half's own axis where the tile's shows the other half's ink only. A
+    blank half's noise is stretched too: the reader asks these squares only about halves read
+    blank (:data:`vision.read.HALF_BY_HALF_SURE`)."""
+    _check_frame(frame_bgr)
+    pairs = _warped(frame_bgr, corners_list)
+    if not len(pairs):
+        return np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
+    halves = pairs.reshape((2 * len(pairs), 1) + pairs.shape[2:])
+    return _normalise_each(halves).reshape(-1, HALF_SIZE, HALF_SIZE)
+
+
 def tile_crops_glinted(frame_bgr: np.ndarray,
                        corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -73,6 +73,7 @@ from vision.halves import (
     tile_crops_deglared,
     tile_crops_flattened,
     tile_crops_glinted,
+    tile_crops_half_by_half,
     tile_crops_washed,
 )
 from vision.layers import Geometry as LayerGeometry
@@ -155,6 +156,18 @@ TURN_FAR_BELOW = 0.95
 #: session's stages (blank, drop) on those scenes: misread 43 -> 36, false tiles 66 -> 40,
 #: tiles right 6997 -> 7004 of 7143, frames entirely right 405 -> 417.
 FLATTEN_BLANK = True
+#: With :data:`FLATTEN_BLANK`: a tile still read with a blank half is also read on halves
+#: normalised one by one (:func:`vision.halves.tile_crops_half_by_half`); where that reads
+#: another tile with at least this confidence, the two readings are joined as two outlines are
+#: (:func:`vision.pips.best_of_outlines`: the tile stays doubtful). More than 1 turns it off.
+#: On 500 tuning scenes (seeds 1,600,000-499) of the 13 tiles read wrong with confidence 0.9 or
+#: more, one is a pale pip alone on its half (1,600,001: a cyan 1 beside an orange 5 on a white
+#: tile read 0-5 at 0.999; the halves one by one read 1-5 at 1.0): it is now read 1-5 at 0.5,
+#: and 1,600,291's 1-2, read 0-2 at 0.57, 1-2 at 0.63 (tiles right 7019 -> 7021, frames 427 ->
+#: 428, sure-wrong 13 -> 12, right below 0.9 181 -> 183: those two); 8 tiles read right with a
+#: blank half read otherwise one by one at 0.42-0.92 are left as they are (joining them all:
+#: right tiles below 0.9 181 -> 189). Glint family (seeds 300,000-199): no reading changed.
+HALF_BY_HALF_SURE = 0.95
 #: Whether a tile with a half under a glare spot (blown-out fraction at least
 #: :data:`vision.pips.WASHED_DOUBT`) is read again at its outline on squares with the glint's
 #: white taken out and what it hides mirrored in from across the half's centre
@@ -639,8 +652,17 @@ class Reader:
         squares with the lighting taken out (:func:`vision.halves.tile_crops_flattened`,
         :data:`FLATTEN_BLANK`); ``washed`` as for :meth:`refine`."""
         blank = [i for i, v in enumerate(values) if 0 in v.halves]
+        values = self._reread(frame_bgr, outlines, values, set_max, washed, blank,
+                              tile_crops_flattened, lambda again, _: again)
+        if HALF_BY_HALF_SURE > 1.0:
+            return values
+        # still blank: halves normalised one by one read a pip surely -> doubtful
+        blank = [i for i in blank if 0 in values[i].halves]
         return self._reread(frame_bgr, outlines, values, set_max, washed, blank,
-                            tile_crops_flattened, lambda again, _: again)
+                            tile_crops_half_by_half,
+                            lambda again, seen: seen if again.tile == seen.tile
+                            or again.confidence < HALF_BY_HALF_SURE
+                            else best_of_outlines(seen, [again]))
 
     def reread_glint(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],
                      values: list[TileValue], set_max: int,

@@ -10,7 +10,7 @@ import pytest
 
 from vision.halves import (HALF_SIZE, CornersError, FrameError, half_crops, outline_variants,
                            tile_crops, tile_crops_deglared, tile_crops_glinted,
-                           tile_crops_washed)
+                           tile_crops_half_by_half, tile_crops_washed)
 from vision.virtual_camera import add_glare
 
 # A tile 200 px long and 100 px wide lying left to right; corners[0]-corners[1] is its left
@@ -279,3 +279,21 @@ def test_glinted_squares_come_mirrored_plain_and_with_where_the_glint_hides():
     assert [a.shape[0] for a in tile_crops_glinted(glared, [])] == [0, 0, 0]
     with pytest.raises(FrameError, match="colour"):
         tile_crops_glinted(glared[..., 0], [LEFT_TO_RIGHT])
+
+
+def pale_pip_tile() -> np.ndarray:
+    """A white tile of a set with a colour per pip value: an orange 5 and, alone on the first
+    half, a pale cyan 1 that the tile's one colour axis (the orange's) hardly shows."""
+    frame_bgr = draw_tile((235, 240, 242), (40, 120, 235), [], FIVE)
+    cv2.circle(frame_bgr, (250, 250), 11, (238, 238, 190), -1, cv2.LINE_AA)
+    return frame_bgr
+
+
+def test_half_by_half_squares_show_a_pale_pip_alone_on_its_half():
+    frame_bgr = pale_pip_tile()
+    tile = tile_crops(frame_bgr, [LEFT_TO_RIGHT])
+    each = tile_crops_half_by_half(frame_bgr, [LEFT_TO_RIGHT])
+    assert each.shape == tile.shape and each.dtype == np.float32
+    assert (blobs(tile[0]), blobs(tile[1])) == (0, 5)
+    assert (blobs(each[0]), blobs(each[1])) == (1, 5)
+    assert tile_crops_half_by_half(frame_bgr, []).shape == (0, HALF_SIZE, HALF_SIZE)

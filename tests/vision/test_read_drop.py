@@ -166,3 +166,26 @@ def test_table_grain_read_unsurely_with_unsharp_sides_is_dropped():
     assert read_mod._plausible(frame, tiles + [grain], values + [unsure])[-1]
     with pytest.raises(ValueError, match="one sharpness per outline"):
         read_mod._plausible(frame, tiles + [grain], values + [unsure], sharp)
+
+
+def test_a_blank_half_read_otherwise_half_by_half_leaves_the_tile_doubtful():
+    """vision.read.HALF_BY_HALF_SURE: the pale 1 of a colour-per-value set vanishes on the
+    tile's colour axis (read 0-5 surely); normalised on its own the half reads 1, surely, so
+    the tile stays doubtful with both; with the rule off it is read 0-5 surely."""
+    from tests.vision.test_halves import LEFT_TO_RIGHT, pale_pip_tile
+    from vision.halves import tile_crops_washed
+    frame = pale_pip_tile()
+    reader = read_mod.Reader()
+    crops, washed = tile_crops_washed(frame, [LEFT_TO_RIGHT])
+    seen = reader.pips.read_tiles(crops, 9, washed=washed)
+    assert seen[0].halves == (0, 5) and seen[0].confidence > 0.99
+    again = reader.reread_blank(frame, [LEFT_TO_RIGHT], seen, 9, washed)
+    assert {str(again[0].tile), *dict(again[0].alternatives)} >= {"1-5", "0-5"}
+    assert again[0].confidence < 0.9
+    old = read_mod.HALF_BY_HALF_SURE
+    try:
+        read_mod.HALF_BY_HALF_SURE = 1.5
+        kept = reader.reread_blank(frame, [LEFT_TO_RIGHT], seen, 9, washed)
+    finally:
+        read_mod.HALF_BY_HALF_SURE = old
+    assert str(kept[0].tile) == "0-5" and kept[0].confidence > 0.99
