@@ -248,7 +248,9 @@ def test_a_washed_out_tile_is_looked_at_again_on_its_inner_part(monkeypatch, sco
     """A pale face with pale pips on a dark table, found with a quad that takes in a little
     table: the table sets the quad's ink level, so its pips do not show; its inner part
     (INNER_SHRINK) shows them. A sure network tile (INNER_SCORE) is kept, a less sure one is
-    not looked at again (the picture is small: the close-up's last looks are left out)."""
+    not looked at again (the picture is small: the close-up's last looks are left out, and
+    the turned divider's look, which would find the divider on the inner part too)."""
+    monkeypatch.setattr(detect, "TURN_MAX", 0.0)
     monkeypatch.setattr(detect, "CLOSE_UP_INK", 0.0)
     monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
     img = np.full((200, 300, 3), 5, np.uint8)
@@ -412,7 +414,7 @@ def test_a_blank_double_found_aslant_is_kept_on_its_turned_divider(monkeypatch, 
     """A blank double (no pips) found by a quad turned 20 degrees or so against the tile: the
     divider crosses the quad's middle aslant and shows no square-on divider; the turned look
     (TURN_MAX) finds it, keeps the tile and turns its quad onto the tile. With TURN_MAX 0 it is
-    lost; a sure kernel is needed (INNER_SCORE). (A frame of a table: a close-up's last looks
+    lost; a kernel under TURN_SCORE is not looked at. (A frame of a table: a close-up's last looks
     would take the tile in any case.)"""
     img = np.full((600, 800, 3), 70, np.uint8)
     true = synth.draw_tile(img, (200, 150), 30, 50, (0, 0))
@@ -426,9 +428,9 @@ def test_a_blank_double_found_aslant_is_kept_on_its_turned_divider(monkeypatch, 
     assert len(tiles) == 1 and not tiles[0].back
     assert _poly_iou(tiles[0].corners, true) > 0.9
     assert tiles[0].divider >= detect.MIN_DIVIDER_SCORE
-    monkeypatch.setattr(tile_finder, "shared_finder",
-                        lambda: _OneTileFinder(FoundTile(found, False, 0.84), img.shape[:2]))
+    monkeypatch.setattr(detect, "TURN_SCORE", 0.96)
     assert detect_tiles(img).tiles == []
+    monkeypatch.setattr(detect, "TURN_SCORE", 0.8)
     monkeypatch.setattr(tile_finder, "shared_finder",
                         lambda: _OneTileFinder(FoundTile(found, False, 0.95), img.shape[:2]))
     monkeypatch.setattr(detect, "TURN_MAX", 0.0)
