@@ -26,6 +26,11 @@ prints JSON:
   laid does, with nothing found; the interpreters ask which tile was laid on it), and
   ``unread_covered``: how many of those lie, in the scene's truth, under a tile of a higher
   layer (the question is about a real tile).
+  ``shown``: the tile-frames the table shows (not hidden), with ``where_no_tile``: those whose
+  outline overlaps no tile of the scene's truth (covered ones included) by an IoU of 0.3 (a
+  misreading kept, a tile followed to a wrong place), and ``value_not_there``: those over a
+  truth tile (IoU >= 0.3) where no truth tile of their value lies (a misread value shown, or a
+  tile shown over a neighbour's place) (:func:`shown_not_there`).
 
 * ``flat`` (with ``--flat N``): N held-out scenes of flat layouts (line, spinner, chickenfoot,
   trains, grid, loose in turn, from seed :data:`FLAT_SEED`) read by the same reader without and
@@ -117,6 +122,22 @@ def _covered_in_truth(quad: np.ndarray, truth_tiles: list[dict[str, Any]]) -> bo
     return any(t["layer"] > low["layer"]
                and quad_iou(np.array(t["corners"]), np.array(low["corners"])) > 0.05
                for t in truth_tiles)
+
+
+def shown_not_there(shown: list[Any], truth_tiles: list[dict[str, Any]]) -> tuple[int, int]:
+    """Of the tiles a table shows (:class:`companion.tracking.Seen`), how many overlap no truth
+    tile (covered ones included) by an IoU of 0.3, and how many overlap some but none of their
+    own value by that much (the ``watched`` figure's ``where_no_tile`` and
+    ``value_not_there``)."""
+    nowhere = wrong = 0
+    for s in shown:
+        q = np.array(s.corners)
+        there = [t for t in truth_tiles if quad_iou(q, np.array(t["corners"])) >= 0.3]
+        if not there:
+            nowhere += 1
+        elif not any(sorted(t["halves"]) == sorted(s.halves) for t in there):
+            wrong += 1
+    return nowhere, wrong
 
 
 def _per_layer(c: Counter, key: str, what: str) -> dict[str, str]:
@@ -244,6 +265,11 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                 for t in truth:
                     c[f"{key}_truth_layer{t['layer']}"] += 1
             shown = [s for s in table if not s.hidden]
+            nowhere, wrong = shown_not_there(shown, scene.truth["tiles"])
+            for key in keys:
+                c[f"{key}_shown"] += len(shown)
+                c[f"{key}_nowhere"] += nowhere
+                c[f"{key}_wrong_value"] += wrong
             for t, j in match_found(truth, [np.array(s.corners) for s in shown]):
                 L = t["layer"]
                 ok = int(shown[j].layer == L)
@@ -286,7 +312,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                   "accuracy_on_found": round(c[f"{key}_ok"] / max(1, c[f"{key}_found"]), 4),
                   "right_per_layer": _per_layer(c, key, "ok"),
                   "layer_right_without_learned": c[f"{key}_plain_ok"],
-                  "inferred": f"{c[f'{key}_inferred_ok']}/{c[f'{key}_inferred']}"}
+                  "inferred": f"{c[f'{key}_inferred_ok']}/{c[f'{key}_inferred']}",
+                  "shown": c[f"{key}_shown"], "where_no_tile": c[f"{key}_nowhere"],
+                  "value_not_there": c[f"{key}_wrong_value"]}
             for key in ("last", "all")}
         out["watched"]["last"]["cold_right_same_frames"] = c["last_cold_ok"]
         out["watched"]["all"]["removed"] = c["all_removed"]
