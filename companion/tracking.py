@@ -37,7 +37,9 @@ again is forgotten, without a report, once it has been unseen for :data:`UNSEEN_
 where nothing was taken (a misreading: kept, it would stay on the table for good); so is any
 tile found in one reading only while the table was watched (:attr:`Seen.sightings`: a piece of
 a stack read as a tile), once unseen for :data:`FEW_SIGHTINGS_UNSEEN` readings where nothing
-was taken. A tile found where less than :data:`LAID_MIN_CHANGED` of
+was taken; and such a tile whose place is read again as one other value, sure, in
+:data:`REPLACE_AFTER` readings in a row is that value (``replaced``: its first sighting was a
+misreading). A tile found where less than :data:`LAID_MIN_CHANGED` of
 its own outline changed was not laid now: over a known tile the reading did not find (outlines
 overlapping by :data:`REREAD_AGAIN_IOU`) it is that tile read again, as another value or
 with another outline, and the known tile stays as it was; elsewhere it was missed before and is found late: it covers
@@ -129,6 +131,12 @@ class Seen:
     #: A tile of the first reading counts as found ``FEW_SIGHTINGS + 1`` times (not seen
     #: appearing). Bookkeeping: two sightings of one tile compare equal whatever their counts
     sightings: int = field(default=1, compare=False)
+    #: the value the last readings read at this tile's place instead (read again, see
+    #: :func:`diff`), and in how many readings in a row: where tiles stay where they are laid, a
+    #: tile found in one reading only is replaced by a value read there instead, sure, in
+    #: :data:`REPLACE_AFTER` readings in a row. Bookkeeping, not compared
+    reread_as: Tile | None = field(default=None, compare=False)
+    reread_times: int = field(default=0, compare=False)
 
     @property
     def layer_confidence(self) -> float:
@@ -196,6 +204,10 @@ class TableChange:
     covered: list[tuple[Seen, Seen]] = field(default_factory=list)
     under: dict[Seen, list[Seen]] = field(default_factory=dict)
     uncovered: list[Seen] = field(default_factory=list)
+    #: where tiles stay where they are laid: (known tile found in one reading only, the value
+    #: read at its place instead in :data:`REPLACE_AFTER` readings in a row), the table shows
+    #: the second in the first's place and layer (the first was a misreading); not a play
+    replaced: list[tuple[Seen, Seen]] = field(default_factory=list)
     table: list[Seen] = field(default_factory=list)
     #: the player whose seat the hand that made this change reached in from, when the live loop
     #: knows it (:class:`companion.live.SeatMemory`; None: not known): for a play the rules
@@ -219,6 +231,9 @@ class TableChange:
             parts.append("moved " + ", ".join(str(a.tile) for a, _ in self.moved))
         if self.covered:
             parts.append("covered " + ", ".join(f"{a.tile} by {b.tile}" for a, b in self.covered))
+        if self.replaced:
+            parts.append("read again " + ", ".join(f"{a.tile} as {b.tile}"
+                                                   for a, b in self.replaced))
         return "; ".join(parts) or "no change"
 
 
@@ -305,6 +320,17 @@ UNSEEN_MAX = 5
 #: in 2 readings too loses 2 found tile-frames on 7000-7029.
 FEW_SIGHTINGS = 1
 FEW_SIGHTINGS_UNSEEN = 2
+#: Where tiles stay where they are laid, a known tile found in at most :data:`FEW_SIGHTINGS`
+#: readings whose place is read again as one other value in this many readings in a row, the
+#: last at :data:`REPLACE_MIN_CONFIDENCE` or more, is that value (the first sighting was a
+#: misreading; see :attr:`TableChange.replaced`). Helper C2, session 10, on the cached
+#: training build sequences (`runs/C10/c2/phk.py`): 7000-7029 tile-frames on the right layer
+#: 1876/1904 -> 1884/1906, last frames 131/138 -> 133/139, shown with a value no truth tile
+#: there has 275 -> 280; 7030-7059 2359/2365 -> 2379/2385, 141/143 -> 144/146, 606 -> 586;
+#: shown where no tile is, removals and questions identical. 3 readings changes nearly nothing
+#: (604 on 7030-7059); tiles found in 2 readings too: 312 / 588; a bar of 0.5: 284 / 582.
+REPLACE_AFTER = 2
+REPLACE_MIN_CONFIDENCE = 0.9
 #: Outlines overlapping by at least this IoU are one tile read twice (in one reading) or again
 #: (a tile not laid now over a known tile not found); a tile laid across half of another (a
 #: span) overlaps it by about 0.33.
@@ -633,7 +659,19 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     rests: dict[int, list[Seen]] = {}  # each added tile (by id): what it lies on, inferred too
     for j, s in enumerate(after):
         if j in reread:  # the known tile, read as another value this time: kept as it was
-            table.append(dataclasses.replace(before[reread[j]], unseen=0, late_once=False))
+            o = before[reread[j]]
+            times = o.reread_times + 1 if o.reread_as == s.tile else 1
+            if fixed_watched and o.sightings <= FEW_SIGHTINGS and times >= REPLACE_AFTER \
+                    and s.confidence >= REPLACE_MIN_CONFIDENCE:
+                # unless it was found in one reading only and this value is read there, sure,
+                # again and again: then that first sighting was a misreading
+                s = dataclasses.replace(s, layer=o.layer, inferred_under=o.inferred_under,
+                                        sightings=times)
+                change.replaced.append((o, s))
+                table.append(s)
+                continue
+            table.append(dataclasses.replace(o, unseen=0, late_once=False, reread_as=s.tile,
+                                             reread_times=times))
             continue
         if j not in match_new and before and any(
                 outline_iou(s, k) >= REREAD_MIN_IOU for k in known_now):

@@ -13,7 +13,15 @@ import pytest
 from live_helpers import changed_at, laid_on, tile_at
 
 from companion.tiles import Tile
-from companion.tracking import GONE_MAX, UNSEEN_MAX, Seen, changed_fractions, diff
+from companion.tracking import (
+    GONE_MAX,
+    REPLACE_AFTER,
+    REPLACE_MIN_CONFIDENCE,
+    UNSEEN_MAX,
+    Seen,
+    changed_fractions,
+    diff,
+)
 
 
 def test_a_tile_missed_for_one_reading_where_nothing_changed_is_kept_and_still_supports() -> None:
@@ -107,6 +115,40 @@ def test_another_value_where_nothing_changed_is_the_known_tile_read_again() -> N
     assert laid.added[0].layer == 1 and [a.tile for a, _ in laid.covered] == [Tile.of(3, 4)]
     # and without the memory too (the old behaviour)
     assert diff(table, [misread]).added[0].layer == 1
+
+
+def test_a_tile_laid_and_found_once_read_again_surely_as_another_value_is_that_value() -> None:
+    """6-14 is found once where a tile is laid on 1-2 (a 4-5 misread when laid); then the
+    reader reads 4-5 there, sure, where nothing changes. Where tiles stay where laid, after
+    REPLACE_AFTER readings in a row the table shows 4-5 in 6-14's place and layer, reported in
+    ``replaced``, not as a play (training build sequences 7030-7059: tile-frames on the right
+    layer 2359/2365 -> 2379/2385). A tile found in two readings, an unsure reading, or a game
+    that moves tiles keeps the known value."""
+    low = tile_at(1, 2, 100, 100)
+    side = tile_at(5, 5, 200, 100)
+    misread = laid_on(low, 6, 14)
+    right = Seen(Tile.of(4, 5), (4, 5), misread.corners, REPLACE_MIN_CONFIDENCE)
+    for twice, conf, fixed in ((False, right.confidence, True), (True, right.confidence, True),
+                               (False, 0.8, True), (False, right.confidence, False)):
+        table = diff([], [low, side], fixed=fixed).table
+        laid = diff(table, [misread, side], changed=changed_at((101, 99)), fixed=fixed)
+        assert [(s.tile, s.layer) for s in laid.added] == [(Tile.of(6, 14), 1)]
+        table = laid.table
+        if twice:
+            table = diff(table, [misread, side], changed=changed_at(), fixed=fixed).table
+        shown = []
+        for _ in range(REPLACE_AFTER):
+            step = diff(table, [dataclasses.replace(right, confidence=conf), side],
+                        changed=changed_at(), fixed=fixed)
+            assert not step.added and not step.removed and not step.unread
+            table = step.table
+            shown.append({(s.tile, s.layer) for s in table if not s.hidden})
+        if not twice and conf >= REPLACE_MIN_CONFIDENCE and fixed:
+            assert [(a.tile, b.tile) for a, b in step.replaced] == [(Tile.of(6, 14), Tile.of(4, 5))]
+            assert (Tile.of(6, 14), 1) in shown[-2] and (Tile.of(4, 5), 1) in shown[-1]
+            assert "read again 6-14 as 4-5" in step.describe()
+        else:
+            assert step.replaced == [] and (Tile.of(6, 14), 1) in shown[-1]
 
 
 def test_a_tile_found_late_where_nothing_changed_covers_nothing_and_keeps_its_cold_layer() -> None:
