@@ -220,7 +220,7 @@ class BuildUpInterpreter:
         out += _out_of_sight(change, set(game.tops()), lambda s: _unread_play(s, trial),
                              "Build Up stacks stay until the game ends",
                              played=any(p.entry is not None for p in out))
-        return out
+        return out + _read_again(change, on_table)
 
 
 def _out_of_sight(change: TableChange, known: set[Tile],
@@ -242,6 +242,18 @@ def _out_of_sight(change: TableChange, known: set[Tile],
         else:
             out.append(_gone_notice(s, rule))
     return out
+
+
+def _read_again(change: TableChange, logged: set[Tile]) -> list[Proposal]:
+    """A notice for each tile the tracking now takes for another value
+    (:attr:`~companion.tracking.TableChange.replaced`: found in one reading only, then read
+    surely as that value at its place again and again) whose first value is in the log: the
+    play entered from the first reading is likely a misreading, and only a person can change a
+    logged play (the history's entry). Nothing where the first value was never entered."""
+    return [Proposal(None, f"the camera now reads {new.tile} where it first read {old.tile}: if "
+                           f"{new.tile} was played there, change the play of {old.tile} in the "
+                           "history", new)
+            for old, new in change.replaced if old.tile in logged]
 
 
 def _gone_notice(s: Seen, rule: str) -> Proposal:
@@ -460,7 +472,7 @@ class StackernoesInterpreter:
         out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
                              "Stackernoes tiles stay where they are laid",
                              played=any(p.entry is not None for p in out))
-        return out
+        return out + _read_again(change, on_table)
 
     @staticmethod
     def _placement(s: Seen, game: Game, table: list[Seen]) -> tuple[Move | None, bool]:

@@ -207,6 +207,7 @@ class TableChange:
     #: where tiles stay where they are laid: (known tile found in one reading only, the value
     #: read at its place instead in :data:`REPLACE_AFTER` readings in a row), the table shows
     #: the second in the first's place and layer (the first was a misreading); not a play
+    #: (the stacking games' interpreters say so where the first was entered in the log)
     replaced: list[tuple[Seen, Seen]] = field(default_factory=list)
     table: list[Seen] = field(default_factory=list)
     #: the player whose seat the hand that made this change reached in from, when the live loop
@@ -216,7 +217,7 @@ class TableChange:
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.unread or self.moved)
+        return not (self.added or self.removed or self.unread or self.moved or self.replaced)
 
     def describe(self) -> str:
         parts = []

@@ -386,3 +386,32 @@ def test_a_tile_not_read_is_a_notice_when_a_play_was_seen_in_the_same_change(
     assert [p.entry is None for p in out] == [False, True]
     assert (out[0].entry["play"], out[0].entry["at"]) == ("7-9", [[4, 0], [5, 0]])
     assert "2-2 is not seen any more" in out[1].message
+
+
+def test_a_logged_tile_the_tracking_reads_again_as_another_value_is_a_notice(
+        tmp_path: Path) -> None:
+    """2-7 is entered from the one reading that found it; then the reader reads 2-8 at its
+    place, sure, twice while nothing changes there: the tracking takes the first reading for a
+    misreading (``replaced``). The log still holds 2-7, and only a person can change a logged
+    play: a notice says so (nothing is entered). Before the second reading nothing is said;
+    a tile replaced that was never entered gets no notice."""
+    s, table, _ = _run_of_three(tmp_path)
+    first = next(x for x in table if x.tile == Tile.of(2, 7))
+    other = dataclasses.replace(first, tile=Tile.of(2, 8), halves=(2, 8), confidence=0.99)
+    after = [x for x in table if x.tile != first.tile] + [other]
+
+    def still(x: Seen) -> float:
+        return 0.0
+
+    interp = interpreter_for("stackernoes")
+    once = diff(table, after, changed=still, fixed=True)
+    assert once.empty and interp.proposals(once, s.game) == []
+    twice = diff(once.table, after, changed=still, fixed=True)
+    assert [(a.tile, b.tile) for a, b in twice.replaced] == [(Tile.of(2, 7), Tile.of(2, 8))]
+    assert not twice.empty
+    (p,) = interp.proposals(twice, s.game)
+    assert p.entry is None
+    assert p.message == ("the camera now reads 2-8 where it first read 2-7: if 2-8 was played "
+                         "there, change the play of 2-7 in the history")
+    s.undo()  # 2-7 no longer in the log: nothing to say
+    assert interp.proposals(twice, s.game) == []
