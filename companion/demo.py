@@ -87,6 +87,9 @@ class DemoReport:
 
     confirmed: list[str] = field(default_factory=list)  # uncertain readings confirmed as read
     corrected: list[str] = field(default_factory=list)  # readings a person had to correct
+    #: of those, the ones whose true entry the alert offered (a dashboard "It was ..." button:
+    #: one tap instead of typing the play)
+    offered: list[str] = field(default_factory=list)
     illegal_alerts: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)  # plays the camera did not produce
     wrong: list[str] = field(default_factory=list)  # wrong entries taken silently, then fixed
@@ -98,7 +101,8 @@ class DemoReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"camera_plays": self.camera_plays, "confirmed": self.confirmed,
-                "corrected": self.corrected, "illegal_alerts": self.illegal_alerts,
+                "corrected": self.corrected, "corrected_offered": len(self.offered),
+                "illegal_alerts": self.illegal_alerts,
                 "missed_by_camera": self.missed, "wrong_and_fixed": self.wrong,
                 "dismissed": self.dismissed,
                 "notices": len(self.notices), "frames": self.frames,
@@ -160,6 +164,8 @@ class DemoPlayer:
         already in, the turn moved on) is dropped and the fix below the alerts takes over."""
         result = self.session.correct(alert.id, dict(step.truth))
         self.report.corrected.append(f"{what} {_text(alert.entry)}, was {_text(step.truth)}")
+        if any(_same_play(alt, step.truth) for alt in alert.alternatives):
+            self.report.offered.append(self.report.corrected[-1])
         if result.status != "accepted" and result.alert is not None:
             self.session.dismiss(result.alert.id)
 

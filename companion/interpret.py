@@ -135,14 +135,15 @@ class LineInterpreter:
                         read, nxt = read or nxt, alt
                         break
             sure = True
+            others: list[Move] = []
             if chosen is None:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
             else:
                 if not placed:  # the round's first tile: who leads may be open (no deal entered)
-                    chosen, sure = _choose_player(trial, chosen, change)
+                    chosen, sure, others = _choose_player(trial, chosen, change)
                 trial.apply(chosen)
             out.append(_play_proposal(chosen, nxt, None if sure else UNSURE_PLAYER_CONFIDENCE,
-                                      read=read))
+                                      read=read, others=others))
             placed.add(nxt.tile)
         for s in change.removed:
             if s.tile in on_table:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,23 +46,25 @@ class Interpreter(Protocol):
 UNSURE_PLAYER_CONFIDENCE = 0.5
 
 
-def _choose_player(game: Game, move: Move, change: TableChange) -> tuple[Move, bool]:
-    """``move`` (a camera play by the player whose turn it is) with its player settled, and
-    whether that player is sure. When the rules accept the play from other players too (the
-    camera does not see whose hand a tile came from), the player whose seat the hand reached in
-    from (``change.reached_by``) makes it if the rules let them; otherwise the player whose turn
-    it is stays, unsure (a person is asked: a wrong player taken silently is worse than a
-    question). Only the first tile of a round is worth asking about: later plays follow the
-    turn, which the rules enforce."""
+def _choose_player(game: Game, move: Move, change: TableChange
+                   ) -> tuple[Move, bool, list[Move]]:
+    """``move`` (a camera play by the player whose turn it is) with its player settled, whether
+    that player is sure, and when not, the same play by each other player the rules accept it
+    from (the dashboard offers them: one tap to say who led). When the rules accept the play
+    from other players too (the camera does not see whose hand a tile came from), the player
+    whose seat the hand reached in from (``change.reached_by``) makes it if the rules let them;
+    otherwise the player whose turn it is stays, unsure (a person is asked: a wrong player
+    taken silently is worse than a question). Only the first tile of a round is worth asking
+    about: later plays follow the turn, which the rules enforce."""
     if move.player is None:
-        return move, True
+        return move, True, []
     may = [p for p in game.players
            if p == move.player or _accepts(game, dataclasses.replace(move, player=p))]
     if len(may) <= 1:
-        return move, True
+        return move, True, []
     if change.reached_by in may:
-        return dataclasses.replace(move, player=change.reached_by), True
-    return move, False
+        return dataclasses.replace(move, player=change.reached_by), True, []
+    return move, False, [dataclasses.replace(move, player=p) for p in may if p != move.player]
 
 
 #: A tile that appeared with the value of a tile still seen elsewhere on the table (one set
@@ -124,17 +127,18 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
 
 
 def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
-                   read: Seen | None = None) -> Proposal:
+                   read: Seen | None = None, others: Sequence[Move] = ()) -> Proposal:
     """A camera play: the entry with the camera's confidence, its original reading (``read``
     when the play names another value than the reader gave: a misread taken for a likelier
-    value) and the likeliest other values (for the dashboard's quick picker)."""
+    value) and the alternatives for the dashboard's quick picker: ``others`` (whole plays, e.g.
+    the same tile led by another player) first, then the likeliest other values."""
     entry = move.to_json()
     entry.update(_camera_meta(seen))
     if read is not None:
         entry["reading"] = {"tile": str(read.tile), "halves": list(read.halves)}
     if confidence is not None:
         entry["confidence"] = min(entry["confidence"], confidence)
-    alts = [{"tile": t, "p": p} for t, p in seen.alternatives]
+    alts = [m.to_json() for m in others] + [{"tile": t, "p": p} for t, p in seen.alternatives]
     entry["alternatives"] = alts
     return Proposal(entry, str(move), seen, alts)
 

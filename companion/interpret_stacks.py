@@ -461,13 +461,15 @@ class StackernoesInterpreter:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))
                 continue
+            others: list[Move] = []
             if not getattr(trial, "placed", []) and _accepts(trial, chosen):
                 # the first tile: who leads is open without the deal
-                chosen, who_sure = _choose_player(trial, chosen, change)
+                chosen, who_sure, others = _choose_player(trial, chosen, change)
                 sure = sure and who_sure
             if _accepts(trial, chosen):
                 trial.apply(chosen)
-            out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5))
+            out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5,
+                                      others=others))
             table.append(s)
         out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
                              "Stackernoes tiles stay where they are laid",

@@ -105,6 +105,14 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     lead = tile_at(6, 6, 100, 100, vertical=True)
     (p,) = interpreter_for("allfives").proposals(diff([], [lead]), s.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    # the other players who may lead it are offered (one tap on the dashboard), first
+    offered = [(a.get("player"), a.get("play")) for a in p.entry["alternatives"]]
+    assert offered[:2] == [("Bob", "6-6"), ("Cy", "6-6")]
+    tap = _session(tmp_path / "tap", "allfives", ["Ann", "Bob", "Cy"])
+    asked = tap.submit(p.entry)
+    assert asked.status == "confirm" and asked.alert is not None
+    assert tap.correct(asked.alert.id, asked.alert.alternatives[1]).status == "accepted"
+    assert tap.history[-1]["text"] == "Cy plays 6-6"
     change = diff([], [lead])
     change.reached_by = "Cy"
     (p,) = interpreter_for("allfives").proposals(change, s.game)
@@ -120,6 +128,8 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     change = diff([], [tile_at(2, 2, 100, 100)])
     (p,) = interpreter_for("stackernoes").proposals(change, st.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    assert (p.entry["alternatives"][0]["player"], p.entry["alternatives"][0]["play"]) == \
+        ("Bob", "2-2")
     change.reached_by = "Bob"
     (p,) = interpreter_for("stackernoes").proposals(change, st.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Bob", 0.99)
