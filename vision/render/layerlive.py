@@ -25,7 +25,12 @@ prints JSON:
   find (:attr:`companion.tracking.TableChange.unread`: the picture there changed as a tile
   laid does, with nothing found; the interpreters ask which tile was laid on it), and
   ``unread_covered``: how many of those lie, in the scene's truth, under a tile of a higher
-  layer (the question is about a real tile).
+  layer (the question is about a real tile); ``replaced``: how many known tiles found in one
+  reading it took for another value read there since
+  (:attr:`companion.tracking.TableChange.replaced`: in a game, a notice to the players where
+  the first value was entered), ``replaced_right``: how many of the new values are a truth
+  tile's there, and ``replaced_was_wrong``: how many of the first values were not (by
+  :func:`shown_not_there`).
   ``shown``: the tile-frames the table shows (not hidden), with ``where_no_tile``: those whose
   outline overlaps no tile of the scene's truth (covered ones included) by an IoU of 0.3 (a
   misreading kept, a tile followed to a wrong place), and ``value_not_there``: those over a
@@ -257,6 +262,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             c["all_unread_covered"] += sum(_covered_in_truth(np.array(u.corners),
                                                              scene.truth["tiles"])
                                            for u in change.unread)
+            c["all_replaced"] += len(change.replaced)
+            for old, new in change.replaced:
+                c["all_replaced_right"] += shown_not_there([new], scene.truth["tiles"]) == (0, 0)
+                c["all_replaced_was_wrong"] += shown_not_there([old], scene.truth["tiles"]) != (0, 0)
             table_plain = diff(table_plain, seen_plain, changed=changed, fixed=True).table
             keys = ["all"] + (["last"] if fr is frames[-1] else [])
             truth = _must_report(scene.truth)
@@ -320,6 +329,9 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
         out["watched"]["all"]["removed"] = c["all_removed"]
         out["watched"]["all"]["unread"] = c["all_unread"]
         out["watched"]["all"]["unread_covered"] = c["all_unread_covered"]
+        out["watched"]["all"]["replaced"] = c["all_replaced"]
+        out["watched"]["all"]["replaced_right"] = c["all_replaced_right"]
+        out["watched"]["all"]["replaced_was_wrong"] = c["all_replaced_was_wrong"]
     if flat:
         out["flat"] = flat_lifted(flat)
     out["wall_s"] = round(time.perf_counter() - t0, 1)
