@@ -144,9 +144,12 @@ LEARNED_LIFT = 0.97
 #: scenes 4700-4899, 700 of 725 raised found tiles), and the cue's bar, set against flat
 #: tables, left most of them on the table. Chosen on training seeds only (stacked 4700-4899
 #: and 5520-5719, flat 5170-5199 and 5340-5499, read by the reader of 2026-11-22 17:55 UTC):
-#: found tiles right 262 -> 300 and 257 -> 281, table tiles of the flat scenes lifted 10 of
-#: 3164 either way (no flat picture looks stacked by this rule; two gingham-cloth scenes come
-#: closest, half their candidates at >= 0.9).
+#: through :func:`estimate_layers` found tiles right 272 -> 310 of 868 and 266 -> 290 of 811,
+#: table tiles of the flat scenes lifted 14 of 3172 either way (the card,
+#: ``models/layer_cue.md``; the quick per-tile simulation the rule was chosen with,
+#: ``runs/C10/policy4.py``, gives 262 -> 300, 257 -> 281 and 10 of 3164). No flat picture
+#: looks stacked by this rule; two gingham-cloth scenes come closest, half their candidates
+#: at >= 0.9.
 LEARNED_LIFT_STACKED = 0.8
 STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
@@ -1261,8 +1264,8 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     bar = (LEARNED_LIFT_STACKED if sure >= STACKED_SURE_MIN and 2 * sure > len(cand)
            else LEARNED_LIFT)
     out: dict[int, tuple[int, float]] = {}
-    for i, pi in zip(cand, p):
-        if 1.0 - float(pi[0]) >= bar:
+    for i, pi, up in zip(cand, p, raised):
+        if float(up) >= bar:
             k = 1 + int(np.argmax(pi[1:]))
             out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)))
     return out

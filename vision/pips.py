@@ -119,7 +119,7 @@ class TileReader(Protocol):
                    washed: np.ndarray | None = None) -> list[TileValue]: ...
 
     def read_hidden(self, crops: np.ndarray, hidden: np.ndarray, mirrored: np.ndarray,
-                    set_max: int = ...) -> tuple[np.ndarray, np.ndarray]: ...
+                    set_max: int = ...) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 
     def read_shortlist(self, crops: np.ndarray, owners: Sequence[int], set_max: int = ...,
                        washed: np.ndarray | None = None, keep: int = ...
@@ -368,7 +368,7 @@ class PipReader:
         return out
 
     def read_hidden(self, crops: np.ndarray, hidden: np.ndarray, mirrored: np.ndarray,
-                    set_max: int = MAX_PIPS) -> tuple[np.ndarray, np.ndarray]:
+                    set_max: int = MAX_PIPS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(N, 16) probabilities of N halves part hidden by a glint, read by the pip layouts:
         ``crops`` the squares with the glint taken out and nothing mirrored in (the body where
         it hides the face), ``hidden`` where it does ((N, S, S) bool), ``mirrored`` the squares
@@ -380,14 +380,16 @@ class PipReader:
         fits what the glint leaves visible. Values that fit share the half's probability
         (several: a doubtful half; one: a sure one), ranked among themselves by the mirrored
         square's reading (:data:`HIDDEN_TIE_BREAK`). Other halves get the mirrored square's
-        reading. Returns the probabilities and which halves were read by their layouts
-        ((N,) bool)."""
+        reading. Returns the probabilities, which halves were read by their layouts ((N,)
+        bool), and the mirrored squares' own reading ((N, 16): every half as mirrored, for a
+        caller that also wants the tiles read that way without reading them twice)."""
         if crops.shape != mirrored.shape or hidden.shape != crops.shape or crops.ndim != 3:
             raise PipReadError(f"read_hidden: expected crops, hidden and mirrored of one (N, S, "
                                f"S) shape, got {crops.shape}, {hidden.shape}, {mirrored.shape}")
         if not 0 <= set_max <= MAX_PIPS:
             raise PipReadError(f"set_max: expected 0..{MAX_PIPS}, got {set_max}")
-        probs = self.half_probabilities(mirrored)
+        seen = self.half_probabilities(mirrored)
+        probs = seen.copy()
         used = hidden.reshape(len(hidden), -1).mean(axis=1) >= HIDDEN_MIN
         filled: list[np.ndarray] = []
         owners: list[tuple[int, int]] = []
@@ -397,7 +399,7 @@ class PipReader:
                     filled.append(np.where(hidden[h], np.maximum(square, crops[h]), crops[h]))
                     owners.append((h, v))
         if not filled:
-            return probs, used
+            return probs, used, seen
         squares = np.asarray(filled, dtype=np.float32)
         # the classifier alone judges the fits where there is one (it knows the layouts; the
         # classical counter only counts, and costs more than it on these many squares)
@@ -411,7 +413,7 @@ class PipReader:
                  * np.maximum(probs[h, : set_max + 1], 1e-3) ** HIDDEN_TIE_BREAK)
             probs[h] = 0.0
             probs[h, : set_max + 1] = q / q.sum()
-        return probs, used
+        return probs, used, seen
 
     def read_tiles(self, crops: np.ndarray, set_max: int = MAX_PIPS,
                    washed: np.ndarray | None = None) -> list[TileValue]:

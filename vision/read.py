@@ -686,10 +686,10 @@ class Reader:
             # leaves visible; the glare's doubt stays on the other washed halves
             mirrored, plain, hidden = tile_crops_glinted(frame_bgr,
                                                          [outlines[i] for i in glinted])
-            probs, by_layout = self.pips.read_hidden(plain, hidden, mirrored, set_max)
+            probs, by_layout, seen = self.pips.read_hidden(plain, hidden, mirrored, set_max)
             doubt = np.where(by_layout, 0.0, _washed_of(washed, glinted))
             again = tile_values(probs, set_max, washed=doubt)
-            joined = self.pips.read_tiles(mirrored, set_max, washed=_washed_of(washed, glinted))
+            joined = tile_values(seen, set_max, washed=_washed_of(washed, glinted))
             out = list(values)
             for i, value, other in zip(glinted, again, joined):
                 other = best_of_outlines(other, [values[i]])

@@ -243,6 +243,6 @@ def test_read_hidden_checks_its_inputs():
         reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares[:1])
     with pytest.raises(PipReadError, match="set_max"):
         reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares, 16)
-    probs, used = reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares, 6)
+    probs, used, _ = reader.read_hidden(squares, np.zeros((2, 48, 48), bool), squares, 6)
     assert not used.any()  # nothing hidden: the mirrored squares' reading
     np.testing.assert_allclose(probs, reader.half_probabilities(squares))
