@@ -1515,35 +1515,30 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
     for f in found:
         if f.score < NET_LOW_SCORE:
             continue  # never kept (_plausible_net_tiles): not worth scoring its divider and pips
+        centre = quad_centre(f.corners)
+        inner = centre + (f.corners - centre) * INNER_SHRINK  # the quad's inner part
         (divider, fill, pips), polarity = _quad_score(
             ink_maps, f.corners, frame_bgr if COLOUR_AXIS else None, first=True)
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE) and f.score >= INNER_SCORE:
-            centre = quad_centre(f.corners)
             (divider, fill, pips), polarity = _quad_score(
-                ink_maps, centre + (f.corners - centre) * INNER_SHRINK,
-                frame_bgr if COLOUR_AXIS else None, first=True)
+                ink_maps, inner, frame_bgr if COLOUR_AXIS else None, first=True)
         corners = f.corners
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE) and f.score >= TURN_SCORE \
                 and TURN_MAX > 0:
-            centre = quad_centre(f.corners)
-            turned, inner = _turned_divider(ink_maps, centre + (f.corners - centre) * INNER_SHRINK)
+            turned, onto = _turned_divider(ink_maps, inner)
             if turned >= MIN_DIVIDER_SCORE:
-                mid = quad_centre(inner)
-                divider, corners = turned, mid + (inner - mid) / INNER_SHRINK
+                mid = quad_centre(onto)
+                divider, corners = turned, mid + (onto - mid) / INNER_SHRINK
         cand = TileCandidate(corners, f.cut, divider, polarity, fill, pips)
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
             if ink_least is None or f.cut:
                 continue
-            centre = quad_centre(f.corners)
-            inner = centre + (f.corners - centre) * INNER_SHRINK
             if _ink_contrast(frame_bgr, inner, ink_least) < ink_least:
                 continue
         least = min(face_min, CLEAR_FACE_MIN) if divider >= CLEAR_DIVIDER else face_min
         if not f.cut and _face_support(net_maps[1], net_scale, f.corners) < least:
             continue
         if divider < BACK_DIVIDER and BACK_CONTRAST > 0 and backs is not None:
-            centre = quad_centre(f.corners)
-            inner = centre + (f.corners - centre) * INNER_SHRINK
             if _ink_contrast(frame_bgr, inner, BACK_CONTRAST) < BACK_CONTRAST:
                 backs.add(id(cand))  # a face-down tile's back, or the table's grain
         tiles.append(cand)
