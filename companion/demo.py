@@ -95,6 +95,10 @@ class DemoReport:
     wrong: list[str] = field(default_factory=list)  # wrong entries taken silently, then fixed
     notices: list[str] = field(default_factory=list)
     dismissed: list[str] = field(default_factory=list)  # stale or phantom readings waved away
+    #: logged plays the camera read again as another tile: amended with the alert's one tap
+    #: (the recording's play), or kept as logged (the new reading was the wrong one)
+    amended: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
     camera_plays: int = 0
     frames: int = 0
     seconds: float = 0.0
@@ -104,7 +108,8 @@ class DemoReport:
                 "corrected": self.corrected, "corrected_offered": len(self.offered),
                 "illegal_alerts": self.illegal_alerts,
                 "missed_by_camera": self.missed, "wrong_and_fixed": self.wrong,
-                "dismissed": self.dismissed,
+                "dismissed": self.dismissed, "amended_by_tap": self.amended,
+                "kept_as_logged": self.kept,
                 "notices": len(self.notices), "frames": self.frames,
                 "seconds": round(self.seconds, 1)}
 
@@ -169,6 +174,27 @@ class DemoPlayer:
         if result.status != "accepted" and result.alert is not None:
             self.session.dismiss(result.alert.id)
 
+    def _amend_or_keep(self, alert: Any) -> None:
+        """Answer an ``amend`` alert (a logged play the camera now reads as another tile) as
+        the players would, knowing what was played: the tap when the amended play is one of
+        the recording's and the logged one is not (and the rules take it), else keep the play
+        as logged."""
+        s = self.session
+        true = [st.truth for st in self.rec.steps if st.truth is not None]
+        seq = (alert.amend or {}).get("seq")
+        logged = next((h["entry"] for h in s.history if h["seq"] == seq), None)
+        what = f"{(alert.amend or {}).get('text', '?')} -> {_text(alert.entry)}"
+        if logged is not None and any(_same_play(alert.entry, t) for t in true) and \
+                not any(_same_play(logged, t) for t in true):
+            try:
+                s.confirm(alert.id)
+                self.report.amended.append(what)
+                return
+            except DominoError:
+                pass  # the rules refuse it now: kept (the fixes below take over)
+        s.dismiss(alert.id)
+        self.report.kept.append(what)
+
     def _person(self, step: Any, before: int) -> None:
         """What the players at the table do after a camera step, knowing what really happened."""
         s = self.session
@@ -181,6 +207,8 @@ class DemoPlayer:
             if alert.kind == "notice":
                 self.report.notices.append(alert.message)
                 s.dismiss(alert.id)
+            elif alert.kind == "amend":
+                self._amend_or_keep(alert)
             elif alert.kind == "confirm":
                 if step.truth is None or logged():
                     # a phantom, or a first look the camera already got right on a second one

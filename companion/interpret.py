@@ -43,6 +43,13 @@ is no entry: the rules know who won it. A tile of a finished trick turned face u
 of the trick in play taken away or moved, is a notice. Bids, trump and Moon's widow discard are
 entered on the tablet.
 
+A logged tile that the tracking now reads as another value at its place
+(:attr:`~companion.tracking.TableChange.replaced`: the first reading was a misreading) is a
+request to amend its play (:func:`companion.interpret_base._read_again`): the session asks a
+person to amend it with one tap, or says why it cannot (the rules refuse the amended log, e.g.
+a later play depends on the first tile). The tracking reports such tiles only where tiles stay
+where they are laid (the stacking games), so in the line and trick games this waits for it.
+
 Build Up (``buildup``, :class:`companion.interpret_stacks.BuildUpInterpreter`): a tile laid on
 a stack is a play on the top it covers, its set told by its face colour; Stackernoes
 (``stackernoes``, :class:`companion.interpret_stacks.StackernoesInterpreter`): a tile to its two
@@ -68,6 +75,7 @@ from companion.interpret_base import (  # noqa: F401
     _camera_meta,
     _choose_player,
     _play_proposal,
+    _read_again,
     _seen_elsewhere,
     _untaken_alternatives,
     _with_value,
@@ -152,7 +160,7 @@ class LineInterpreter:
         for old, new in change.moved:
             if old.tile in on_table:
                 out.append(Proposal(None, f"{old.tile} moved on the table", new))
-        return out
+        return out + _read_again(change, on_table)
 
 
 #: A reading below this confidence asks a person anyway (the session's threshold): when its
@@ -327,7 +335,7 @@ class TrickInterpreter:
         for old, moved in change.moved:
             if old.tile in in_trick:
                 out.append(Proposal(None, f"{old.tile} moved in the trick in play", moved))
-        return out
+        return out + _read_again(change, in_trick | done)
 
 
 INTERPRETERS: dict[str, Interpreter] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,13 +15,16 @@ import numpy as np
 from companion.errors import DominoError
 from companion.games import Game
 from companion.moves import Move
+from companion.session import REREAD
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
 
 
 @dataclass
 class Proposal:
-    """A log entry to submit (``entry``), or a notice for a person (``entry`` None)."""
+    """A log entry to submit (``entry``; or a camera request to amend a logged play, keyed
+    :data:`companion.session.REREAD`, which :meth:`companion.session.Session.submit` takes
+    too), or a notice for a person (``entry`` None)."""
 
     entry: dict[str, Any] | None
     message: str
@@ -122,6 +125,7 @@ def _with_value(s: Seen, tile: Tile) -> Seen:
 
 
 def _camera_meta(seen: Seen) -> dict[str, Any]:
+    """The camera's part of an entry it proposes: source, confidence and the reading."""
     return {"source": "camera", "confidence": round(float(seen.confidence), 4),
             "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
 
@@ -143,7 +147,32 @@ def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
     return Proposal(entry, str(move), seen, alts)
 
 
+def _read_again(change: TableChange, logged: set[Tile],
+                fields: Callable[[Seen, Seen], dict[str, Any]] | None = None) -> list[Proposal]:
+    """For each tile the tracking now takes for another value
+    (:attr:`~companion.tracking.TableChange.replaced`: found in one reading only, then read
+    surely as that value at its place again and again) whose first value is on the table in
+    the game (``logged``), a camera request to amend its play
+    (:data:`companion.session.REREAD`): the session makes it an alert whose one tap amends the
+    play in the log, or a notice saying why it cannot (the rules refuse the amended log, or no
+    play put the tile there). ``fields(old, new)``: the play's fields that change with the
+    value (default: the tile read now; Stackernoes adds the cells, whose order follows the
+    halves). Nothing where the first value was never entered."""
+    out: list[Proposal] = []
+    for old, new in change.replaced:
+        if old.tile not in logged:
+            continue
+        change_to = fields(old, new) if fields is not None else {"play": str(new.tile)}
+        entry = {REREAD: {"was": str(old.tile), "as": change_to}, "source": "camera",
+                 "confidence": round(float(new.confidence), 4),
+                 "reading": {"tile": str(new.tile), "halves": list(new.halves)}}
+        out.append(Proposal(entry, f"the camera now reads {change_to['play']} where it first "
+                                   f"read {old.tile}", new))
+    return out
+
+
 def _accepts(game: Game, move: Move) -> bool:
+    """Whether the rules take ``move`` now (tried on a copy: ``game`` is not changed)."""
     trial = copy.deepcopy(game)
     try:
         trial.apply(move)

@@ -49,6 +49,13 @@ does with nothing read there (:attr:`~companion.tracking.TableChange.unread`) an
 was seen, it is a question instead: a stacked play of the player whose turn it is over that
 tile, with the placements the rules allow there to pick from. Draws, passes and the end of the
 game are entered on the tablet.
+
+In both games a logged tile the tracking now reads as another value at its place
+(:attr:`~companion.tracking.TableChange.replaced`) is a request to amend its play
+(:func:`companion.interpret_base._read_again`; the session asks with one tap, or says why it
+cannot): in Build Up the tile read now, in the first reading's set when its colour was not
+read; in Stackernoes the tile on the same cells and level, each half on the cell of the first
+reading's half nearest to it in the picture.
 """
 
 from __future__ import annotations
@@ -63,7 +70,13 @@ import numpy as np
 
 from companion.errors import DominoError
 from companion.games import Game
-from companion.interpret_base import Proposal, _accepts, _choose_player, _play_proposal
+from companion.interpret_base import (
+    Proposal,
+    _accepts,
+    _choose_player,
+    _play_proposal,
+    _read_again,
+)
 from companion.moves import Move
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange
@@ -220,7 +233,7 @@ class BuildUpInterpreter:
         out += _out_of_sight(change, set(game.tops()), lambda s: _unread_play(s, trial),
                              "Build Up stacks stay until the game ends",
                              played=any(p.entry is not None for p in out))
-        return out + _read_again(change, on_table)
+        return out + _read_again(change, on_table, _same_set)
 
 
 def _out_of_sight(change: TableChange, known: set[Tile],
@@ -244,16 +257,12 @@ def _out_of_sight(change: TableChange, known: set[Tile],
     return out
 
 
-def _read_again(change: TableChange, logged: set[Tile]) -> list[Proposal]:
-    """A notice for each tile the tracking now takes for another value
-    (:attr:`~companion.tracking.TableChange.replaced`: found in one reading only, then read
-    surely as that value at its place again and again) whose first value is in the log: the
-    play entered from the first reading is likely a misreading, and only a person can change a
-    logged play (the history's entry). Nothing where the first value was never entered."""
-    return [Proposal(None, f"the camera now reads {new.tile} where it first read {old.tile}: if "
-                           f"{new.tile} was played there, change the play of {old.tile} in the "
-                           "history", new)
-            for old, new in change.replaced if old.tile in logged]
+def _same_set(old: Seen, new: Seen) -> dict[str, Any]:
+    """Build Up: the play's tile read now (:func:`companion.interpret_base._read_again`), in
+    the first reading's set when the new reading has no set colour."""
+    tile = new.tile if new.tile.colour or not old.tile.colour else \
+        new.tile.with_colour(old.tile.colour)
+    return {"play": str(tile)}
 
 
 def _gone_notice(s: Seen, rule: str) -> Proposal:
@@ -395,6 +404,42 @@ def grid_estimate(seen: Seen, game: Game, table: list[Seen]) -> tuple[np.ndarray
     return inv @ (low - t), inv @ (high - t)
 
 
+def _cells_read_again(old: Seen, new: Seen, game: Game, table: list[Seen]) -> dict[str, Any]:
+    """Stackernoes: the play of ``new``, read where the placed tile ``old`` lies
+    (:func:`companion.interpret_base._read_again`), on ``old``'s two cells (its level stays):
+    each half of ``new`` on the cell of the half of ``old`` nearest to it in the picture (the
+    cell showing that half's number); when ``old`` is a double (its cells show one number) the
+    halves go where :func:`grid_estimate` puts them, fitted on the other tiles in ``table``;
+    with neither, only the tile (the cells stay as logged)."""
+    only_tile = {"play": str(new.tile)}
+    placed = list(getattr(game, "placed", []))
+    if old.tile not in placed:
+        return only_tile
+    cells = _cells_of_tile(game, placed.index(old.tile))
+    if len(cells) != 2 or {n for _, n in cells} != set(old.halves):
+        return only_tile
+    (ca, na), (cb, nb) = cells
+    if na == nb:  # a double: where the picture puts the halves on the grid
+        est = grid_estimate(new, game, [t for t in table if t.tile != old.tile])
+        if est is None:
+            return only_tile
+        low, high = est
+        ga, gb = np.asarray(ca, np.float64), np.asarray(cb, np.float64)
+        keep = np.linalg.norm(low - ga) + np.linalg.norm(high - gb) <= \
+            np.linalg.norm(low - gb) + np.linalg.norm(high - ga)
+        at = [ca, cb] if keep else [cb, ca]  # the low half's cell first
+    else:  # each picture half of new on the cell of the nearest half of old
+        cell_of = {na: ca, nb: cb}
+        near = [int(np.argmin(np.linalg.norm(old.half_centres() - p, axis=1)))
+                for p in new.half_centres()]
+        if near[0] == near[1]:
+            return only_tile
+        at = [cell_of[old.halves[i]] for i in near]
+        if new.halves[0] != new.tile.low:
+            at = at[::-1]
+    return {"play": str(new.tile), "at": [[int(v) for v in c] for c in at]}
+
+
 def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
     """A question about a tile laid on the placed tile ``under`` that the camera could not read
     (in :attr:`~companion.tracking.TableChange.unread`): a stacked play (or bridge) of the
@@ -474,7 +519,8 @@ class StackernoesInterpreter:
         out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
                              "Stackernoes tiles stay where they are laid",
                              played=any(p.entry is not None for p in out))
-        return out + _read_again(change, on_table)
+        return out + _read_again(change, on_table,
+                                 lambda old, new: _cells_read_again(old, new, game, table))
 
     @staticmethod
     def _placement(s: Seen, game: Game, table: list[Seen]) -> tuple[Move | None, bool]:

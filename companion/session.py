@@ -16,6 +16,14 @@ otherwise it refuses with :class:`AmendError` naming the first line that breaks,
 changes. Each history entry carries its ``source`` (camera, hand, correction) and, once amended,
 ``amended``, ``original`` (the entry as first logged) and ``amendments`` (who changed what).
 
+A tile the camera reads again as another value at the place of a logged play (the tracking's
+:attr:`~companion.tracking.TableChange.replaced`: the first reading was a misreading) reaches
+:meth:`Session.submit` as a request ``{"reread": {"was": TILE, "as": {...}}}`` (see
+:data:`REREAD`), never as a log entry: the camera does not change the log. When the play of
+``was`` in force, with the fields of ``as`` put in, still replays legally, it becomes an alert of
+kind ``amend`` whose one tap (:meth:`Session.confirm`) makes that amendment and whose dismissal
+keeps the play as logged; otherwise a notice says why it cannot be amended.
+
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
 store (after a restart) has them open again, with the same ids. An answer that logs an entry
@@ -48,6 +56,12 @@ CONFIRM_BELOW = 0.9
 #: Where an entry can come from (the ``source`` kept with it).
 SOURCES = ("camera", "hand", "correction")
 
+#: The key of a camera request to amend a logged play (not a log entry): ``{"reread": {"was":
+#: "2-7", "as": {"play": "2-8", ...}}, "confidence": ..., "reading": {...}}``: the tile ``was``
+#: (a logged play's tile) is now read as ``as["play"]`` at its place; ``as`` holds the fields of
+#: the play that change (the tile, and where the game names it by position, ``at``/``level``).
+REREAD = "reread"
+
 #: At most this many entries per entry kind go to the dashboard (a live game without a deal
 #: may allow a great many plays); ``more`` says how many were left out.
 ENTRY_KIND_LIMIT = 120
@@ -60,24 +74,38 @@ class AmendError(DominoError):
 
 @dataclass
 class Alert:
-    """Something a person must look at: an illegal placement or an uncertain reading."""
+    """Something a person must look at: an illegal placement, an uncertain reading, a logged
+    play the camera now reads as another tile (``amend``), or a notice."""
 
     id: int
-    kind: str  # "illegal", "confirm" or "notice"
+    kind: str  # "illegal", "confirm", "notice" or "amend"
     message: str
     entry: dict[str, Any]
     legal: list[str] = field(default_factory=list)
     alternatives: list[dict[str, Any]] = field(default_factory=list)
     created: float = field(default_factory=time.time)
+    #: kind ``amend``: the log entry ``entry`` would replace: ``{"seq", "was": its tile,
+    #: "text": the entry in words}``
+    amend: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "message": self.message, "entry": self.entry,
-                "legal": self.legal, "alternatives": self.alternatives}
+        """The alert as the dashboard gets it (``amend`` only on an amend alert)."""
+        out: dict[str, Any] = {"id": self.id, "kind": self.kind, "message": self.message,
+                               "entry": self.entry, "legal": self.legal,
+                               "alternatives": self.alternatives}
+        if self.amend is not None:
+            out["amend"] = self.amend
+        return out
 
 
 @dataclass
 class SubmitResult:
-    status: str  # "accepted", "illegal", "confirm"
+    """What became of an entry or an answer: ``status`` is ``accepted`` (logged, ``seq``),
+    ``illegal`` or ``confirm`` (an alert raised), ``amend`` or ``notice`` (a camera request to
+    amend a logged play became that alert), ``amended`` (an amend alert's tap amended entry
+    ``seq``)."""
+
+    status: str
     events: list[dict[str, Any]] = field(default_factory=list)
     alert: Alert | None = None
     seq: int | None = None
@@ -156,8 +184,11 @@ class Session:
 
     # changes ----------------------------------------------------------------------------------
     def submit(self, entry: dict[str, Any] | Move, source: str = "hand") -> SubmitResult:
-        """Take one log entry (JSON dict or Move). See the module docstring."""
+        """Take one log entry (JSON dict or Move), or a camera request to amend a logged play
+        (:data:`REREAD`). See the module docstring."""
         with self._lock:
+            if isinstance(entry, dict) and REREAD in entry:
+                return self._reread(entry)
             alternatives: list[Any] = []
             if isinstance(entry, dict) and "alternatives" in entry:
                 # the camera's likeliest other readings: not part of the log entry itself
@@ -207,11 +238,17 @@ class Session:
         return SubmitResult("accepted", [e.to_json() for e in events], seq=seq)
 
     def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
-               alternatives: list[dict[str, Any]] | None = None) -> Alert:
-        body = {"kind": kind, "message": message, "entry": entry, "legal": list(legal or []),
-                "alternatives": alternative_entries(entry, alternatives or [])}
+               alternatives: list[dict[str, Any]] | None = None,
+               amend: dict[str, Any] | None = None) -> Alert:
+        """Raise an alert (stored before it is shown; ``amend``: see :attr:`Alert.amend`)."""
+        body: dict[str, Any] = {"kind": kind, "message": message, "entry": entry,
+                                "legal": list(legal or []),
+                                "alternatives": alternative_entries(entry, alternatives or [])}
+        if amend is not None:
+            body["amend"] = amend
         alert_id, t = self.store.raise_alert(self.game_id, body)
-        alert = Alert(alert_id, kind, message, entry, body["legal"], body["alternatives"], created=t)
+        alert = Alert(alert_id, kind, message, entry, body["legal"], body["alternatives"], created=t,
+                      amend=amend)
         self.alerts.append(alert)
         self._changed()
         return alert
@@ -232,18 +269,53 @@ class Session:
         raise MoveFormatError(f"no open alert {alert_id}; open alerts: {open_ids}")
 
     def confirm(self, alert_id: int) -> SubmitResult:
-        """Accept an uncertain reading as it was read."""
+        """Accept an uncertain reading as it was read, or make the amendment an ``amend`` alert
+        asks about (refused with :class:`AmendError`, the alert left open and nothing changed,
+        when the log would no longer replay with it)."""
         with self._lock:
             alert = self._take_alert(alert_id)
+            if alert.kind == "amend":
+                return self._amend_answer(alert)
             if alert.kind != "confirm":
-                self.alerts.append(alert)
-                raise MoveFormatError(f"alert {alert_id} is an illegal placement; correct or dismiss it")
+                self._put_back(alert)
+                raise MoveFormatError(f"alert {alert_id} is an illegal placement or a notice; "
+                                      "correct or dismiss it")
             return self._log_answer(alert, Move.from_json(alert.entry), "confirmed")
+
+    def _amend_answer(self, alert: Alert) -> SubmitResult:
+        """Make the amendment of an ``amend`` alert and close the alert as ``amended``, both in
+        one transaction; if the rules refuse it (or anything fails) the alert is open again
+        and nothing is stored."""
+        seq = int((alert.amend or {}).get("seq", -1))
+        try:
+            move = self._amendment(seq, alert.entry, "correction")
+        except BaseException:
+            self._put_back(alert)  # refused: nothing was stored
+            raise
+        try:
+            with self.store.transaction():
+                self.store.append_amend(self.game_id, seq, move)
+                self._close(alert, "amended", SubmitResult("amended", seq=seq))
+        except BaseException:
+            self._restore_alert(alert)
+            raise
+        self._rebuild()
+        self._changed()
+        return SubmitResult("amended", self.history[self.seqs.index(seq)]["events"], seq=seq)
+
+    def _put_back(self, alert: Alert) -> None:
+        """An alert taken for an answer that does not apply to it, open again in its place."""
+        self.alerts.append(alert)
+        self.alerts.sort(key=lambda a: a.id)
 
     def correct(self, alert_id: int, entry: dict[str, Any]) -> SubmitResult:
         """Replace an alert's entry by a person's correction; the original reading is kept."""
         with self._lock:
             alert = self._take_alert(alert_id)
+            if alert.kind == "amend":
+                self._put_back(alert)
+                raise MoveFormatError(f"alert {alert_id} asks to amend a logged play: amend it "
+                                      "(confirm) or keep the play as logged (dismiss)")
             fixed = dict(entry)
             fixed["source"] = "correction"
             fixed["reading"] = {k: v for k, v in alert.entry.items() if k != "reading"}
@@ -333,37 +405,88 @@ class Session:
         only when every entry still applies legally in order; otherwise :class:`AmendError`
         names the first line that breaks and the state, the store and the history are left
         exactly as they were. Returns the amended entry's new history item."""
-        if source not in SOURCES:
-            raise AmendError(f"amend source {source!r} is not one of {', '.join(SOURCES)}")
-        if isinstance(seq, bool) or not isinstance(seq, int):
-            raise AmendError(f"amend needs the entry's sequence number (a whole number), got {seq!r}")
         with self._lock:
-            if seq not in self.seqs:
-                shown = ", ".join(map(str, self.seqs[-12:])) or "none"
-                raise AmendError(f"entry {seq} is not in force in game {self.game_id}, so it cannot "
-                                 f"be edited; entries in force (latest): {shown}")
-            if isinstance(entry, dict):
-                entry = {k: v for k, v in entry.items() if k not in ("source", "seq", "t")}
-            move = entry if isinstance(entry, Move) else Move.from_json(entry)
-            meta = {k: v for k, v in move.meta.items() if k not in ("source", "t")}
-            meta["source"] = source
-            move = Move(move.kind, move.player, move.tile, move.tiles, move.on, move.count,
-                        move.value, move.data, move.extra, meta)
-            game = self.header.new_game()
-            log = self.store.effective(self.game_id)
-            for line, (s, m) in enumerate(log, start=1):
-                use = move if s == seq else m
-                try:
-                    game.apply(use)
-                except DominoError as exc:
-                    what = "the amended entry itself" if s == seq else f"entry {s} ({m})"
-                    raise AmendError(
-                        f"cannot change entry {seq} to {move}: the log would no longer replay; "
-                        f"line {line}, {what}, breaks: {exc}") from None
+            move = self._amendment(seq, entry, source)
             self.store.append_amend(self.game_id, seq, move)
             self._rebuild()
             self._changed()
             return self.history[self.seqs.index(seq)]
+
+    def _amendment(self, seq: int, entry: dict[str, Any] | Move, source: str) -> Move:
+        """``entry`` as the amendment of entry ``seq`` (its ``source`` set, ``seq`` and ``t``
+        dropped), checked: :class:`AmendError` when ``seq`` is not in force or the log would no
+        longer replay with it (naming the first line that breaks). Changes nothing."""
+        if source not in SOURCES:
+            raise AmendError(f"amend source {source!r} is not one of {', '.join(SOURCES)}")
+        if isinstance(seq, bool) or not isinstance(seq, int):
+            raise AmendError(f"amend needs the entry's sequence number (a whole number), got {seq!r}")
+        if seq not in self.seqs:
+            shown = ", ".join(map(str, self.seqs[-12:])) or "none"
+            raise AmendError(f"entry {seq} is not in force in game {self.game_id}, so it cannot "
+                             f"be edited; entries in force (latest): {shown}")
+        if isinstance(entry, dict):
+            entry = {k: v for k, v in entry.items() if k not in ("source", "seq", "t")}
+        move = entry if isinstance(entry, Move) else Move.from_json(entry)
+        meta = {k: v for k, v in move.meta.items() if k not in ("source", "t")}
+        meta["source"] = source
+        move = Move(move.kind, move.player, move.tile, move.tiles, move.on, move.count,
+                    move.value, move.data, move.extra, meta)
+        game = self.header.new_game()
+        log = self.store.effective(self.game_id)
+        for line, (s, m) in enumerate(log, start=1):
+            use = move if s == seq else m
+            try:
+                game.apply(use)
+            except DominoError as exc:
+                what = "the amended entry itself" if s == seq else f"entry {s} ({m})"
+                raise AmendError(
+                    f"cannot change entry {seq} to {move}: the log would no longer replay; "
+                    f"line {line}, {what}, breaks: {exc}") from None
+        return move
+
+    def _reread(self, request: dict[str, Any]) -> SubmitResult:
+        """A camera request to amend a logged play (:data:`REREAD`): an alert of kind
+        ``amend`` whose tap amends the latest play in force of the tile first read to the
+        play read now (the fields of ``as`` put into it, the camera's confidence and reading
+        kept beside it), when the whole log still replays with it; otherwise a notice that
+        says why not (no such play in force; the rules' reason, e.g. a later play that depends
+        on the first tile). The log itself is not changed. The same request while its alert is
+        open answers with that alert."""
+        ask = request[REREAD]
+        try:
+            was, now = Tile.parse(str(ask["was"])), Tile.parse(str(ask["as"]["play"]))
+        except (TypeError, KeyError, ValueError):
+            raise MoveFormatError(f'a {REREAD!r} request is {{"{REREAD}": {{"was": TILE, "as": '
+                                  f'{{"play": TILE, ...}}}}}}, got {request!r}') from None
+        said = f"the camera now reads {now} where it first read {was}"
+        item = next((h for h in reversed(self.history) if _plays(h["entry"], was)), None)
+        if item is None:
+            return SubmitResult("notice", alert=self._alert(
+                "notice", f"{said}, but no play of {was} is in the log to amend: if {now} lies "
+                          f"there, change the entry that put {was} on the table in the history",
+                {}))
+        entry = {k: v for k, v in item["entry"].items() if k not in META_KEYS}
+        entry.update(ask["as"])
+        entry["play"] = str(now)
+        entry.update({k: request[k] for k in ("confidence", "reading") if k in request})
+        entry["reading"] = dict(entry.get("reading") or {},
+                                first_read=item["entry"].get("reading", {"play": str(was)}))
+        for a in self.alerts:
+            if a.kind == "amend" and a.amend is not None and a.amend["seq"] == item["seq"] \
+                    and a.entry.get("play") == entry["play"]:
+                return SubmitResult("amend", alert=a)
+        try:
+            move = self._amendment(item["seq"], entry, "correction")
+        except (AmendError, MoveFormatError) as exc:
+            why = str(exc).split("; legal: ")[0]  # the rules' reason, not every legal play
+            return SubmitResult("notice", alert=self._alert(
+                "notice", f"{said}, but the play of {was} cannot be amended to {now} ({why}): "
+                          f"if {now} was played there, change the history by hand", {}))
+        entry["source"] = "correction"
+        amends = {"seq": item["seq"], "was": str(was), "text": item["text"]}
+        alert = self._alert("amend", f"{said}: amend the play of {was} to {now}? "
+                                     f"({item['text']} becomes {move})", entry, amend=amends)
+        return SubmitResult("amend", alert=alert)
 
     def _entry_kinds(self) -> list[dict[str, Any]]:
         """The game's entry kinds for the tablet, each cut to :data:`ENTRY_KIND_LIMIT` entries."""
@@ -434,12 +557,21 @@ class Session:
         return buf.getvalue()
 
 
+def _plays(entry: dict[str, Any], tile: Tile) -> bool:
+    """Whether the log entry ``entry`` is a play of ``tile``."""
+    try:
+        return "play" in entry and Tile.parse(str(entry["play"])) == tile
+    except ValueError:
+        return False
+
+
 def _restored(row: Any) -> Alert:
     """An open alert as stored (:meth:`LogStore.open_alerts`)."""
     b = row.body
     entry = b.get("entry") or {}
     return Alert(row.seq, b["kind"], b["message"], entry, list(b.get("legal") or []),
-                 alternative_entries(entry, b.get("alternatives") or []), created=row.t)
+                 alternative_entries(entry, b.get("alternatives") or []), created=row.t,
+                 amend=b.get("amend"))
 
 
 def alternative_entries(entry: dict[str, Any], alternatives: list[Any]) -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ while :meth:`LogStore.effective_moves` gives the log the rules fold. Every appen
 process killed mid-game loses nothing that was acknowledged.
 
 The questions waiting for a person (an illegal placement to confirm, correct or dismiss, an
-uncertain reading waiting for a tap, a notice) live in ``alerts``, append-only too: a row
+uncertain reading waiting for a tap, a logged play the camera now reads as another tile to
+amend with a tap or keep, a notice) live in ``alerts``, append-only too: a row
 ``raised`` when the session raises one (its row number is the alert's id), a row ``closed``
 when a person (or the camera: the tile was taken back) settles it. The alerts open are those
 raised and not closed; a settled alert that logged an entry writes the entry and the closing
@@ -69,8 +70,9 @@ CREATE TABLE IF NOT EXISTS alerts (
 CREATE INDEX IF NOT EXISTS alerts_game ON alerts(game_id, seq);
 """
 
-#: How an alert can be closed (the ``how`` of its closing row).
-CLOSED_HOW = ("confirmed", "corrected", "dismissed", "taken_back")
+#: How an alert can be closed (the ``how`` of its closing row; ``amended``: an amend alert's
+#: tap amended the logged play, ``seq`` names it).
+CLOSED_HOW = ("confirmed", "corrected", "dismissed", "taken_back", "amended")
 
 
 class StoreError(DominoError):

@@ -6,9 +6,13 @@
                                        before the first game
 ``GET  /api/games``                    the games, their player counts and options, the entry kinds
 ``POST /api/submit``                   ``{"entry": {...log entry...}}`` -> ``SubmitResult``
-``POST /api/alerts/<id>/confirm``      accept an uncertain reading as read
+``POST /api/alerts/<id>/confirm``      accept an uncertain reading as read; on an ``amend``
+                                       alert (a logged play the camera now reads as another
+                                       tile), make its amendment: ``"status": "amended"``, or
+                                       400 with the rules' reason (the alert stays open)
 ``POST /api/alerts/<id>/correct``      ``{"entry": {...}}`` replaces the alert's entry
-``POST /api/alerts/<id>/dismiss``      drop the alert, the log unchanged
+``POST /api/alerts/<id>/dismiss``      drop the alert, the log unchanged (on an ``amend``
+                                       alert: keep the play as logged)
 ``POST /api/undo``                     withdraw the last entry: ``{"undone": entry|null}``
 ``POST /api/new_game``                 ``{"game": "allfives", "players": [...], "options": {}}``
 ``POST /api/rematch``                  a new game with the same game, players (seats) and options

@@ -167,3 +167,31 @@ def test_same_play_compares_stackernoes_cells_and_level() -> None:
     assert _same_play(dict(truth, source="camera", confidence=0.9), truth)
     assert not _same_play(dict(truth, at=[[-2, 0], [-1, 0]]), truth)
     assert not _same_play(dict(truth, level=1), truth)
+
+
+@pytest.mark.parametrize("truth_third, read_again, how", [
+    ("5-6", "5-6", "amended"),  # the first reading (3-5) was wrong: one tap amends it
+    ("3-5", "5-6", "kept"),  # the new reading is the wrong one: the play is kept as logged
+])
+def test_the_players_amend_a_play_read_again_only_when_it_was_misread(
+        tmp_path: Path, truth_third: str, read_again: str, how: str) -> None:
+    """The demo's players answer an ``amend`` alert knowing what was played: the tap when the
+    amended play is the recording's and the logged one is not, else keep the play."""
+    plays = [{"player": "Ann", "play": "5-5"}, {"player": "Bob", "play": "0-5", "on": "5-5"},
+             {"player": "Ann", "play": "3-5", "on": "5-5"}]
+    s = Session.start(LogStore(tmp_path / "d.db"), "allfives", ["Ann", "Bob"])
+    for e in plays:
+        assert s.submit(e).status == "accepted"
+    truth = plays[:2] + [dict(plays[2], play=truth_third)]
+    player = DemoPlayer.__new__(DemoPlayer)  # only the players' answers: no renderer
+    player.session = s
+    player.rec = argparse.Namespace(steps=[argparse.Namespace(truth=t) for t in truth])
+    player.report = demo.DemoReport()
+    asked = s.submit({"reread": {"was": "3-5", "as": {"play": read_again}}}, source="camera")
+    assert asked.status == "amend"
+    player._person(argparse.Namespace(truth=None), len(s.history))
+    assert s.alerts == []
+    assert s.history[2]["entry"]["play"] == (read_again if how == "amended" else "3-5")
+    got = player.report.to_json()
+    assert (len(got["amended_by_tap"]), len(got["kept_as_logged"])) == \
+        ((1, 0) if how == "amended" else (0, 1))

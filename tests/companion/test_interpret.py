@@ -13,10 +13,11 @@ from companion.interpret import (
     TrickInterpreter,
     interpreter_for,
 )
-from companion.session import Session
+from companion.gamelog import replay_lines
+from companion.session import REREAD, Session
 from companion.store import LogStore
 from companion.tiles import Tile
-from companion.tracking import Seen, diff
+from companion.tracking import Seen, TableChange, diff
 from live_helpers import W, L, confirm_lead, tile_at
 
 
@@ -404,3 +405,58 @@ def test_row_order_across_and_upright() -> None:
     assert [str(s.tile) for s in _row_order(across)] == ["3-4", "5-6", "1-2"]
     upright = [tile_at(1, 2, 101, 300), tile_at(3, 4, 99, 100), tile_at(5, 6, 100, 200)]
     assert [str(s.tile) for s in _row_order(upright)] == ["3-4", "5-6", "1-2"]
+
+
+# --- a logged tile read again as another value ------------------------------------------------
+
+# All Fives, the seed's example: 5-5 leads (10), 0-5 on it (10), 3-5 on the spinner, 0-2 on the
+# 0 (5).
+SEED_PLAYS = [{"player": "Ann", "play": "5-5"}, {"player": "Bob", "play": "0-5", "on": "5-5"},
+              {"player": "Ann", "play": "3-5", "on": "5-5"},
+              {"player": "Bob", "play": "0-2", "on": "0-5"}]
+
+
+def _seed_game(tmp_path: Path, third: str = "3-5") -> Session:
+    s = _session(tmp_path, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS:
+        e = dict(e, play=third) if e["play"] == "3-5" else e
+        assert s.submit(e).status == "accepted"
+    return s
+
+
+def test_a_line_game_play_read_again_is_amended_with_one_tap(tmp_path: Path) -> None:
+    """Should the tracking report a logged tile read again as another value (it does so where
+    tiles stay where laid; the line games' interpreter takes the same report): 3-5 on the
+    spinner read again as 5-6. The camera asks to amend the play, one tap amends it (on the
+    same tile), and the log replays to the scores of a log that had 5-6 from the start (the
+    ends 0 and 6 then count 8: no score for Bob's 0-2)."""
+    s = _seed_game(tmp_path)
+    assert s.game.scores == {"Ann": 10, "Bob": 15}
+    old, new = tile_at(3, 5, 100, 60, vertical=True), tile_at(6, 5, 100, 60, vertical=True)
+    change = TableChange(replaced=[(old, new)], table=[new])
+    (p,) = interpreter_for("allfives").proposals(change, s.game)
+    assert p.entry[REREAD] == {"was": "3-5", "as": {"play": "5-6"}}
+    alert = s.submit(p.entry, source="camera").alert
+    assert alert is not None and alert.kind == "amend" and alert.amend["was"] == "3-5"
+    assert s.confirm(alert.id).status == "amended"
+    assert s.history[2]["entry"]["play"] == "5-6" and s.history[2]["entry"]["on"] == "5-5"
+    right = _seed_game(tmp_path / "right", third="5-6")
+    assert s.game.scores == right.game.scores == {"Ann": 10, "Bob": 10}
+    replayed = replay_lines(s.export_jsonl().splitlines())
+    assert replayed.game.scores == right.game.scores
+
+
+def test_a_line_game_play_a_later_play_depends_on_stays_a_notice(tmp_path: Path) -> None:
+    """0-5 read again as 5-6: Bob's later 0-2 went on the 0 of 0-5, so the amended log would not
+    replay; no amendment is offered, the notice names the play that depends on it."""
+    s = _seed_game(tmp_path)
+    old, new = tile_at(0, 5, 140, 100), tile_at(6, 5, 140, 100)
+    (p,) = interpreter_for("allfives").proposals(
+        TableChange(replaced=[(old, new)], table=[new]), s.game)
+    got = s.submit(p.entry, source="camera")
+    assert got.status == "notice" and got.alert is not None and got.alert.kind == "notice"
+    assert "cannot be amended to 5-6" in got.alert.message
+    assert "entry 4 (Bob plays 0-2 on 0-5), breaks: Bob plays 0-2 on 0-5: 0-5 is not on the table" \
+        in got.alert.message
+    assert [h["entry"]["play"] for h in s.history] == ["5-5", "0-5", "3-5", "0-2"]
+    assert s.game.scores == {"Ann": 10, "Bob": 15}

@@ -11,10 +11,11 @@ import pytest
 
 from companion.interpret import interpreter_for
 from companion.interpret_stacks import BuildUpInterpreter, classify, face_colour, set_references
-from companion.session import Session
+from companion.gamelog import replay_lines
+from companion.session import REREAD, Session
 from companion.store import LogStore
 from companion.tiles import Tile
-from companion.tracking import Seen, diff
+from companion.tracking import Seen, TableChange, diff
 from live_helpers import confirm_lead
 
 W, L = 24.0, 48.0
@@ -318,15 +319,16 @@ def test_a_stackernoes_tile_gone_from_sight_asks_whether_it_was_covered_or_taken
 
 
 
-def _run_of_three(tmp_path: Path) -> tuple[Session, list[Seen], Seen]:
-    """Stackernoes: 2-2 led, 2-5 and 2-7 laid at either end (Bob to play); the session, the
-    tracked table and 2-2."""
+def _run_of_three(tmp_path: Path, last: tuple[int, int] = (2, 7)
+                  ) -> tuple[Session, list[Seen], Seen]:
+    """Stackernoes: 2-2 led, 2-5 and 2-7 (``last``) laid at either end (Bob to play); the
+    session, the tracked table and 2-2."""
     s = _snap_session(tmp_path)
     lead = _on_cells(2, 2, (0, 0), (1, 0))
     entry, table = _play(s, [], [lead])
     s.submit(entry)
     confirm_lead(s)
-    for tile in (_on_cells(5, 2, (-2, 0), (-1, 0)), _on_cells(2, 7, (2, 0), (3, 0))):
+    for tile in (_on_cells(5, 2, (-2, 0), (-1, 0)), _on_cells(*last, (2, 0), (3, 0))):
         entry, table = _play(s, table, table + [tile])
         assert s.submit(entry).status == "accepted"
     return s, table, lead
@@ -388,30 +390,147 @@ def test_a_tile_not_read_is_a_notice_when_a_play_was_seen_in_the_same_change(
     assert "2-2 is not seen any more" in out[1].message
 
 
-def test_a_logged_tile_the_tracking_reads_again_as_another_value_is_a_notice(
-        tmp_path: Path) -> None:
-    """2-7 is entered from the one reading that found it; then the reader reads 2-8 at its
-    place, sure, twice while nothing changes there: the tracking takes the first reading for a
-    misreading (``replaced``). The log still holds 2-7, and only a person can change a logged
-    play: a notice says so (nothing is entered). Before the second reading nothing is said;
-    a tile replaced that was never entered gets no notice."""
-    s, table, _ = _run_of_three(tmp_path)
-    first = next(x for x in table if x.tile == Tile.of(2, 7))
-    other = dataclasses.replace(first, tile=Tile.of(2, 8), halves=(2, 8), confidence=0.99)
-    after = [x for x in table if x.tile != first.tile] + [other]
+def _read_again_as(table: list[Seen], tile: Tile, as_tile: Tile, halves: tuple[int, int]
+                   ) -> tuple[TableChange, TableChange]:
+    """The tracking over two still readings in which the tile ``tile`` of ``table`` is read,
+    sure, as ``as_tile`` (halves in picture order ``halves``) at its place: the first change
+    (nothing yet) and the second (``replaced``)."""
+    first = next(x for x in table if x.tile == tile)
+    other = dataclasses.replace(first, tile=as_tile, halves=halves, confidence=0.99)
+    after = [x for x in table if x.tile != tile] + [other]
 
     def still(x: Seen) -> float:
         return 0.0
 
-    interp = interpreter_for("stackernoes")
     once = diff(table, after, changed=still, fixed=True)
-    assert once.empty and interp.proposals(once, s.game) == []
     twice = diff(once.table, after, changed=still, fixed=True)
+    return once, twice
+
+
+def _replayed(s: Session) -> dict:
+    """The scores and table of the session's exported log, replayed."""
+    result = replay_lines(s.export_jsonl().splitlines())
+    return {"scores": result.game.scores, "view": result.game.view()}
+
+
+def test_a_logged_tile_the_tracking_reads_again_as_another_value_asks_to_amend_its_play(
+        tmp_path: Path) -> None:
+    """2-7 is entered from the one reading that found it; then the reader reads 2-8 at its
+    place, sure, twice while nothing changes there: the tracking takes the first reading for a
+    misreading (``replaced``). The camera does not change the log: it asks to amend the play
+    of 2-7 to 2-8 on the same cells and level, one tap; the tap amends it (a correction, the
+    camera's readings kept), and the log replays as one that had 2-8 from the start. Before
+    the second reading nothing is said; a tile replaced that was never entered gets nothing."""
+    s, table, _ = _run_of_three(tmp_path)
+    seq = next(h["seq"] for h in s.history if h["entry"]["play"] == "2-7")
+    once, twice = _read_again_as(table, Tile.of(2, 7), Tile.of(2, 8), (2, 8))
+    interp = interpreter_for("stackernoes")
+    assert once.empty and interp.proposals(once, s.game) == []
     assert [(a.tile, b.tile) for a, b in twice.replaced] == [(Tile.of(2, 7), Tile.of(2, 8))]
-    assert not twice.empty
     (p,) = interp.proposals(twice, s.game)
-    assert p.entry is None
-    assert p.message == ("the camera now reads 2-8 where it first read 2-7: if 2-8 was played "
-                         "there, change the play of 2-7 in the history")
-    s.undo()  # 2-7 no longer in the log: nothing to say
+    assert p.entry is not None and p.entry[REREAD] == {
+        "was": "2-7", "as": {"play": "2-8", "at": [[2, 0], [3, 0]]}}
+    asked = s.submit(p.entry, source="camera")
+    assert asked.status == "amend" and asked.alert is not None
+    alert = asked.alert
+    assert alert.kind == "amend" and alert.amend == {"seq": seq, "was": "2-7",
+                                                     "text": "Ann plays 2-7 at=[[2,0],[3,0]] level=0"}
+    assert alert.message.startswith("the camera now reads 2-8 where it first read 2-7: amend "
+                                    "the play of 2-7 to 2-8?")
+    assert [h["entry"]["play"] for h in s.history] == ["2-2", "2-5", "2-7"]  # not changed yet
+    from_start, _, _ = _run_of_three(tmp_path / "x", last=(2, 8))
+    assert _replayed(s) != _replayed(from_start)
+    assert s.submit(p.entry, source="camera").alert is alert  # asked once
+    done = s.confirm(alert.id)
+    assert (done.status, done.seq) == ("amended", seq) and s.alerts == []
+    item = s.history[-1]
+    assert (item["seq"], item["entry"]["play"], item["entry"]["at"], item["entry"]["level"]) == \
+        (seq, "2-8", [[2, 0], [3, 0]], 0)
+    assert item["amended"] and item["source"] == "correction"
+    assert item["entry"]["reading"]["tile"] == "2-8"
+    assert item["entry"]["reading"]["first_read"]["tile"] == "2-7"
+    assert _replayed(s) == _replayed(from_start)  # as a log that had 2-8 from the start
+    s.undo()  # 2-8 no longer in the log: nothing to say
     assert interp.proposals(twice, s.game) == []
+
+
+def test_a_tile_read_again_turned_round_keeps_each_half_on_its_cell(tmp_path: Path) -> None:
+    """The first reading said 2-7 (2 next to the run's 2, 7 outside); the picture now says 0-2
+    with its 2 where the 2 was: the amended play puts 0-2's low half (0) on the outer cell,
+    which the rules accept (the 2 still meets the run's 2)."""
+    s, table, _ = _run_of_three(tmp_path)
+    _, twice = _read_again_as(table, Tile.of(2, 7), Tile.of(0, 2), (2, 0))
+    (p,) = interpreter_for("stackernoes").proposals(twice, s.game)
+    assert p.entry[REREAD]["as"] == {"play": "0-2", "at": [[3, 0], [2, 0]]}
+    alert = s.submit(p.entry, source="camera").alert
+    assert alert is not None and alert.kind == "amend"
+    s.confirm(alert.id)
+    assert s.history[-1]["entry"]["at"] == [[3, 0], [2, 0]]
+
+
+def test_a_tile_read_again_the_rules_refuse_stays_a_notice_that_says_why(tmp_path: Path) -> None:
+    """2-7 read again as 2-5, which lies at the other end of the run: the amended log would hold
+    2-5 twice, so no amendment is offered; a notice names the rules' reason and the log is as
+    it was."""
+    s, table, _ = _run_of_three(tmp_path)
+    before = [h["entry"] for h in s.history]
+    _, twice = _read_again_as(table, Tile.of(2, 7), Tile.of(2, 5), (2, 5))
+    (p,) = interpreter_for("stackernoes").proposals(twice, s.game)
+    got = s.submit(p.entry, source="camera")
+    assert got.status == "notice" and got.alert is not None and got.alert.kind == "notice"
+    assert got.alert.message.startswith("the camera now reads 2-5 where it first read 2-7, but "
+                                        "the play of 2-7 cannot be amended to 2-5 (")
+    assert "line 3, the amended entry itself, breaks: Ann plays 2-5 at=[[2,0],[3,0]] level=0: " \
+        "2-5 is already on the table): if 2-5 was played there" in got.alert.message
+    assert "legal:" not in got.alert.message
+    assert [h["entry"] for h in s.history] == before
+
+
+def _buildup_round(tmp_path: Path, tile: str) -> Session:
+    """Build Up: Ann (red) plays ``tile`` on Bob's blue:1-5 from the camera, both pass, the
+    round ends."""
+    s = _session(tmp_path)
+    entries = [{"player": "Ann", "play": tile, "on": "blue:1-5", "confidence": 0.99},
+               {"player": "Bob", "pass": True}, {"player": "Ann", "pass": True},
+               {"end_round": {}}]
+    for e in entries:
+        assert s.submit(e, source="camera" if "play" in e else "hand").status == "accepted"
+    return s
+
+
+def test_buildup_a_play_read_again_is_amended_with_one_tap_and_rescored(tmp_path: Path) -> None:
+    """Ann's red 3-3 on Bob's blue 1-5 was entered from one reading; the tracking now reads
+    4-4 there (its set not read: it stays the first reading's, red). One tap amends the play,
+    and the round's scores are those of a log that had red 4-4 from the start (Ann's tops
+    score 8 instead of 6); "keep" (dismiss) leaves the log as it was."""
+    s = _buildup_round(tmp_path, "red:3-3")
+    old = dataclasses.replace(_at("red:3-3", 1, 1), layer=1)
+    new = dataclasses.replace(_at("4-4", 1, 1), layer=1)
+    change = TableChange(replaced=[(old, new)], table=[new])
+    (p,) = BuildUpInterpreter().proposals(change, s.game)
+    assert p.entry[REREAD] == {"was": "red:3-3", "as": {"play": "red:4-4"}}
+    right = _buildup_round(tmp_path / "right", "red:4-4")
+    assert s.game.scores != right.game.scores
+    # kept: nothing changes
+    kept = s.submit(p.entry, source="camera").alert
+    assert kept is not None and kept.kind == "amend"
+    s.dismiss(kept.id)
+    assert s.history[1]["entry"]["play"] == "red:3-3" and s.game.scores != right.game.scores
+    # amended with one tap
+    alert = s.submit(p.entry, source="camera").alert
+    assert alert is not None and alert.kind == "amend" and alert.id != kept.id
+    assert s.confirm(alert.id).status == "amended"
+    assert (s.history[1]["entry"]["play"], s.history[1]["entry"]["on"]) == ("red:4-4", "blue:1-5")
+    assert s.game.scores == right.game.scores == {"Ann": 45, "Bob": 26}
+    assert _replayed(s) == _replayed(right)
+
+
+def test_buildup_a_layout_tile_read_again_is_a_notice(tmp_path: Path) -> None:
+    """A tile of the layouts read again as another value: no play put it there (the deal did),
+    so nothing is offered to amend; a notice says where to change it."""
+    s = _session(tmp_path)
+    old, new = _at("red:0-1", 5, 0), _at("red:0-2", 5, 0)
+    (p,) = BuildUpInterpreter().proposals(TableChange(replaced=[(old, new)], table=[new]), s.game)
+    got = s.submit(p.entry, source="camera")
+    assert got.status == "notice" and got.alert is not None
+    assert "no play of red:0-1 is in the log to amend" in got.alert.message

@@ -279,3 +279,41 @@ def test_an_other_reading_offered_by_its_tile_is_posted_back_as_the_correction(
     answer = post(client, f"/api/alerts/{result.alert.id}/correct", {"entry": offered})
     assert answer.get_json()["status"] == "accepted", answer.get_json()
     assert session.history[-1]["text"] == str(sim.moves[2])
+
+
+def test_a_logged_play_the_camera_reads_again_is_amended_or_kept_with_one_tap(
+        app: Flask, client: FlaskClient) -> None:
+    """The camera now reads 5-6 where it first read Cy's 3-5: the state carries an ``amend``
+    alert (the amended entry, the entry it replaces); ``confirm`` amends it through the rules
+    and rescores; a tap the rules refuse (the log changed since) is a 400 with their reason and
+    leaves the question open; ``dismiss`` keeps the play as logged."""
+    for e in SEED_PLAYS:
+        assert post(client, "/api/submit", {"entry": e}).get_json()["status"] == "accepted"
+    session = app.extensions["session"].session
+    seq = client.get("/api/state").get_json()["history"][2]["seq"]
+    result = session.submit({"reread": {"was": "3-5", "as": {"play": "5-6"}}, "confidence": 0.97},
+                            source="camera")
+    (alert,) = client.get("/api/state").get_json()["alerts"]
+    assert alert["id"] == result.alert.id and alert["kind"] == "amend"
+    assert alert["amend"] == {"seq": seq, "was": "3-5", "text": "Cy plays 3-5 on 5-5"}
+    assert (alert["entry"]["player"], alert["entry"]["play"], alert["entry"]["on"]) == \
+        ("Cy", "5-6", "5-5")
+    resp = post(client, f"/api/alerts/{alert['id']}/confirm")
+    assert resp.status_code == 200 and resp.get_json()["status"] == "amended"
+    state = client.get("/api/state").get_json()
+    assert state["alerts"] == [] and state["scores"] == {"Ann": 10, "Bob": 10, "Cy": 0}
+    assert state["history"][2]["amended"] and state["history"][2]["entry"]["play"] == "5-6"
+    assert replay_lines(client.get("/export.jsonl").get_data(as_text=True).splitlines()
+                        ).game.scores == state["scores"]
+    # Ann's 0-2 read again as 0-4: amendable until Bob's 2-3 goes on the 2 of 0-2
+    kept = session.submit({"reread": {"was": "0-2", "as": {"play": "0-4"}}}, source="camera")
+    assert kept.status == "amend"
+    post(client, "/api/submit", {"entry": {"player": "Bob", "play": "2-3", "on": "0-2"}})
+    before = client.get("/api/state").get_json()
+    resp = post(client, f"/api/alerts/{kept.alert.id}/confirm")
+    assert resp.status_code == 400 and "Bob plays 2-3 on 0-2" in resp.get_json()["error"]
+    after = client.get("/api/state").get_json()
+    assert [a["id"] for a in after["alerts"]] == [kept.alert.id]
+    assert after["history"] == before["history"] and after["scores"] == before["scores"]
+    assert post(client, f"/api/alerts/{kept.alert.id}/dismiss").status_code == 200
+    assert client.get("/api/state").get_json()["history"][3]["entry"]["play"] == "0-2"

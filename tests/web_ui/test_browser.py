@@ -334,3 +334,35 @@ def test_game_view_is_shown_as_key_values(browser: Any, live: Live) -> None:
     text = page.inner_text("#view")
     assert "open ends" in text and "[5,3]" in text and "count" in text and "8" in text
     assert errors == []
+
+
+def test_a_play_read_again_is_amended_or_kept_with_one_tap(browser: Any, live: Live) -> None:
+    """The camera now reads 5-6 where it first read Cy's 3-5: the alert offers the amendment and
+    keeping the play; "Amend" changes the history and the scores without a reload; "Keep"
+    leaves the log as it was."""
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    session = live.app.extensions["session"].session
+    plays = [{"player": "Ann", "play": "5-5"}, {"player": "Bob", "play": "0-5", "on": "5-5"},
+             {"player": "Cy", "play": "3-5", "on": "5-5"},
+             {"player": "Ann", "play": "0-2", "on": "0-5"}]
+    for e in plays:
+        assert session.submit(e).status == "accepted"
+    session.submit({"reread": {"was": "3-5", "as": {"play": "5-6"}}, "confidence": 0.97},
+                   source="camera")
+    box = page.wait_for_selector(".alert-amend")
+    assert box.inner_text().startswith("Read again: the camera now reads 5-6 where it first read 3-5")
+    labels = page.locator(".alert-amend button").all_inner_texts()
+    assert labels == ["Amend to Cy plays 5-6 on 5-5", "Keep 3-5"]
+    page.click(".alert-amend button:has-text('Amend to')")
+    page.wait_for_selector("#alerts", state="hidden")
+    page.wait_for_selector(".player[data-player='Ann'] .pscore:text-is('10')")
+    sync_api.expect(page.locator("#history li.amended")).to_have_count(1)
+    assert "5-6" in page.locator("#history li.amended").inner_text()
+    # read again once more, as 4-5 this time: kept as logged
+    session.submit({"reread": {"was": "5-6", "as": {"play": "4-5"}}}, source="camera")
+    page.click(".alert-amend button:has-text('Keep 5-6')")
+    page.wait_for_selector("#alerts", state="hidden")
+    assert session.history[2]["entry"]["play"] == "5-6" and session.game.scores["Ann"] == 10
+    assert errors == []

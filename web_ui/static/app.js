@@ -50,6 +50,7 @@ async function post(path, body = {}) {
   if (!resp.ok) { toast(data.error || ("refused: " + resp.status), true); return null; }
   if (data.status === "illegal") toast("Not legal: " + data.alert.message, true);
   else if (data.status === "confirm") toast("Please confirm the reading");
+  else if (data.status === "amended") toast("Amended: the scores are recomputed from the whole log");
   return data;
 }
 
@@ -117,13 +118,18 @@ function renderAlerts(s) {
   list.replaceChildren();
   for (const a of s.alerts) {
     const box = el("div", { class: "alert alert-" + a.kind, "data-alert": a.id },
-      el("p", { class: "amsg" }, a.kind === "illegal" ? "Illegal placement: " : "Uncertain reading: ",
+      el("p", { class: "amsg" }, ALERT_TITLES[a.kind] || "",
         a.legal && a.legal.length ? a.message.split("; legal: ")[0] : a.message));
     if (a.legal && a.legal.length) {
       box.append(el("p", { class: "legal" }, "Legal now: " + a.legal.slice(0, 8).join(", ") + (a.legal.length > 8 ? ` (and ${a.legal.length - 8} more)` : "")));
     }
     const row = el("div", { class: "row" });
-    if (controller) {
+    if (controller && a.kind === "amend" && a.amend) {
+      // a logged play the camera now reads as another tile: one tap amends it (the rules may
+      // still refuse: the toast says why and the question stays), or keep it as logged
+      row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Amend to " + entryText(a.entry)));
+      row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Keep " + a.amend.was));
+    } else if (controller) {
       if (a.kind === "confirm") row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Confirm"));
       for (const alt of a.alternatives || []) {
         row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/correct`, { entry: alt }) }, "It was " + entryText(alt)));
@@ -135,6 +141,9 @@ function renderAlerts(s) {
     list.append(box);
   }
 }
+
+// What each kind of alert is, before its message.
+const ALERT_TITLES = { illegal: "Illegal placement: ", confirm: "Uncertain reading: ", amend: "Read again: ", notice: "Notice: " };
 
 function entryText(e) {
   if (e.play) return `${e.player || "?"} plays ${e.play}${e.on ? " on " + e.on : ""}${e.at ? " at " + JSON.stringify(e.at) + " level " + (e.level ?? 0) : ""}`;
