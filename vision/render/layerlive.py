@@ -7,7 +7,8 @@ prints JSON:
   held-out seeds), the tiles the real reader (:class:`vision.read.Reader`) finds, matched by
   IoU >= 0.5 to the tiles a reader must report (face up, ``visible >= 0.9``, not cut): how many
   per layer it finds, and how many of those carry the right layer as the reader gives it (image
-  cues) and with the scene's camera given to the reader (``Reader.read(..., geometry=...)``);
+  cues) and with the scene's camera given to the reader (``Reader.read(..., geometry=...)``),
+  the latter also per layer and per deciding cue (``geometry_decided``: right / all);
 * ``watched``: build sequences (:func:`vision.render.stacking.stack_sequence`, one tile more
   per still frame) read frame by frame by the same reader and followed as the live loop follows
   them (:func:`companion.tracking.diff`: a tile added over known tiles lies one layer above
@@ -66,7 +67,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.layers import Geometry, quad_iou
+from vision.layers import CUES, Geometry, quad_iou
 from vision.render.errors import RenderSpecError
 from vision.render.sampling import HELD_OUT_SEED_MIN
 from vision.render.scene import render_scene
@@ -231,6 +232,8 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
                 okg = int(found_g[j].layer == L)
                 c["cold_geometry_ok"] += okg
                 c[f"cold_geometry_ok_layer{L}"] += okg
+                c[f"cold_geometry_cue_{found_g[j].layer_cue}"] += 1
+                c[f"cold_geometry_cue_{found_g[j].layer_cue}_ok"] += okg
     for k in range(sequences):
         frames = stack_sequence(seed + 5000 + k, held_out=True)
         table: list[Seen] = []
@@ -312,6 +315,10 @@ def evaluate(n_scenes: int, seed: int, sequences: int, memory: bool = True,
             "geometry_right": c["cold_geometry_ok"],
             "geometry_accuracy_on_found": round(c["cold_geometry_ok"]
                                                 / max(1, c["cold_found"]), 4),
+            "geometry_right_per_layer": _per_layer(c, "cold", "geometry_ok"),
+            "geometry_decided": {cue: f"{c[f'cold_geometry_cue_{cue}_ok']}/"
+                                      f"{c[f'cold_geometry_cue_{cue}']} right"
+                                 for cue in CUES if c[f"cold_geometry_cue_{cue}"]},
             "layers_ms_median": round(float(np.median(layer_ms)), 1)}
     if sequences:
         out["watched"] = {
