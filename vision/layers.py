@@ -287,6 +287,22 @@ class Geometry:
             raise LayerInputError(f"truth: expected the renderer's ground truth with camera K, "
                                   f"rvec, tvec and style.tile_mm; missing {exc}") from None
 
+    def for_crop(self, x0: float, y0: float) -> Geometry:
+        """The same camera for a part of its picture whose top-left pixel is ``(x0, y0)`` of
+        the whole (a reader given a crop, as the live loop's, measures corners in the crop's
+        pixels): the principal point moves by the crop's origin, nothing else changes."""
+        try:
+            dx, dy = float(x0), float(y0)
+        except (TypeError, ValueError):
+            raise LayerInputError(f"crop origin: expected pixel numbers x0, y0, got {x0!r}, "
+                                  f"{y0!r}") from None
+        if not (math.isfinite(dx) and math.isfinite(dy)):
+            raise LayerInputError(f"crop origin: expected finite pixels, got {dx}, {dy}")
+        K = self.K.copy()
+        K[0, 2] -= dx
+        K[1, 2] -= dy
+        return dataclasses.replace(self, K=K)
+
     def plane_homography(self, height_mm: float) -> np.ndarray:
         """Table ``(x, y)`` mm on the plane ``height_mm`` above the table to undistorted px."""
         return self.plane_homographies([height_mm])[0]

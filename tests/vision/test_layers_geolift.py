@@ -139,3 +139,21 @@ def test_with_the_camera_the_reader_puts_more_unseen_training_tiles_right_and_li
         flat_lifted += sum(t.layer > 0 for t in reading.tiles)
     assert right[True] >= right[False] > 0 and table_lifted == 0 and flat_lifted == 0, (
         right, table_lifted, flat_lifted)
+
+
+def test_a_crop_of_the_picture_keeps_every_height_with_the_geometry_for_that_crop() -> None:
+    """A reader given a crop (the live loop reads changed regions) measures corners in the
+    crop's pixels; :meth:`Geometry.for_crop` moves the principal point by the crop's origin, so
+    heights and apparent sizes come out as in the whole picture, lens included."""
+    cam, geom = _camera(25.0)
+    geom = Geometry(geom.K, geom.rvec, geom.tvec, geom.tile_mm, [-0.2, 0.05, 0.001, 0.0, 0.0])
+    quads = [_quad(cam, L, W, 3 * T), _quad(cam, L, 1.2 * W, T, at=(-60.0, 40.0))]
+    x0, y0 = 412.0, 97.0
+    crop = geom.for_crop(x0, y0)
+    shifted = [q - [x0, y0] for q in quads]
+    assert np.allclose(size_excess(shifted, crop), size_excess(quads, geom), atol=1e-6)
+    for q, c in zip(quads, shifted):
+        assert layers.tile_height(c, crop) == pytest.approx(layers.tile_height(q, geom), abs=1e-6)
+    assert np.array_equal(geom.for_crop(0, 0).K, geom.K)
+    with pytest.raises(LayerInputError, match="crop origin"):
+        geom.for_crop(float("nan"), 0)
