@@ -1024,6 +1024,20 @@ NEIGHBOURS = 6
 FACE_LEVEL = 0.5
 RESIDUAL_AREA = 0.6
 RESIDUAL_GROW = 0.15
+#: Whether a picture of small tiles (``vision.tile_finder.ZOOM_WIDTH``) that the finder did not
+#: work larger (none of its tiles was cut from run-together kernels:
+#: ``vision.tile_finder.ZOOM_SPLIT_ONLY``) is worked larger all the same where the kept tiles
+#: leave a blob of the network's face unexplained (:func:`_unexplained_face`): kernels of small
+#: touching tiles that ran together into one tile-shaped blob straddle two tiles and are not
+#: split, and kernels at a hub go missing. On the 500 rendered tuning scenes (1,600,000-499,
+#: 2026-11-22, with :data:`PIP_ROWS`; reader of 6786648) 59 frames left face unexplained
+#: without having been worked larger, 11 of them with tiles small enough to be: tiles right
+#: 7018 -> 7023 of 7143, frames 431 -> 434, false tiles 19 -> 20, missed 84 -> 80; held-out
+#: ``evaluate --rendered 40`` (and ``--seed 1000200``) unchanged, and none of the 10 frames of
+#: ``evaluate --bench`` is worked larger. Working every picture of small tiles larger
+#: (``ZOOM_SPLIT_ONLY`` False) read one tile and one frame more on the tuning scenes but doubled
+#: the detector's time on the bench (median 56 -> 113 ms, machine shared).
+ZOOM_UNEXPLAINED = True
 #: A whole tile split from the face map is kept only where the network's mean face probability
 #: over it is at least this (0: no such check); the face around a speckled or printed table
 #: can reach FACE_LEVEL in patches without being a tile's top face. With the 24-epoch
@@ -1151,6 +1165,24 @@ CLOSE_UP_INK = 60.0
 CLOSE_UP_CLASSICAL = True
 CLOSE_UP_CLASSICAL_WIDTH = 0.06
 CLOSE_UP_CLASSICAL_PIPS = 12
+#: A network tile with a sure kernel (:data:`NET_LOW_SCORE`) that shows neither a divider nor
+#: pips (nor a turned divider) passes the ink gate where it shows at least PIP_ROWS rows of run-
+#: together pips (:func:`_pip_rows`): under blur, a many-pip half's pips merge into bars, too
+#: long to be pips (:func:`_divider_score` takes round blobs only), while the divider blurs into
+#: them. A row is an ink blob (as :func:`_divider_score` marks ink) whose short side is within
+#: ROW_SHORT and long side within ROW_LONG of the tile's width, filling at least ROW_FILL of
+#: its box (straight, along or across the tile: a marbled back's veins and a table's grain are
+#: thin, faint or wiggly). On the 500 rendered tuning scenes (1,600,000-499, 2026-11-22) the 53
+#: sure network tiles the ink gate dropped (every face-down one among them under BACK_CONTRAST)
+#: held 2 or more such rows on the light or dark map, whole quad or inner part, for 4 tiles, all
+#: face-up and matching the truth (a 0-10, a 9-11, a 0-6 and a 2-3; IoU 0.62-0.87), and for none
+#: of the 12 face-down, 7 partly hidden and 21 unmatched ones (these held at most one).
+#: Through the reader (tuning scenes, reader of 6786648): tiles right 7016 -> 7018 of 7143,
+#: frames 429 -> 431, false tiles 19 -> 19, missed 86 -> 84, no other reading changed.
+PIP_ROWS = 2
+ROW_SHORT = (0.08, 0.25)
+ROW_LONG = (0.5, 0.95)
+ROW_FILL = 0.6
 
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
@@ -1224,6 +1256,36 @@ def _quad_score(ink_maps: dict[str, np.ndarray], corners: np.ndarray,
             if shows(best[0]):
                 break
     return best
+
+
+def _pip_rows(ink_maps: dict[str, np.ndarray], corners: np.ndarray) -> int:
+    """The most rows of run-together pips (:data:`PIP_ROWS`) that a quad (warped upright) shows
+    on one of the light and dark ink maps: ink blobs (darker than the face by half the face/ink
+    contrast, as :func:`_divider_score` marks them, inside the rim) :data:`ROW_SHORT` of the
+    width thick, :data:`ROW_LONG` of it long and filling :data:`ROW_FILL` of their box."""
+    width, length = _sides(corners)
+    L, W = max(4, int(round(length))), max(2, int(round(width)))
+    dst = np.array([[0, 0], [0, W], [L, W], [L, 0]], np.float32)
+    hom = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    rim = max(1, int(round(0.1 * width)))
+    most = 0
+    for fmap in ink_maps.values():
+        patch = cv2.warpPerspective(fmap, hom, (L, W), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        face, ink = _levels(patch)
+        if face - ink < MIN_INK_CONTRAST or W <= 2 * rim or L <= 2 * rim:
+            continue
+        inner = patch[rim:-rim, rim:-rim]
+        mask = (inner < face - 0.5 * (face - ink)).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        rows = 0
+        for _x, _y, bw, bh, area in stats[1:n].tolist():
+            short, long_ = min(bw, bh) / width, max(bw, bh) / width
+            if (ROW_SHORT[0] <= short <= ROW_SHORT[1] and ROW_LONG[0] <= long_ <= ROW_LONG[1]
+                    and area >= ROW_FILL * bw * bh):
+                rows += 1
+        most = max(most, rows)
+    return most
 
 
 def _turned_divider(ink_maps: dict[str, np.ndarray], corners: np.ndarray
@@ -1419,19 +1481,14 @@ def _face_backed(tiles: list[TileCandidate], face: np.ndarray, scale: float
             if t.cut or _face_support(face, scale, t.corners) >= RESIDUAL_FACE_MIN]
 
 
-def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
-                    ink_maps: dict[str, np.ndarray], width: float) -> list[TileCandidate]:
-    """Tiles in the network's face map where the kept tiles leave face uncovered.
-
-    The face mask (probability at least :data:`FACE_LEVEL`) is cut into connected blobs; a blob
-    in which at least :data:`RESIDUAL_AREA` tile areas of face lie outside the kept tiles (grown
-    by :data:`RESIDUAL_GROW` of the width; slivers opened away) is split whole by the grid cover
-    of stage 3 (:func:`_split_any`) at ``width`` px, and its tiles that show a divider or
-    :data:`PIPS_ALONE` pips and lie where no kept tile is are returned; where the whole blob
-    gives none, the face the kept tiles leave in it is split, piece by piece. ``face`` is at half
-    the working size, ``scale`` working px per image px; the masks are worked at the working
-    size, and only a blob that is split is brought to image pixels."""
-    img_h, img_w = next(iter(ink_maps.values())).shape
+def _unexplained_face(face: np.ndarray, scale: float, kept: list[TileCandidate], width: float,
+                      img_w: int, img_h: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, tuple]]]:
+    """The network's face that the kept tiles leave unexplained (see :func:`_residual_tiles`):
+    the face probability at working size, the free face mask (face less the kept tiles grown by
+    :data:`RESIDUAL_GROW` of ``width``, slivers opened away), the face blobs' labels, and the
+    label and box (x, y, w, h) of each face blob holding at least :data:`RESIDUAL_AREA` tile
+    areas of free face."""
     wh = min(2 * face.shape[0], round(img_h * scale))
     ww = min(2 * face.shape[1], round(img_w * scale))
     prob = cv2.resize(face, (face.shape[1] * 2, face.shape[0] * 2),
@@ -1450,14 +1507,34 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
     least = RESIDUAL_AREA * 2 * w_work * w_work
     most = MAX_GRID_CELLS * 2 * w_work * w_work / 8
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    found: list[TileCandidate] = []
+    blobs = []
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
         if area < least or area > most:
             continue
         own = labels[y:y + bh, x:x + bw] == i
-        if np.count_nonzero(free[y:y + bh, x:x + bw][own]) < least:
-            continue
+        if np.count_nonzero(free[y:y + bh, x:x + bw][own]) >= least:
+            blobs.append((i, (int(x), int(y), int(bw), int(bh))))
+    return prob, free, labels, blobs
+
+
+def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
+                    ink_maps: dict[str, np.ndarray], width: float) -> list[TileCandidate]:
+    """Tiles in the network's face map where the kept tiles leave face uncovered.
+
+    The face mask (probability at least :data:`FACE_LEVEL`) is cut into connected blobs; a blob
+    in which at least :data:`RESIDUAL_AREA` tile areas of face lie outside the kept tiles (grown
+    by :data:`RESIDUAL_GROW` of the width; slivers opened away) is split whole by the grid cover
+    of stage 3 (:func:`_split_any`) at ``width`` px, and its tiles that show a divider or
+    :data:`PIPS_ALONE` pips and lie where no kept tile is are returned; where the whole blob
+    gives none, the face the kept tiles leave in it is split, piece by piece. ``face`` is at half
+    the working size, ``scale`` working px per image px; the masks are worked at the working
+    size, and only a blob that is split is brought to image pixels."""
+    img_h, img_w = next(iter(ink_maps.values())).shape
+    prob, free, labels, blobs = _unexplained_face(face, scale, kept, width, img_w, img_h)
+    wh, ww = prob.shape
+    found: list[TileCandidate] = []
+    for i, (x, y, bw, bh) in blobs:
         # the blob in image pixels: its region of the face probability brought to image size
         x0, y0 = max(0, int((x - 1) / scale)), max(0, int((y - 1) / scale))
         x1 = min(img_w, int(math.ceil((x + bw + 1) / scale)))
@@ -1529,8 +1606,12 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
             if turned >= MIN_DIVIDER_SCORE:
                 mid = quad_centre(onto)
                 divider, corners = turned, mid + (onto - mid) / INNER_SHRINK
+        rows = False
+        if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE) and PIP_ROWS > 0 \
+                and not f.cut:
+            rows = any(_pip_rows(ink_maps, q) >= PIP_ROWS for q in (f.corners, inner))
         cand = TileCandidate(corners, f.cut, divider, polarity, fill, pips)
-        if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
+        if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE or rows):
             if ink_least is None or f.cut:
                 continue
             if _ink_contrast(frame_bgr, inner, ink_least) < ink_least:
@@ -1552,17 +1633,21 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
 
     With :data:`MODE` ``"net"`` (the default): the learned tile finder (:mod:`vision.tile_finder`)
     gives the tiles it sees, each with its own size; a tile is kept when it shows a divider or
-    :data:`PIPS_ALONE` pips on the light, dark or its own colour axis (:func:`_quad_score`), the
-    network sees top face over it (:data:`FACE_MIN`), its kernel is confident
-    (:data:`NET_LOW_SCORE`) and its size is like its neighbours' (:func:`_plausible_net_tiles`).
+    :data:`PIPS_ALONE` pips on the light, dark or its own colour axis (:func:`_quad_score`) or
+    pips run together into rows (:data:`PIP_ROWS`), the network sees top face over it
+    (:data:`FACE_MIN`), its kernel is confident (:data:`NET_LOW_SCORE`) and its size is like its
+    neighbours' (:func:`_plausible_net_tiles`).
     Where the network's face map holds tile face that the kept tiles leave unexplained (merged
     kernels it could not split, tiles far larger than their neighbours), the grid cover of stage 3
-    splits that face at the kept tiles' width (:func:`_residual_tiles`). With ``"classical"``,
+    splits that face at the kept tiles' width (:func:`_residual_tiles`); where tiles too small
+    for the network leave such face and the finder did not work the picture larger, it is
+    worked larger first (:data:`ZOOM_UNEXPLAINED`). With ``"classical"``,
     :func:`classical_detect` alone. ``tile_width_px`` is the median short side of the whole tiles
     found. A missing or broken model file raises :class:`vision.tile_finder.TileFinderError`
     naming the file and how to rebuild it.
     """
-    from vision.tile_finder import SMALL_SIDE, WORK_SIDE, shared_finder, tiles_from_maps
+    from vision.tile_finder import (SMALL_SIDE, WORK_SIDE, TileFinder, shared_finder,
+                                    tiles_from_maps)
 
     if MODE == "classical":
         return classical_detect(frame_bgr)
@@ -1607,6 +1692,18 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 tiles, scores, split = [max(whole, key=lambda t: t.divider)], [1.0], [False]
     tiles, large = _plausible_net_tiles(tiles, scores, split)
     whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
+    if whole and ZOOM_UNEXPLAINED and not close_up and max(h, w) >= SMALL_SIDE \
+            and net_scale <= TileFinder.work_scale(h, w) * 1.01 \
+            and _unexplained_face(net_maps[1], net_scale, tiles, float(np.median(whole)),
+                                  w, h)[3]:
+        # small tiles that leave face unexplained, not yet worked larger: worked larger
+        larger = finder.larger(frame_bgr, found, net_scale, split_only=False)
+        if larger is not None:
+            found, net_maps, net_scale = larger
+            tiles, scores, split = _checked_net_tiles(found, net_maps, net_scale, frame_bgr,
+                                                      ink_maps, backs, FACE_MIN)
+            tiles, large = _plausible_net_tiles(tiles, scores, split)
+            whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
     if whole:
         w_med = float(np.median(whole))
         extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med),

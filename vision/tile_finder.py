@@ -328,24 +328,40 @@ class TileFinder:
                 if sum(t.score >= ZOOM_SCORE for t in more) > sure:
                     found, maps, s = more, again, again_s
                     break
-        side = _zoom_side(found, s, h, w)
-        if side is not None:
-            big_maps, big_s = self.maps(frame_bgr, side)  # small tiles: worked again larger
-            big = tiles_from_maps(big_maps[0], big_maps[1], big_s, w, h)
-            sure = sum(t.score >= ZOOM_SCORE for t in found)
-            if sum(t.score >= ZOOM_SCORE for t in big) <= ZOOM_GROWTH * sure + 2:
-                found, maps, s = big, big_maps, big_s
-        return found, maps, s
+        larger = self.larger(frame_bgr, found, s)
+        return larger if larger is not None else (found, maps, s)
+
+    def larger(self, frame_bgr: np.ndarray, found: list[FoundTile], scale: float,
+               split_only: bool | None = None
+               ) -> tuple[list[FoundTile], np.ndarray, float] | None:
+        """The tiles, maps and scale of a BGR picture worked again larger, whose pass at
+        ``scale`` found ``found`` (:func:`_zoom_side`; ``split_only``: only where a found tile
+        was cut from run-together kernels, by default :data:`ZOOM_SPLIT_ONLY`), or None where
+        it is not worked again or the larger pass finds too many more sure tiles
+        (:data:`ZOOM_GROWTH`)."""
+        h, w = frame_bgr.shape[:2]
+        side = _zoom_side(found, scale, h, w, split_only)
+        if side is None:
+            return None
+        big_maps, big_s = self.maps(frame_bgr, side)  # small tiles: worked again larger
+        big = tiles_from_maps(big_maps[0], big_maps[1], big_s, w, h)
+        sure = sum(t.score >= ZOOM_SCORE for t in found)
+        if sum(t.score >= ZOOM_SCORE for t in big) > ZOOM_GROWTH * sure + 2:
+            return None
+        return big, big_maps, big_s
 
 
-def _zoom_side(found: list[FoundTile], scale: float, h: int, w: int) -> int | None:
+def _zoom_side(found: list[FoundTile], scale: float, h: int, w: int,
+               split_only: bool | None = None) -> int | None:
     """The working long side to work an ``h`` x ``w`` picture again at, whose first pass at
     ``scale`` (working px per image px) found ``found``; None when it is not worked again (a
-    small picture, fewer than two sure tiles, no split tile with :data:`ZOOM_SPLIT_ONLY`, tiles
-    :data:`ZOOM_WIDTH` wide or wider, or a gain in scale under :data:`ZOOM_LEAST`)."""
+    small picture, fewer than two sure tiles, no split tile with ``split_only`` (by default
+    :data:`ZOOM_SPLIT_ONLY`), tiles :data:`ZOOM_WIDTH` wide or wider, or a gain in scale under
+    :data:`ZOOM_LEAST`)."""
     sure = [t for t in found if t.score >= ZOOM_SCORE]
     if (ZOOM_WIDTH <= 0 or max(h, w) < SMALL_SIDE or len(sure) < 2
-            or (ZOOM_SPLIT_ONLY and not any(t.split for t in found))):
+            or ((ZOOM_SPLIT_ONLY if split_only is None else split_only)
+                and not any(t.split for t in found))):
         return None
     wide = float(np.percentile([_sides_of(t.corners)[0] for t in sure], 75)) * scale
     side = min(max(h, w), round(WORK_SIDE * ZOOM_MAX),

@@ -472,8 +472,11 @@ def _barred_tile(img: np.ndarray, centre: tuple[float, float], angle: float, wid
 def test_a_close_up_tile_whose_pips_ran_together_is_kept_by_its_ink(monkeypatch, ink, kept):
     """A close-up where no tile passes the divider-or-pips check: a sure kernel whose inner
     part shows ink CLOSE_UP_INK darker than its face is kept (pips blurred into bars); faint
-    marks (a back's veins) are not; with CLOSE_UP_INK 0 nothing is."""
+    marks (a back's veins) are not; with CLOSE_UP_INK 0 nothing is. (Bars this long also pass
+    the ink gate as pip rows, :data:`vision.detect.PIP_ROWS`, tested in
+    test_detect_rows_and_zoom.py: left out here, to see CLOSE_UP_INK alone.)"""
     monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
+    monkeypatch.setattr(detect, "PIP_ROWS", 0)
     img = np.full((400, 400, 3), 60, np.uint8)
     q = _barred_tile(img, (200, 200), 25, 50, ink)
     got = _quad_score(detect.ink_maps_of(img), q, img, first=True)[0]
