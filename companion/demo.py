@@ -104,6 +104,7 @@ class DemoReport:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
+        """The report as the headless demo prints it (counts where lists would be long)."""
         return {"camera_plays": self.camera_plays, "confirmed": self.confirmed,
                 "corrected": self.corrected, "corrected_offered": len(self.offered),
                 "illegal_alerts": self.illegal_alerts,

@@ -95,6 +95,8 @@ class LineInterpreter:
     """Plays against open ends (All Fives, Chickenfoot, Super Dominoes)."""
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        """The plays of the tiles added (see the module docstring), notices for tiles taken off
+        or moved, and requests to amend logged plays read again."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
         pending = [s for s in change.added if s.tile not in on_table]
@@ -244,6 +246,8 @@ class RowInterpreter:
     """Castle Rock: draws at the right of the row, removals out of it (see the module docstring)."""
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        """The removals and the draw the row's change means (see the module docstring), and
+        notices for tiles back on the table."""
         out: list[Proposal] = []
         row = list(getattr(game, "row", []))
         in_row = set(row)
@@ -305,6 +309,8 @@ class TrickInterpreter:
     """Forty-Two and Moon: tiles played to the trick (see the module docstring)."""
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        """The plays of the face-up tiles added (see the module docstring), notices about the
+        tricks' tiles, and requests to amend logged plays read again."""
         out: list[Proposal] = []
         in_trick = {t for _, t in getattr(game, "trick", [])}
         done = set(getattr(game, "played", []))

@@ -195,6 +195,8 @@ class BuildUpInterpreter:
         return out
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        """The plays on stack tops of the tiles added, questions or notices about tops no
+        longer seen, requests to amend logged plays read again (see the module docstring)."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
         new = [s for s in change.added if s.tile not in on_table]
@@ -490,6 +492,8 @@ class StackernoesInterpreter:
     tiles_stay = True
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]:
+        """The placements of the tiles added, questions or notices about placed tiles no
+        longer seen, requests to amend logged plays read again (see the module docstring)."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
         new = [s for s in change.added if s.tile not in on_table]

@@ -111,6 +111,7 @@ class SubmitResult:
     seq: int | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The result as the API answers it (``alert`` and ``seq`` when there are some)."""
         out: dict[str, Any] = {"status": self.status, "events": self.events}
         if self.alert is not None:
             out["alert"] = self.alert.to_json()
