@@ -141,3 +141,42 @@ def test_small_tiles_at_a_hub_are_found_on_the_larger_pass(monkeypatch, zoom):
     assert len(whole) == 28
     assert right == (28 if zoom else 26)
     assert len(found) == right
+
+
+class _TableFinder:
+    """A stand-in for the tile finder over a 1280 x 720 table picture: its one pass at the
+    table scale finds ``found``, with kernel and face maps backing the tiles of score 0.8 or
+    more (weak kernels have no face under them)."""
+
+    def __init__(self, found: list[FoundTile]) -> None:
+        self.found = found
+
+    def find_with_maps(self, frame_bgr: np.ndarray) -> tuple[list[FoundTile], np.ndarray, float]:
+        s = tf.WORK_SIDE / max(frame_bgr.shape[:2])
+        maps = np.zeros((2, 180, 320), np.float32)
+        for t in self.found:
+            if t.score >= 0.8:
+                pts = np.round(((t.corners + 0.5) * s / 2 - 0.5) * 16).astype(np.int32)
+                cv2.fillConvexPoly(maps[0], pts, t.score, cv2.LINE_8, 4)
+                cv2.fillConvexPoly(maps[1], pts, 1.0, cv2.LINE_8, 4)
+        return self.found, maps, s
+
+
+@pytest.mark.parametrize("weak, kept", [(25, [0.9]), (19, [0.82, 0.9]), (0, [0.82, 0.9])])
+def test_a_textured_table_needs_surer_kernels(monkeypatch, weak, kept):
+    """Where the finder gives SPECKLE_WEAK or more weak kernels (a speckled table), a tile needs
+    a kernel score of SPECKLE_SCORE; elsewhere NET_LOW_SCORE."""
+    img = synth.table(1280, 720, colour=(70, 70, 70), seed=4)
+    a = synth.draw_tile(img, (400, 360), 0, 40, (3, 5))
+    b = synth.draw_tile(img, (800, 360), 90, 40, (2, 6))
+    rng = np.random.default_rng(1)
+    specks = [FoundTile(synth.tile_corners((float(x), float(y)), 30, 20), False, 0.7)
+              for x, y in zip(rng.uniform(100, 1180, weak), rng.uniform(100, 620, weak))]
+    finder = _TableFinder([FoundTile(a, False, 0.82), FoundTile(b, False, 0.9)] + specks)
+    monkeypatch.setattr(tf, "shared_finder", lambda: finder)
+    tiles = detect.detect_tiles(img).tiles
+    scores = sorted(0.82 if _poly_iou(t.corners, a) > 0.8 else 0.9 for t in tiles
+                    if max(_poly_iou(t.corners, a), _poly_iou(t.corners, b)) > 0.8)
+    assert len(tiles) == len(kept) and scores == kept
+    monkeypatch.setattr(detect, "SPECKLE_WEAK", 0)
+    assert len(detect.detect_tiles(img).tiles) == 2
