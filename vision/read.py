@@ -22,7 +22,9 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   outlines with its ends moved along its length (:func:`vision.halves.outline_variants`,
   :data:`REFINE_MOVES`; the classifier ranks them and the two likeliest are read in full), and
   the most confident reading kept, with a confidence that counts how many outlines agree
-  (:func:`vision.pips.best_of_outlines`); the reported corners stay those of ``outline``;
+  (:func:`vision.pips.best_of_outlines`) and is not raised above the tile's own outline's
+  unless a moved outline reads at :data:`REFINE_SURE` or more; the reported corners stay
+  those of ``outline``;
 - ``blank``: only with the classifier: a tile read with a blank half is read again with the
   lighting taken out of its squares (:data:`FLATTEN_BLANK`);
 - ``glint``: only with the classifier: a tile with a half under a blown-out glare spot is read
@@ -112,6 +114,18 @@ REFINE_BELOW = 0.95
 #: the refine work (and on the real board photos, seen before this re-measurement, board-14's
 #: 2-6 read 2-2).
 REFINE_MOVES = (-0.15, 0.0, 0.15)
+#: A moved outline read less surely than REFINE_SURE may change a tile's value in stage
+#: ``refine`` but not raise its confidence above its own outline's: the likeliest of several
+#: outlines reads surer than the tile is by being picked. On the 500 tuning scenes (seeds
+#: 1,600,000-499, the reader of 6786648) refine took 40 tiles from below 0.9 to 0.9 or more,
+#: 4 of them wrong (10 %; 14 of the 6,830 read 0.9 or more are wrong), their moved outlines
+#: read at 0.95-0.996, the right ones' mostly 0.999 or more. With it (detector of b710a76):
+#: tiles read wrong at 0.9 or more 14 -> 11, right tiles below 0.9 197 -> 202, false tiles
+#: 20 -> 18 (two now read unsurely and dropped), tiles right 7,023 and frames 434 unchanged;
+#: at 6786648 0.97 gave 11, +3, -1 and 0.98 and 0.99 11, +5, -2. Measured after the choice
+#: on 240 held-out scenes (seeds 1,000,000-239): wrong at 0.9 or more 3 -> 2, right below
+#: 0.9 90 -> 93, tiles right 3,254 and frames 203 unchanged.
+REFINE_SURE = 0.98
 #: At most this many tiles of a frame are read again (the least confident first): each costs
 #: about 3-5 ms of CPU on this machine.
 REFINE_MAX_TILES = 10
@@ -620,7 +634,12 @@ class Reader:
                                          washed=_washed_of(washed, owners))
         out = list(values)
         for i, readings in again.items():
-            out[i] = best_of_outlines(values[i], readings)
+            joined = best_of_outlines(values[i], readings)
+            if (joined.confidence > values[i].confidence
+                    and max(r.confidence for r in readings) < REFINE_SURE):
+                # only a very sure moved outline makes the tile surer than its own outline did
+                joined = dataclasses.replace(joined, confidence=values[i].confidence)
+            out[i] = joined
         return out
 
     def turn_far(self, frame_bgr: np.ndarray, outlines: list[np.ndarray],

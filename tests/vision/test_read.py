@@ -289,3 +289,48 @@ def test_a_tile_slid_onto_the_wrong_divider_is_read_at_its_unslid_outline(
     else:
         assert np.allclose(reported, outlines[1] + push, atol=1e-6)
     assert [str(t.tile) for t in (reading.tiles[0], reading.tiles[2])] == ["2-5", "1-4"]
+
+
+class _ShortlistStub:
+    """A pip reader whose moved outlines read ``moved`` (every tile's, whatever the squares)."""
+
+    note = None
+    uses_classifier = True
+
+    def __init__(self, moved):
+        self.moved = moved
+
+    def read_shortlist(self, crops, owners, set_max=15, washed=None, keep=2):
+        return {int(i): list(self.moved) for i in set(owners)}
+
+
+def _value(halves, confidence):
+    from vision.pips import TileValue
+
+    return TileValue(halves, confidence, (confidence, 1.0), ())
+
+
+@pytest.mark.parametrize("moved_confidence, expected", [(0.95, 0.6), (0.999, 0.999)])
+def test_refine_makes_a_tile_surer_only_where_a_moved_outline_reads_it_very_surely(
+        moved_confidence, expected):
+    """:data:`vision.read.REFINE_SURE`: two moved outlines reading the tile's own value less
+    surely than it leave its confidence as its own outline gave it; very sure ones raise it."""
+    img = synth.table(200, 120, seed=3)
+    outline = synth.draw_tile(img, (100, 60), 0, 40, (2, 5))
+    stub = _ShortlistStub([_value((2, 5), moved_confidence)] * 2)
+    (again,) = Reader(pip_reader=stub).refine(img, [outline], [_value((2, 5), 0.6)], 9)
+    assert again.halves == (2, 5)
+    assert again.confidence == pytest.approx(expected)
+
+
+def test_refine_may_change_a_value_without_raising_its_confidence():
+    """Moved outlines that agree on another value, fairly surely (under
+    :data:`vision.read.REFINE_SURE`), give the tile that value at no more than its own
+    outline's confidence."""
+    img = synth.table(200, 120, seed=3)
+    outline = synth.draw_tile(img, (100, 60), 0, 40, (2, 5))
+    stub = _ShortlistStub([_value((3, 5), 0.95)] * 2)
+    (again,) = Reader(pip_reader=stub).refine(img, [outline], [_value((2, 5), 0.3)], 9)
+    assert again.halves == (3, 5)
+    assert again.confidence == pytest.approx(0.3)
+    assert "2-5" in dict(again.alternatives)
