@@ -1545,7 +1545,8 @@ def _unexplained_face(face: np.ndarray, scale: float, kept: list[TileCandidate],
 
 
 def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
-                    ink_maps: dict[str, np.ndarray], width: float) -> list[TileCandidate]:
+                    ink_maps: dict[str, np.ndarray], width: float,
+                    unexplained: tuple | None = None) -> list[TileCandidate]:
     """Tiles in the network's face map where the kept tiles leave face uncovered.
 
     The face mask (probability at least :data:`FACE_LEVEL`) is cut into connected blobs; a blob
@@ -1555,9 +1556,11 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
     :data:`PIPS_ALONE` pips and lie where no kept tile is are returned; where the whole blob
     gives none, the face the kept tiles leave in it is split, piece by piece. ``face`` is at half
     the working size, ``scale`` working px per image px; the masks are worked at the working
-    size, and only a blob that is split is brought to image pixels."""
+    size, and only a blob that is split is brought to image pixels. ``unexplained``: what
+    :func:`_unexplained_face` gives for these arguments, when the caller has it already."""
     img_h, img_w = next(iter(ink_maps.values())).shape
-    prob, free, labels, blobs = _unexplained_face(face, scale, kept, width, img_w, img_h)
+    prob, free, labels, blobs = (unexplained if unexplained is not None else
+                                 _unexplained_face(face, scale, kept, width, img_w, img_h))
     wh, ww = prob.shape
     found: list[TileCandidate] = []
     for i, (x, y, bw, bh) in blobs:
@@ -1733,10 +1736,12 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                 tiles, scores, split = [max(whole, key=lambda t: t.divider)], [1.0], [False]
     tiles, large = _plausible_net_tiles(tiles, scores, split)
     whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
-    if whole and ZOOM_UNEXPLAINED and not close_up and not speckled and max(h, w) >= SMALL_SIDE \
-            and net_scale <= TileFinder.work_scale(h, w) * 1.01 \
-            and _unexplained_face(net_maps[1], net_scale, tiles, float(np.median(whole)),
-                                  w, h)[3]:
+    unexplained = None
+    if whole and not speckled:
+        unexplained = _unexplained_face(net_maps[1], net_scale, tiles, float(np.median(whole)),
+                                        w, h)
+    if unexplained is not None and unexplained[3] and ZOOM_UNEXPLAINED and not close_up \
+            and max(h, w) >= SMALL_SIDE and net_scale <= TileFinder.work_scale(h, w) * 1.01:
         # small tiles that leave face unexplained, not yet worked larger: worked larger
         larger = finder.larger(frame_bgr, found, net_scale, split_only=False)
         if larger is not None:
@@ -1745,10 +1750,11 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
                                                       ink_maps, backs, FACE_MIN)
             tiles, large = _plausible_net_tiles(tiles, scores, split)
             whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
+            unexplained = None
     if whole and not speckled:
         w_med = float(np.median(whole))
-        extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med),
-                         ink_maps, w_med, *frame_bgr.shape[1::-1])
+        extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med,
+                                         unexplained), ink_maps, w_med, *frame_bgr.shape[1::-1])
         extra = _face_backed(extra, net_maps[1], net_scale)
         # a large tile stays where its place holds none of the tiles split there
         tiles += [t for t in large if not any(_at_one_place(t.corners, e.corners) for e in extra)]
