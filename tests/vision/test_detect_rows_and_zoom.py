@@ -22,9 +22,8 @@ WIDTH = 40.0
 
 def _tile(img: np.ndarray, centre: tuple[float, float], angle: float, ink: str) -> np.ndarray:
     """A pale tile face with no divider drawn on ``img``; its second half holds ``ink``:
-    "bars" (two rows of pips run together, along the tile), "block" (nine pips run together
-    into one square), "pips" (six round pips), "veins" (faint grey blots, as a marbled back) or
-    "none"; its corners."""
+    "bars" (two rows of pips run together, along the tile), "pips" (six round pips), "veins"
+    (faint grey blots, as a marbled back) or "none"; its corners."""
     q = synth.tile_corners(centre, angle, WIDTH)
     cv2.fillConvexPoly(img, np.round(q * 8).astype(np.int32), FACE, cv2.LINE_AA, 3)
     a = math.radians(angle)
@@ -37,11 +36,6 @@ def _tile(img: np.ndarray, centre: tuple[float, float], angle: float, ink: str) 
             cv2.line(img, tuple(int(v) for v in np.round(p0 * 8)),
                      tuple(int(v) for v in np.round(p1 * 8)), INK, int(0.15 * WIDTH),
                      cv2.LINE_AA, 3)
-    elif ink == "block":
-        corners = [c + along * u * WIDTH + across * v * WIDTH
-                   for u, v in ((0.1, -0.4), (0.1, 0.4), (0.9, 0.4), (0.9, -0.4))]
-        cv2.fillConvexPoly(img, np.round(np.array(corners) * 8).astype(np.int32), INK,
-                           cv2.LINE_AA, 3)
     elif ink == "pips":
         for gx in (-0.25, 0.25):
             for gy in (0.25, 0.5, 0.75):
@@ -60,8 +54,7 @@ def _tile(img: np.ndarray, centre: tuple[float, float], angle: float, ink: str) 
 
 
 @pytest.mark.parametrize("angle", [0.0, 30.0])
-@pytest.mark.parametrize("ink, rows", [("bars", 2), ("block", 2), ("pips", 0), ("veins", 0),
-                                       ("none", 0)])
+@pytest.mark.parametrize("ink, rows", [("bars", 2), ("pips", 0), ("veins", 0), ("none", 0)])
 def test_pip_rows_are_bars_of_run_together_pips(angle, ink, rows):
     img = synth.table(300, 200, colour=(60, 60, 60), seed=2)
     q = _tile(img, (150, 100), angle, ink)
