@@ -28,6 +28,14 @@ tile a crop missed is not lost. Frames that queued up while a reading ran are sk
 (:meth:`~companion.capture.CaptureThread.get_latest`), and a picture that no longer matches the
 accepted one is read again even when the gate saw no hand (its frames were skipped).
 
+Camera. With a calibrated table (``plane_tracker``, a :class:`calibration.plane.TablePlaneTracker`
+started from ``domino-companion calibrate``) and ``camera_layers``, every reading's layer estimate
+is given the camera of the tracker's current plane (:func:`layer_geometry`: its focal length,
+pose and lens, and the tiles' size: the enrolled set's, else :data:`STANDARD_TILE_MM`), moved to
+the crop's origin for a crop (:meth:`vision.layers.Geometry.for_crop`) and made again when the
+tracker follows a bumped camera; without one the reader estimates layers from the picture alone,
+as :attr:`LiveLoop.layers_message` says.
+
 :meth:`LiveLoop.process` handles one frame and is what tests and the headless demo call, frame by
 frame, deterministically. :meth:`LiveLoop.start` runs it over a :class:`~companion.capture.CaptureThread`
 in a background thread for the live mode. :meth:`LiveLoop.status` and
@@ -60,6 +68,12 @@ from vision.still import ChangedRegion, small_grey
 ANNOTATE_EVERY_S = 0.1
 #: Height of a lying tile's top face above the table, for mapping its corners to table mm.
 TILE_TOP_MM = 8.0
+#: The tiles' size (length, width, thickness mm) the layer estimate is given with the calibrated
+#: camera when no set was enrolled (``calibrate --enroll`` measures it): a standard set of the
+#: game's largest value (double-six 48 x 24 x 8 mm; the renderer draws the same sizes,
+#: :data:`vision.render.tiles.GEOMETRY_BY_SET`).
+STANDARD_TILE_MM: dict[int, tuple[float, float, float]] = {
+    6: (48.0, 24.0, 8.0), 9: (50.0, 25.0, 9.0), 12: (52.0, 26.0, 10.0), 15: (54.0, 27.0, 10.0)}
 #: When consecutive readings of a still table do not agree, the tiles seen in a majority of the
 #: last this many readings are taken (so a flickering reading costs at most this many reads).
 MAJORITY_OF = 3
@@ -174,7 +188,8 @@ class LiveLoop:
                  interpreter: Interpreter | None = None, agree: int = 2, set_max: int | None = None,
                  on_event: Callable[[str, dict[str, Any]], None] | None = None,
                  session_source: Callable[[], Session | None] | None = None,
-                 plane_tracker: Any | None = None) -> None:
+                 plane_tracker: Any | None = None, camera_layers: bool = False,
+                 tile_mm: tuple[float, float, float] | None = None) -> None:
         from vision.still import StillGate
 
         self.session = session
@@ -187,6 +202,17 @@ class LiveLoop:
         #: looked for again every few frames
         self.plane_tracker = plane_tracker
         self.plane_status: dict[str, Any] | None = None
+        #: with a plane tracker: the reader's layer estimate is given the calibrated camera of
+        #: the tracker's current plane (:func:`layer_geometry`; for a crop, moved to its origin),
+        #: with ``tile_mm`` (length, width, thickness mm; None: :data:`STANDARD_TILE_MM` of the
+        #: game's set), so it follows the camera when the tracker does
+        self.camera_layers = camera_layers
+        self.tile_mm = tile_mm
+        #: the plane and set the geometry was made for, the geometry (None: without the
+        #: camera) and why, in words (:meth:`status`'s ``layers``)
+        self._geometry_key: tuple[Any, int] | None = None
+        self._geometry: Any = None
+        self.layers_message = "layers from the picture alone (no calibrated camera given)"
         self.reader = reader
         self.gate = gate or StillGate()
         self.interpreter = interpreter or interpreter_for(session.game.name)
@@ -251,10 +277,26 @@ class LiveLoop:
         self.stats.frame_times.append(time.monotonic())
         plane = None
         if self.plane_tracker is not None:
-            upd = self.plane_tracker.update(frame_bgr)
-            if upd.status != "skipped" or self.plane_status is None:
-                self.plane_status = {"state": upd.status, "message": upd.message}
-            plane = upd.plane
+            from calibration.plane import CalibrationError
+
+            try:
+                upd = self.plane_tracker.update(frame_bgr)
+            except CalibrationError as exc:
+                # the stored calibration does not fit these frames (another aspect ratio: it
+                # fails on the first frame, before any tile is tracked): follow the table in
+                # image pixels and read without the camera, saying why
+                self.plane_tracker = None
+                self.plane_status = {"state": "error", "message": str(exc)}
+                self._geometry_key, self._geometry = None, None
+                if self.camera_layers:
+                    self.layers_message = f"layers without the camera: {exc}"
+                self.baseline = []
+                self._reference = self._fine_reference = None
+                self._reads = []
+            else:
+                if upd.status != "skipped" or self.plane_status is None:
+                    self.plane_status = {"state": upd.status, "message": upd.message}
+                plane = upd.plane
         verdict = self.gate.update(frame_bgr)
         self.last_verdict = verdict.to_json()
         self._note("gate", state=verdict.state)
@@ -310,8 +352,12 @@ class LiveLoop:
             # the learned layer cue only for a cold start (nothing known on the table yet):
             # afterwards the tracking watched the stacks being built, and the cue lifted a few
             # tiles it had right (held-out build sequences 784 -> 785 of 792 without it)
+            camera: dict[str, Any] = {}
+            geometry = self._layer_geometry(plane)
+            if geometry is not None:
+                camera["geometry"] = geometry if box is None else geometry.for_crop(x0, y0)
             reading = self.reader.read(frame_bgr[y0:y1, x0:x1] if box is not None else frame_bgr,
-                                       self.set_max, learned_layers=not self.baseline)
+                                       self.set_max, learned_layers=not self.baseline, **camera)
             self.stats.read_ms.append((time.perf_counter() - t0) * 1000)
             self._note("read", ms=round(self.stats.read_ms[-1], 1), tiles=len(reading.tiles),
                        crop=None if box is None else [x1 - x0, y1 - y0])
@@ -362,6 +408,22 @@ class LiveLoop:
         if widths:
             self._tile_px = float(np.median(widths))
         return self._accept(table, changed)
+
+    def _layer_geometry(self, plane: Any) -> Any:
+        """The calibrated camera for the reader's layer estimate (a
+        :class:`vision.layers.Geometry` of the whole frame), or None: without ``camera_layers``,
+        without a plane, or when the plane's camera cannot be used (:attr:`layers_message` says
+        why). Made again when the tracker's plane changes (a bumped camera) or the set does."""
+        if not self.camera_layers or plane is None:
+            return None
+        key = self._geometry_key
+        if key is None or key[0] is not plane or key[1] != self.set_max:
+            tile_mm = self.tile_mm or standard_tile_mm(self.set_max)
+            self._geometry, self.layers_message = layer_geometry(plane, tile_mm)
+            self._geometry_key = (plane, self.set_max)
+            self._note("geometry", camera=self._geometry is not None,
+                       message=self.layers_message)
+        return self._geometry
 
     def _tile_size(self, region: ChangedRegion) -> float:
         """A tile's width in image pixels: the accepted table's median, or before any tile
@@ -617,6 +679,7 @@ class LiveLoop:
             "read_ms_median": round(read_ms[len(read_ms) // 2], 1) if read_ms else None,
             "tiles_seen": len(self.baseline),
             "table": self.plane_status,
+            "layers": self.layers_message,
         }
         if self.capture is not None:
             out["camera"] = self.capture.status().to_json()
@@ -651,6 +714,64 @@ def reads_crops(reader: Any) -> bool:
     from vision.read import Reader
 
     return isinstance(reader, Reader)
+
+
+def standard_tile_mm(set_max: int) -> tuple[float, float, float]:
+    """:data:`STANDARD_TILE_MM` of a set whose largest value is ``set_max`` (the next larger
+    standard set for another value)."""
+    for top in sorted(STANDARD_TILE_MM):
+        if set_max <= top:
+            return STANDARD_TILE_MM[top]
+    return STANDARD_TILE_MM[max(STANDARD_TILE_MM)]
+
+
+def tile_mm_from_profile(profile: Any) -> tuple[float, float, float] | None:
+    """The enrolled set's tile size as (length, width, thickness mm), the thickness
+    :data:`calibration.enroll.THICKNESS_PER_WIDTH` of the width (the enrollment measures the top
+    face only); None when the profile has no size in mm (enrolled without a calibration)."""
+    from calibration.enroll import THICKNESS_PER_WIDTH
+
+    size = getattr(profile, "tile_mm", None)
+    if size is None:
+        return None
+    length, width = float(size[0]), float(size[1])
+    return (length, width, round(THICKNESS_PER_WIDTH * width, 2))
+
+
+_LENS_WORDS = {"lens-calibration": "focal length from the lens calibration",
+               "homography": "focal length estimated from the markers",
+               "assumed-fov": "focal length assumed (the camera looks nearly straight down: "
+                              "calibrate the lens for a firmer one)"}
+
+
+def layer_geometry(plane: Any, tile_mm: tuple[float, float, float],
+                   tile_source: str = "") -> tuple[Any, str]:
+    """The calibrated camera of a table plane (:class:`calibration.plane.TablePlane`: its
+    camera model and pose, else its homography with the camera's focal length) for the layer
+    estimate, as a :class:`vision.layers.Geometry` of ``tile_mm`` tiles, and a line saying
+    which camera it is; ``(None, why not)`` when the plane has no camera or it cannot be
+    used. ``tile_source``: where the tile size comes from, said after it."""
+    from vision.layers import Geometry, LayerInputError
+
+    cam = getattr(plane, "camera", None)
+    if plane is None or cam is None:
+        return None, ("layers without the camera: the table calibration has no camera model "
+                      "(calibrate with the markers again)")
+    pose = getattr(plane, "pose", None)
+    try:
+        if pose is not None:
+            geometry = Geometry(cam.K, pose.rvec, pose.tvec, tile_mm, cam.dist)
+        else:
+            geometry = Geometry.from_homography(plane.table_to_image, cam.K, tile_mm, cam.dist)
+    except LayerInputError as exc:
+        return None, f"layers without the camera: its calibration cannot be used ({exc})"
+    R = cv2.Rodrigues(geometry.rvec)[0]
+    centre = -R.T @ geometry.tvec
+    tilt = float(np.degrees(np.arccos(np.clip((R.T @ [0.0, 0.0, 1.0])[2], -1.0, 1.0))))
+    L, W, T = geometry.tile_mm
+    return geometry, (f"layers use the calibrated camera (height {-centre[2]:.0f} mm, tilt "
+                      f"{tilt:.0f} degrees, {_LENS_WORDS.get(cam.source, cam.source)}; tiles "
+                      f"{L:g} x {W:g} x {T:g} mm{tile_source})")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@
 
 It opens the camera in its own capture thread, follows the table through the still-table gate,
 the reader, the tracker and the game's interpreter, checks every entry with the rules and serves
-the tablet dashboard (annotated video, alerts, scores). A missing or failing camera does not stop
+the tablet dashboard (annotated video, alerts, scores). With a table calibration made with the
+markers, tiles are followed in table millimetres and the reader's layer estimate is given the
+calibrated camera (it says so at start, with the camera's height and tilt, or why not). A missing or failing camera does not stop
 it: the dashboard shows the camera offline with what to do, and the capture thread keeps trying
 to reconnect. Games the camera cannot follow yet are still kept on the dashboard by hand.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from companion import serve
 from companion.errors import DominoError
@@ -74,9 +77,13 @@ def run(args: argparse.Namespace) -> int:
         if hints is not None:
             print("domino-companion run: reading with the enrolled set profile "
                   "(--no-profile to read without it)", file=sys.stderr)
+    tile_mm, tiles_from = camera_tiles(hints, session.game.set_max)
+    print(f"domino-companion run: {camera_layers_line(tracker, tile_mm, tiles_from)}",
+          file=sys.stderr)
     capture = CaptureThread(opener).start()
     loop = LiveLoop(session, Reader(hints=hints), session_source=lambda: holder.session,
-                    plane_tracker=tracker)
+                    plane_tracker=tracker, camera_layers=True,
+                    tile_mm=tile_mm if tiles_from == "enrolled" else None)
     frames = LiveFrames(loop)
     loop.start(capture)
     try:
@@ -86,3 +93,29 @@ def run(args: argparse.Namespace) -> int:
         loop.stop()
         capture.stop()
         store.close()
+
+
+def camera_tiles(hints: Any, set_max: int) -> tuple[tuple[float, float, float], str]:
+    """The tile size the layers are estimated with (length, width, thickness mm) and where it
+    comes from: ``"enrolled"`` (the set profile the reader uses measured it) or ``"standard"``
+    (:data:`companion.live.STANDARD_TILE_MM` of the game's set)."""
+    from companion.live import standard_tile_mm, tile_mm_from_profile
+
+    size = tile_mm_from_profile(getattr(hints, "profile", None)) if hints is not None else None
+    if size is not None:
+        return size, "enrolled"
+    return standard_tile_mm(set_max), "standard"
+
+
+def camera_layers_line(tracker: Any, tile_mm: tuple[float, float, float], tiles_from: str
+                       ) -> str:
+    """What the start-up says about the layers: with the calibrated camera (its height, tilt,
+    where its focal length comes from, the tile size and where that comes from), or why not."""
+    from companion.live import layer_geometry
+
+    if tracker is None or tracker.plane is None:
+        return ("layers are read from the picture alone, without the camera: no table "
+                "calibration made with the markers (see above)")
+    return layer_geometry(tracker.plane, tile_mm,
+                          ", measured by the set enrollment" if tiles_from == "enrolled" else
+                          ", a standard set's: `calibrate --enroll` measures yours")[1]
