@@ -21,6 +21,7 @@ from companion import cli
 from companion.live import (STANDARD_TILE_MM, TILE_TOP_MM, LiveLoop, layer_geometry,
                             standard_tile_mm, tile_mm_from_profile)
 from companion.livecmd import camera_layers_line, camera_tiles
+from companion.livelayers import MARKER_MM, with_markers
 from companion.session import Session
 from companion.store import LogStore
 from vision.layers import Geometry
@@ -29,36 +30,12 @@ from vision.still import StillGate
 from vision.virtual_camera import VirtualCamera
 from live_helpers import _R, crop_offset
 
-MARKER_MM = 40.0
 #: A training seed whose stacks the calibrated camera puts on the right layers where the
 #: picture alone does not (probe of seeds 4700-4759, double-nine, clean pictures: 1 -> 3 of 5 found tiles; 7 seeds gain, 1 loses)
 COLD_SEED = 4740
 SEQUENCE_SEED = 4801
 #: stills of its build (a tile on layer 2 among them)
 SEQUENCE_FRAMES = 6
-
-
-def with_markers(spec, margin_mm: float = 60.0):
-    """``spec`` (a stacked scene) with the four markers centred on the corners of a play area
-    ``margin_mm`` around its tiles and the camera raised until they are all in the picture, as a
-    table is set up for calibration; and the marker layout ``calibrate`` is told."""
-    from vision.render.camera import Camera
-    from vision.render.sampling import fit_camera
-    from vision.render.tiles import geometry_for_set
-
-    pts = np.concatenate([p.footprint(geometry_for_set(spec.set_max)) for p in spec.placements])
-    x0, y0 = pts.min(axis=0) - margin_mm
-    x1, y1 = pts.max(axis=0) + margin_mm
-    b = MARKER_MM * 4 / 6 + 2  # the marker's white border
-    fit = np.array([[x0 - b, y0 - b], [x1 + b, y0 - b], [x1 + b, y1 + b], [x0 - b, y1 + b]])
-    cam0 = spec.camera
-    target = (float(x0 + x1) / 2, float(y0 + y1) / 2)
-    cam = fit_camera(fit, cam0.tilt_deg, cam0.rotation_deg, cam0.hfov_deg, target, cam0.dist,
-                     spec.width, spec.height, 0.92)
-    Camera(cam, spec.width, spec.height)
-    out = dataclasses.replace(spec, camera=cam, markers=True, marker_size_mm=MARKER_MM,
-                              marker_rect_mm=(float(x0), float(y0), float(x1), float(y1)))
-    return out, MarkerLayout(float(x1 - x0), float(y1 - y0), MARKER_MM, "center")
 
 
 @functools.lru_cache(maxsize=4)
