@@ -8,7 +8,8 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
 - ``detect``: :func:`vision.detect.detect_tiles` on a copy scaled so its long side is at most
   :data:`WORK_SIDE` px (the corners are scaled back to the original pixels);
 - ``outline``: :func:`vision.outline.fit_outlines`: each whole tile's outline turned onto its
-  long sides in the picture where they are clear (:data:`FIT_OUTLINES`); the reported corners
+  long sides in the picture where they are clear, and an end that takes in a side wall or the
+  table trimmed onto the face (:data:`FIT_OUTLINES`); the reported corners
   and the crops are the fitted ones (a tile slid onto a divider is also read unslid and the
   surer outline kept: :data:`CHECK_SLIDES`);
 - ``crop``: :func:`vision.halves.tile_crops_washed` of each tile on the original image (its
