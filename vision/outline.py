@@ -375,7 +375,12 @@ def _face_trims(frame_bgr: np.ndarray, quads: np.ndarray, ua: np.ndarray, colour
     sides = np.sort(face[:, :, c0:cols - c0], axis=2)[:, :, int(0.9 * (cols - 2 * c0 - 1))]
     width = 2 * across
     out = np.zeros((n, 4))
-    for j in range(n):
+    # only an outline with no face on an end line (or a side line, where sides are cut) can be
+    # cut
+    edge_off = (ends[:, 0] < TRIM_ON) | (ends[:, -1] < TRIM_ON)
+    if TRIM_SIDE > 0:
+        edge_off |= (sides[:, 0] < TRIM_ON) | (sides[:, -1] < TRIM_ON)
+    for j in np.nonzero(edge_off)[0]:
         runs = [_off_run(ends[j], TRIM_END * width[j] / su[j]),
                 _off_run(ends[j, ::-1], TRIM_END * width[j] / su[j]),
                 _off_run(sides[j], TRIM_SIDE_LOOK * width[j] / sv[j]),
