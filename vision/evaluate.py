@@ -8,7 +8,11 @@ Sources:
   matched to truth by polygon IoU (>= :data:`MATCH_IOU`). Detection recall is over the tiles
   that should be read; precision counts as false a found tile that matches no face-up truth tile
   (a phantom, or a face-down tile); a found tile over a partly hidden or cut tile is neither.
-  A half is right when its value matches the truth half at the same end.
+  A half is right when its value matches the truth half at the same end. ``sure_wrong``
+  counts matched tiles read wrong with a confidence of at least :data:`SURE` (nobody would be
+  asked about them: the worst error for a game log), ``right_unsure`` right tiles read below it
+  (each one a confirmation a person must give); on the single-tile photos, tiles read that are
+  not the photo's tile at :data:`SURE` or more, and the photo's tile read alone below it.
 - **real** (``../shared/real``): ``bjorkwall-dev`` single-tile photos (right when exactly one
   tile is read and it is the folder's tile) and ``ddd-dev`` board photos (right when exactly the
   28 tiles of a double-six set are read, each once).
@@ -34,11 +38,15 @@ import cv2
 import numpy as np
 
 from companion.errors import DominoError
+from companion.session import CONFIRM_BELOW
 from companion.tiles import Tile, full_set
 from vision.read import Reader, load_image
 from vision.types import Reading
 
 MATCH_IOU = 0.5
+#: A reading at least this confident is taken without asking (the session's bar, below which a
+#: person confirms); ``sure_wrong`` / ``right_unsure`` count against it.
+SURE = CONFIRM_BELOW
 #: The reader's stages written per image (``ms_<stage>`` columns; one a frame skipped is 0).
 STAGES = ("detect", "outline", "crop", "pips", "turn", "refine", "blank", "glint", "drop",
           "layers", "total")
@@ -61,6 +69,8 @@ class Row:
     halves_right: int = 0
     halves_total: int = 0
     tiles_right: int = 0
+    sure_wrong: int = 0     # matched tiles read wrong at confidence >= SURE
+    right_unsure: int = 0   # right tiles read below SURE
     cut_truth: int = 0      # cut truth tiles that are face up and in view
     cut_flagged: int = 0    # of those, reported as cut
     frame_right: bool = False
@@ -152,6 +162,9 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
         row.halves_right += sum(int(a == b) for a, b in zip(t.halves, gh))
         if Tile.of(*t.halves) == Tile.parse(g["tile"]).plain():
             row.tiles_right += 1
+            row.right_unsure += int(t.confidence < SURE)
+        else:
+            row.sure_wrong += int(t.confidence >= SURE)
     row.halves_total = max(row.halves_total, 2 * row.truth)
     row.frame_right = (row.matched == row.truth and row.tiles_right == row.truth
                        and row.false == 0)
@@ -173,6 +186,8 @@ def score_single_tile(reading: Reading, expected: Tile, name: str) -> Row:
         row.halves_right = sum(1 for h in t.halves if h in expected.halves) if t.halves else 0
         row.halves_right = min(2, row.halves_right) if t.tile != expected else 2
     row.tiles_right = 1 if right and len(read) == 1 else 0
+    row.sure_wrong = sum(1 for t in read if t.tile != expected and t.confidence >= SURE)
+    row.right_unsure = int(bool(row.tiles_right) and read[0].confidence < SURE)
     row.frame_right = bool(row.tiles_right)
     if not row.frame_right:
         row.note = "read " + (" ".join(str(t.tile) for t in read) or "nothing")
@@ -286,6 +301,8 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
                              if sum(r.halves_total for r in rs) else None),
             "tiles_right": sum(r.tiles_right for r in rs) / truth if truth else 1.0,
             "frames_right": sum(r.frame_right for r in rs) / len(rs),
+            "sure_wrong": sum(r.sure_wrong for r in rs),
+            "right_unsure": sum(r.right_unsure for r in rs),
             "cut_flagged": (f"{sum(r.cut_flagged for r in rs)}/{sum(r.cut_truth for r in rs)}"),
         }
         for stage in STAGES:
@@ -404,7 +421,8 @@ def run(args: argparse.Namespace) -> int:
               f"recall {s['recall']:.4f}, precision {s['precision']:.4f}, "
               f"halves right {'n/a' if s['halves_right'] is None else format(s['halves_right'], '.4f')}, "
               f"tiles right {s['tiles_right']:.4f}, "
-              f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}; "
+              f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}, "
+              f"sure-wrong {s['sure_wrong']}, right-unsure {s['right_unsure']}; "
               f"median ms detect {s['median_ms_detect']:.1f} outline {s['median_ms_outline']:.1f} "
               f"crop {s['median_ms_crop']:.1f} "
               f"pips {s['median_ms_pips']:.1f} turn {s['median_ms_turn']:.1f} refine {s['median_ms_refine']:.1f} "

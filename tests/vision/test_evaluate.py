@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,26 @@ def test_score_rendered_counts_hits_misses_phantoms_and_cut():
     assert (row.cut_truth, row.cut_flagged) == (1, 1)
     assert not row.frame_right
     assert row.recall == pytest.approx(2 / 3) and row.precision == pytest.approx(3 / 5)
+    # the 3-4 read 3-6 at 0.9 (the session's bar) is a sure misreading; the 1-2 is right and sure
+    assert (row.sure_wrong, row.right_unsure) == (1, 0)
+
+
+def test_sure_misreadings_and_unsure_right_tiles_are_counted_against_the_sessions_bar():
+    from companion.session import CONFIRM_BELOW
+
+    truth = {"tiles": [_truth_tile(0, 0, (1, 2)), _truth_tile(100, 0, (3, 4)),
+                       _truth_tile(200, 0, (5, 6))]}
+    unsure_right = dataclasses.replace(_read(0, 0, (1, 2)), confidence=CONFIRM_BELOW - 0.01)
+    sure_wrong = dataclasses.replace(_read(100, 0, (3, 5)), confidence=CONFIRM_BELOW)
+    unsure_wrong = dataclasses.replace(_read(200, 0, (5, 5)), confidence=CONFIRM_BELOW - 0.01)
+    row = score_rendered(Reading((unsure_right, sure_wrong, unsure_wrong), 400, 100), truth, "x")
+    assert (row.tiles_right, row.sure_wrong, row.right_unsure) == (1, 1, 1)
+    s = summarise([row, row])["rendered"]
+    assert (s["sure_wrong"], s["right_unsure"]) == (2, 2)
+    photo = Reading((sure_wrong,), 100, 100)
+    assert score_single_tile(photo, Tile.of(3, 4), "p").sure_wrong == 1
+    assert score_single_tile(Reading((unsure_right,), 100, 100), Tile.of(1, 2),
+                             "p").right_unsure == 1
 
 
 def test_a_tile_exactly_on_another_is_matched_to_the_top_one():
