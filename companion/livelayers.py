@@ -94,15 +94,18 @@ class _TrueCamera:
         return self.reader.read(frame_bgr, set_max, geometry=self._for(frame_bgr), **kw)
 
     def _for(self, frame_bgr: np.ndarray) -> Any:
-        base = frame_bgr
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        if base is frame_bgr or base.ndim != 3:
-            return self.geometry
-        offset = (frame_bgr.__array_interface__["data"][0]
-                  - base.__array_interface__["data"][0])
-        y0, rest = divmod(offset, base.strides[0])
-        return self.geometry.for_crop(rest // base.strides[1], y0)
+        x0, y0 = crop_origin(frame_bgr)
+        return self.geometry if (x0, y0) == (0, 0) else self.geometry.for_crop(x0, y0)
+
+
+def crop_origin(frame: np.ndarray) -> tuple[int, int]:
+    """Where ``frame`` lies in the picture it was sliced from (the live loop reads a crop as a
+    numpy view of the frame): ``(x0, y0)``, or ``(0, 0)`` for a whole picture."""
+    base = frame.base
+    if not isinstance(base, np.ndarray) or base.ndim != frame.ndim:
+        return (0, 0)
+    off = frame.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return (off % base.strides[0]) // base.strides[1], off // base.strides[0]
 
 
 def _calibrate(spec: Any, image_bgr: np.ndarray, layout: Any, folder: str) -> str:

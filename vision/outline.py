@@ -195,6 +195,13 @@ def _sharpness(face: np.ndarray, angles_deg: tuple[float, ...],
     return (step.max(axis=2) - step.min(axis=2)) / 2
 
 
+def _face_like(patches: np.ndarray, colour: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """(N, ROWS, COLS) faceness of N colour patches (N, ROWS, COLS, 3) against each tile's face
+    colour (N, 3) and tolerance (N,), as :func:`_faceness` found them."""
+    dist = np.sqrt(((patches - colour[:, None, None, :]) ** 2).sum(axis=3))
+    return np.clip(1.5 - dist / tol[:, None, None], 0.0, 1.0)
+
+
 def _faceness(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(N, P) faceness of N colour patches (N, ROWS, COLS, 3) float32 (see the module
     docstring, step 2), with each tile's face colour (N, 3) and tolerance (N,)."""
@@ -366,8 +373,7 @@ def _face_trims(frame_bgr: np.ndarray, quads: np.ndarray, ua: np.ndarray, colour
     su = along / TRIM_NORM
     sv = across / (TRIM_NORM / 2)
     patches = _warp_all(frame_bgr, centres, ua, su, sv, TRIM_NORM, TRIM_NORM // 2)
-    dist = np.sqrt(((patches - colour[:, None, None, :]) ** 2).sum(axis=3))
-    face = np.clip(1.5 - dist / tol[:, None, None], 0.0, 1.0)           # (n, rows, cols)
+    face = _face_like(patches, colour, tol)                              # (n, rows, cols)
     rows, cols = face.shape[1:]
     r0 = round((1 - TRIM_INNER) / 2 * (rows - 1))
     c0 = round((1 - TRIM_INNER) / 2 * (cols - 1))
@@ -455,8 +461,7 @@ def _divider_slides(frame_bgr: np.ndarray, centres: np.ndarray, ua: np.ndarray,
     scales = widths / DIV_NORM
     patches = _warp_all(frame_bgr, centres, ua, scales, scales, _D_HALF_COLS, _D_HALF_ROWS)
     rows, cols = patches.shape[1:3]
-    dist = np.sqrt(((patches - colour[:, None, None, :]) ** 2).sum(axis=3))
-    face = np.clip(1.5 - dist / tol[:, None, None], 0.0, 1.0)
+    face = _face_like(patches, colour, tol)
     across = np.sort(face, axis=1)[:, int(0.9 * (rows - 1)), :]          # (n, cols)
     idx = np.arange(cols) - _D_HALF_COLS
     across[:, np.abs(idx) > DIV_REACH * DIV_NORM] = 1.0

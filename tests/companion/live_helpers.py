@@ -60,13 +60,11 @@ def picture(table_bgr: np.ndarray, tiles) -> np.ndarray:
 
 
 def crop_offset(frame) -> tuple[int, int]:
-    """Where ``frame`` lies in the picture it was sliced from (the live loop reads a crop as a
-    numpy view of the frame): ``(x0, y0)``, or ``(0, 0)`` for a whole picture."""
-    base = frame.base
-    if base is None:
-        return (0, 0)
-    off = frame.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    return (off % base.strides[0]) // base.strides[1], off // base.strides[0]
+    """Where ``frame`` lies in the picture it was sliced from (see
+    :func:`companion.livelayers.crop_origin`)."""
+    from companion.livelayers import crop_origin
+
+    return crop_origin(frame)
 
 
 def in_view(tiles, frame) -> tuple:
