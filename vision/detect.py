@@ -1205,6 +1205,21 @@ ROW_SHORT = (0.08, 0.25)
 ROW_LONG = (0.5, 0.95)
 ROW_FILL = 0.6
 
+#: Whether kept outlines that straddle two touching tiles are replaced by the two tiles
+#: (:func:`_unstraddled`): a kept tile within STRADDLE_REACH tile widths of a blob of free face
+#: (:func:`_unexplained_face`) of STRADDLE_PIECE tile areas is looked at; beside each of its
+#: halves a half-tile square at least STRADDLE_FREE free face makes a tile with that half.
+#: On the 500 rendered tuning scenes (1,600,000-499, 2026-11-22; runs/lead11/tune.py, reader
+#: of 65f3d22): tiles right 7027 -> 7029 of 7143, frames 439 -> 440, false tiles 14 -> 13,
+#: missed 81 -> 79, read wrong at 0.9 or more 8 -> 8, right below 0.9 197 -> 198 (one frame
+#: changed: a 3-15 and a 3-13 at a bend, read as one 3-3); STRADDLE_FREE 0.45 read the same
+#: tiles right and two false tiles more (a 0-0 made of a tile's half and the table's face).
+STRADDLE_SPLIT = True
+STRADDLE_PIECE = 0.1
+STRADDLE_REACH = 0.3
+STRADDLE_FREE = 0.6
+
+
 def _colour_axis(patch_bgr: np.ndarray) -> np.ndarray:
     """A BGR patch projected on its principal colour axis (the direction in colour space along
     which its pixels spread most: face against pips, whatever their colours), shifted to 0..255
@@ -1595,6 +1610,128 @@ def _residual_tiles(face: np.ndarray, scale: float, kept: list[TileCandidate],
         found += got
     return found
 
+def _free_share(square: np.ndarray, face: np.ndarray, others: np.ndarray, origin: np.ndarray
+                ) -> float:
+    """The share of a quad (working px) that is face (``face``, a mask of an ROI at working px
+    ``origin``) and in no other kept tile (``others``, the same ROI)."""
+    m = np.zeros(face.shape, np.uint8)
+    cv2.fillConvexPoly(m, np.round((square - origin) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    inside = int(np.count_nonzero(m))
+    if inside == 0:
+        return 0.0
+    return float(np.count_nonzero(m.astype(bool) & face & ~others)) / inside
+
+
+def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
+                 ink_maps: dict[str, np.ndarray], frame_bgr: np.ndarray, width: float,
+                 backs: set[int]) -> list[TileCandidate]:
+    """The kept tiles with each outline that straddles two tiles replaced by those two.
+
+    A straddler (the kernels of two touching tiles run together: at a bend of a chain, a double
+    across a line) covers one half of each tile and leaves each tile's other half as face no
+    kept tile explains. A kept whole tile next to such face (:func:`_unexplained_face`'s free
+    face, a blob of :data:`STRADDLE_PIECE` tile areas within :data:`STRADDLE_REACH` widths) is
+    looked at half by half: the square beside the half beyond its end or across either long
+    side that is most free face (network face in no other kept tile, at least
+    :data:`STRADDLE_FREE`) makes a tile with that half. Where both halves make one (not both
+    across the same long side: a tile beside a tile the network missed), each shows a divider
+    or :data:`PIPS_ALONE` pips, has network face :data:`FACE_MIN` over it and lies at no other
+    kept tile's place, the two replace the kept tile. ``scale``: working px per image px."""
+    if not STRADDLE_SPLIT:
+        return tiles
+    prob, free, _, _ = unexplained
+    w_work = width * scale
+    n, _, st, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
+    boxes = [st[i, :4] for i in range(1, n) if st[i, 4] >= STRADDLE_PIECE * 2 * w_work * w_work]
+    if not boxes:
+        return tiles
+    reach = STRADDLE_REACH * w_work
+    work = {id(t): (np.asarray(t.corners, np.float64) + 0.5) * scale - 0.5 for t in tiles}
+    out = list(tiles)
+    for t in tiles:
+        if t.cut or id(t) in backs or not any(k is t for k in out):
+            continue
+        q = work[id(t)]
+        lo, hi = q.min(axis=0) - reach, q.max(axis=0) + reach
+        if not any(x <= hi[0] and y <= hi[1] and x + bw >= lo[0] and y + bh >= lo[1]
+                   for x, y, bw, bh in boxes):
+            continue
+        # the tile's frame: along (ua) and across (ub) in working px
+        e0, e1 = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
+        length, wid = vec_length(e1 - e0), vec_length(q[1] - q[0])
+        if length < 1 or wid < 1:
+            continue
+        ua, ub = (e1 - e0) / length, (q[1] - q[0]) / wid
+        c = (e0 + e1) / 2
+        half = length / 2
+        span = max(half, wid) * 1.6
+        origin = np.floor(c - 2.2 * span).astype(int).clip(0)
+        end = np.minimum(np.ceil(c + 2.2 * span).astype(int) + 1, prob.shape[::-1])
+        if np.any(end <= origin):
+            continue
+        face = prob[origin[1]:end[1], origin[0]:end[0]] >= FACE_LEVEL
+        others = np.zeros(face.shape, np.uint8)
+        for k in out:
+            if k is not t:
+                cv2.fillConvexPoly(others, np.round((work[id(k)] - origin) * 16).astype(np.int32),
+                                   1, cv2.LINE_8, 4)
+        others = others.astype(bool)
+
+        def square(centre: np.ndarray, along: np.ndarray, across: np.ndarray) -> np.ndarray:
+            """A half-tile square (half x wid) at ``centre`` with its sides along ``along``."""
+            a, b = along * half / 2, across * wid / 2
+            return np.array([centre - a - b, centre - a + b, centre + a + b, centre + a - b])
+
+        made = []
+        for sign in (-1.0, 1.0):  # the half at e0 (sign -1) and at e1
+            hc = c + sign * ua * half / 2  # the half's centre
+            options = [(hc + sign * ua * half, "end"), (hc + ub * (wid + half) / 2, "+"),
+                       (hc - ub * (wid + half) / 2, "-")]
+            best = max(((_free_share(square(oc, ua, ub), face, others, origin), oc, side)
+                        for oc, side in options), key=lambda v: v[0])
+            if best[0] < STRADDLE_FREE:
+                break
+            oc, side = best[1], best[2]
+            centre = (hc + oc) / 2
+            if side == "end":
+                along, across, tl, tw = ua, ub, 2 * half, wid
+            else:  # the tile runs across: from the half to the square beside it
+                along, across, tl, tw = ub, ua, wid + half, half
+            a, b = along * tl / 2, across * tw / 2
+            quad = np.array([centre - a - b, centre - a + b, centre + a + b, centre + a - b])
+            made.append(((quad + 0.5) / scale - 0.5, side))
+        if len(made) != 2 or (made[0][1] == made[1][1] and made[0][1] != "end"):
+            continue
+        new = []
+        for quad, _ in made:
+            if any(k is not t and _at_one_place(quad, k.corners) for k in out):
+                break
+            (divider, fill, pips), polarity = _quad_score(ink_maps, quad, frame_bgr, first=True)
+            if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
+                break
+            if _face_support_work(prob, quad, scale) < FACE_MIN:
+                break
+            new.append(TileCandidate(quad, False, divider, polarity, fill, pips))
+        if len(new) == 2:
+            out = [k for k in out if k is not t] + new
+            for k in new:
+                work[id(k)] = (k.corners + 0.5) * scale - 0.5
+    return out
+
+
+def _face_support_work(prob: np.ndarray, corners: np.ndarray, scale: float) -> float:
+    """Mean network face probability (``prob`` at working size) inside a quad in image px."""
+    pts = (np.asarray(corners, np.float64) + 0.5) * scale - 0.5
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int).clip(0)
+    x1 = min(int(math.ceil(pts[:, 0].max())) + 1, prob.shape[1])
+    y1 = min(int(math.ceil(pts[:, 1].max())) + 1, prob.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(m, np.round((pts - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    return float(prob[y0:y1, x0:x1][m > 0].mean()) if m.any() else 0.0
+
+
 def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
                        frame_bgr: np.ndarray, ink_maps: dict[str, np.ndarray],
                        backs: set[int] | None = None, face_min: float = FACE_MIN,
@@ -1672,6 +1809,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     pips run together into rows (:data:`PIP_ROWS`), the network sees top face over it
     (:data:`FACE_MIN`), its kernel is confident (:data:`NET_LOW_SCORE`) and its size is like its
     neighbours' (:func:`_plausible_net_tiles`).
+    A kept outline over halves of two touching tiles, whose other halves are face the kept
+    tiles leave unexplained, is replaced by the two tiles (:func:`_unstraddled`).
     Where the network's face map holds tile face that the kept tiles leave unexplained (merged
     kernels it could not split, tiles far larger than their neighbours), the grid cover of stage 3
     splits that face at the kept tiles' width (:func:`_residual_tiles`); where tiles too small
@@ -1748,6 +1887,9 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
             unexplained = None
     if whole and not speckled:
         w_med = float(np.median(whole))
+        if unexplained is None:
+            unexplained = _unexplained_face(net_maps[1], net_scale, tiles, w_med, w, h)
+        tiles = _unstraddled(tiles, unexplained, net_scale, ink_maps, frame_bgr, w_med, backs)
         extra = _refined(_residual_tiles(net_maps[1], net_scale, tiles, ink_maps, w_med,
                                          unexplained), ink_maps, w_med, *frame_bgr.shape[1::-1])
         extra = _face_backed(extra, net_maps[1], net_scale)
