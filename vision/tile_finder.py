@@ -16,7 +16,9 @@ the face pixels nearest the blob, when the two agree) and mapped to image pixels
 several touching tiles are split into tiles the size of the single tiles near them (kernel
 rectangles fitted one at a time: L, T and V shapes, hubs, a toe against its tile), else at
 higher thresholds, straight ones into whole tiles (:func:`tiles_from_maps`). A tile whose grown
-outline leaves the picture, or whose blob touches the picture's border, is ``cut``.
+outline leaves the picture, or whose blob touches the picture's border, is ``cut``. A single
+blob's tile shaped like two tiles side by side (twice as wide as its neighbours, squat) is
+flagged ``split`` as a cut-apart tile is (:func:`_flag_pairs`).
 Every tile's size comes from the tile itself (there is no per-frame tile-width estimate).
 
 A picture of a table whose sure tiles are small (:data:`ZOOM_WIDTH` working px wide) and in
@@ -172,6 +174,19 @@ FIT_REST = 0.4
 #: near the camera, marked only in part, face included) is not rescued: its face is short too.
 FACE_RESCUE = True
 RESCUE_WIDTH = (0.8, 1.3)
+#: A single tile-shaped blob's tile PAIR_WIDE times as wide as the single tiles near it,
+#: PAIR_LONG times as long and at most PAIR_ASPECT long to wide is two tiles side by side whose
+#: kernels ran together (:func:`_flag_pairs`): flagged ``split``, so that a picture of small
+#: tiles is worked again larger and the detector splits its place again (0: never). On the 500
+#: rendered tuning scenes (1,600,000-499, 2026-11-22; runs/lead11/tune.py, reader of f53daf6)
+#: it flags one tile (1,600,157: a 2-7 and a 4-7 side by side, then both found): tiles right
+#: 7029 -> 7031 of 7143, frames 440 -> 441, false tiles 13 -> 12, missed 79 -> 77, nothing else
+#: changed. Of the sure single tiles there, those at least 1.5 times as wide as their
+#: neighbours and under 1.7 long to wide were true tiles only 1.0-1.2 times as long (squat
+#: outlines of doubles) or 1.9 or more long to wide (nearer the camera).
+PAIR_WIDE = 1.6
+PAIR_LONG = (1.1, 1.6)
+PAIR_ASPECT = 1.5
 #: Whether blobs are split by fitting kernel rectangles at all (False: threshold split only).
 FIT_SPLIT = True
 #: The fitted kernels' width must be at least FIT_THICKNESS of the blob's thickness (twice its
@@ -786,6 +801,8 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
     # outlines of the single tiles near them (the kernel rectangles are a little fat)
     singles = [(quad_centre(t.corners), _sides_of(t.corners))
                for i, t in enumerate(tiles) if i in single_ids]
+    if PAIR_WIDE > 0 and len(singles) > 1:
+        _flag_pairs(tiles, single_ids, singles)
     for q, score, cut in deferred:
         q_img = (quad_centre(q) + 0.5) / scale - 0.5  # the fitted kernel's centre, image px
         near = sorted(singles, key=lambda cs: vec_length(cs[0] - q_img))[:FIT_NEIGHBOURS]
@@ -801,6 +818,31 @@ def tiles_from_maps(kernel: np.ndarray, face: np.ndarray | None, scale: float, i
                               m + hl * ua + hw * ub, m + hl * ua - hw * ub])
         emit(grown, vec_length(grown[1] - grown[0]), cut, score, True)
     return tiles
+
+
+def _flag_pairs(tiles: list[FoundTile], single_ids: set[int],
+                singles: list[tuple[np.ndarray, tuple[float, float]]]) -> None:
+    """Flag as ``split`` (in place) each tile of a single blob shaped like two tiles side by
+    side whose kernels ran together: :data:`PAIR_WIDE` times as wide as the median of the
+    (up to :data:`FIT_NEIGHBOURS`) other single tiles nearest it, :data:`PAIR_LONG` times as
+    long and at most :data:`PAIR_ASPECT` long to wide (two kernels side by side make a blob
+    about 1.2 by 1.6 tile widths, grown 2 by 2.7: twice a tile's width, 1.33 its length)."""
+    centres = np.array([c for c, _ in singles])
+    sizes = np.array([wl for _, wl in singles])
+    for i in sorted(single_ids):
+        t = tiles[i]
+        c = quad_centre(t.corners)
+        d = np.linalg.norm(centres - c, axis=1)
+        d[d < 1e-6] = np.inf
+        near = np.argsort(d)[:FIT_NEIGHBOURS]
+        near = near[np.isfinite(d[near])]
+        if len(near) == 0:
+            continue
+        mw, ml = np.median(sizes[near], axis=0)
+        w, length = _sides_of(t.corners)
+        if (w >= PAIR_WIDE * mw and PAIR_LONG[0] * ml <= length <= PAIR_LONG[1] * ml
+                and length <= PAIR_ASPECT * w):
+            tiles[i] = FoundTile(t.corners, t.cut, t.score, True)
 
 
 def _face_outline(fmask: np.ndarray, nearest: np.ndarray, own: int, kquad: np.ndarray,
