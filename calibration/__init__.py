@@ -11,6 +11,9 @@ Public API:
   camera pose: height and tilt), :func:`~calibration.plane.rectify` (top-down view),
   :class:`~calibration.plane.TablePlaneTracker` (re-detects every few frames, recovers after a
   bump).
+- :mod:`calibration.cornercam`: :func:`~calibration.cornercam.camera_from_corners` (the camera
+  of a manual calibration: focal length and pose from the four corners, or the assumed field of
+  view when the view is too close to straight down, said in words).
 - :mod:`calibration.checks`: :func:`~calibration.checks.check_setup` (every problem of a set-up
   at once, each with what to do).
 - :mod:`calibration.lens`: ChArUco lens calibration.

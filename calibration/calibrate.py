@@ -141,8 +141,10 @@ def manual_plane(frame_bgr: np.ndarray, corners_px: object, table_mm: tuple[floa
     ``frame_bgr`` (top-left, top-right, bottom-right, bottom-left as seen) and its size in mm
     (:func:`calibration.plane.plane_from_corners`), and the set-up problems: those of the marker
     search that no longer matter dropped from ``problems``, light, camera pose and framing
-    checked on the new plane. Raises :class:`CalibrationError` naming what is wrong with the
-    corners."""
+    checked on the new plane. Without a lens calibration the camera comes from the corners
+    (:mod:`calibration.cornercam`); when they cannot tell its focal length (a view too close to
+    straight down) a ``"focal-assumed"`` warning says so and what to do. Raises
+    :class:`CalibrationError` naming what is wrong with the corners."""
     pts = np.asarray(corners_px, np.float64)
     if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
         raise CalibrationError(f"the manual fallback needs 4 corners as (x, y) pixels, got "
@@ -151,6 +153,10 @@ def manual_plane(frame_bgr: np.ndarray, corners_px: object, table_mm: tuple[floa
     plane = plane_from_corners(pts, table_mm, (frame_bgr.shape[1], frame_bgr.shape[0]), camera)
     kept = [p for p in problems if p.code not in _MARKER_PROBLEMS]
     kept += check_exposure(frame_bgr, plane) + check_pose(plane) + check_framing(plane)
+    if camera is None and plane.camera is not None and plane.camera.source != "corners":
+        kept.append(Problem("focal-assumed", "warning", str(plane.extra.get(
+            "camera", "the camera's focal length could not be told from the corners: a typical "
+                      "webcam's is assumed"))))
     return plane, list(dict.fromkeys(kept))
 
 
@@ -315,6 +321,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"camera: about {plane.pose.height_mm:.0f} mm above the table, tilted "
               f"{plane.pose.tilt_deg:.1f} degrees, turned {plane.pose.rotation_deg:.1f} degrees "
               f"(lens: {plane.camera.source}, focal {plane.camera.K[0, 0]:.0f} px)")
+        if plane.camera.source == "corners" and plane.extra.get("camera"):
+            print(f"camera: {plane.extra['camera']}")
     print(f"saved: {path}")
     if args.enroll:
         return _run_enroll(args.enroll, out_dir, args.sets, plane)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from calibration.plane import CameraModel, TablePlane, TablePlaneTracker
+from calibration.plane import CameraModel, FixedPlaneTracker, TablePlane, TablePlaneTracker
 from calibration.store import default_home, load_versioned, previous_path, save_versioned
 
 TABLE_KIND, TABLE_VERSION = "table-calibration", 1
@@ -50,18 +50,24 @@ def load_plane(folder: str | os.PathLike[str] | None = None) -> tuple[TablePlane
 
 
 def tracker_from_store(folder: str | os.PathLike[str] | None = None, every_n: int = 5
-                       ) -> tuple[TablePlaneTracker | None, list[str]]:
+                       ) -> tuple[TablePlaneTracker | FixedPlaneTracker | None, list[str]]:
     """A :class:`TablePlaneTracker` for the live companion, started from the stored calibration
-    (its marker layout, lens and plane), and the problems met. ``None`` when there is no usable
-    calibration or it was made without markers (a manual calibration cannot be tracked; it is
-    still usable as a fixed plane from :func:`load_plane`)."""
+    (its marker layout, lens and plane), and the problems met. A calibration made by hand (four
+    corners, no markers) gives a :class:`FixedPlaneTracker` of its plane (with its camera, from
+    the corners: :mod:`calibration.cornercam`), said among the problems: a moved camera is not
+    followed. ``None`` when there is no usable calibration, or a manual one without a camera
+    pose."""
     plane, problems = load_plane(folder)
     if plane is None:
         return None, problems
     if plane.layout is None:
-        return None, problems + ["the table was calibrated by hand (four corners), so a moved "
-                                 "camera cannot be followed: calibrate with the markers to have "
-                                 "it followed"]
+        if plane.pose is None or plane.camera is None:
+            return None, problems + ["the table was calibrated by hand (four corners) and has no "
+                                     "camera pose: tiles are tracked in image pixels; calibrate "
+                                     "again (with the markers, so a moved camera is followed)"]
+        return FixedPlaneTracker(plane), problems + [
+            "the table was calibrated by hand (four corners), so a moved camera is not "
+            "followed: calibrate with the markers to have it followed"]
     lens = plane.camera if plane.camera is not None and \
         plane.camera.source == "lens-calibration" else None
     return TablePlaneTracker(plane.layout, camera=lens, every_n=every_n, initial=plane), problems

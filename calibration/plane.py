@@ -241,7 +241,9 @@ def detect_markers(frame_bgr: np.ndarray) -> MarkerDetection:
 class CameraModel:
     """Intrinsics: 3x3 ``K``, distortion ``dist`` (k1, k2, p1, p2, k3) and where they came from:
     ``"lens-calibration"`` (ChArUco), ``"homography"`` (focal length estimated from the table
-    homography) or ``"assumed-fov"`` (from the image size and :data:`DEFAULT_HFOV_DEG`)."""
+    homography of the markers), ``"corners"`` (estimated from the four corners given by hand,
+    :mod:`calibration.cornercam`) or ``"assumed-fov"`` (from the image size and
+    :data:`DEFAULT_HFOV_DEG`)."""
 
     K: np.ndarray
     dist: np.ndarray
@@ -396,14 +398,25 @@ def estimate_pose(points_mm: np.ndarray, points_px: np.ndarray, camera: CameraMo
                                    "order (id 0 top-left, clockwise) and the table size")
         raise CalibrationError("the camera pose could not be estimated from the markers")
     _, rvec, tvec = best
+    return pose_from_rvec_tvec(rvec, tvec, obj, img, camera)
+
+
+def pose_from_rvec_tvec(rvec: np.ndarray, tvec: np.ndarray, obj: np.ndarray, img: np.ndarray,
+                        camera: CameraModel) -> CameraPose:
+    """The :class:`CameraPose` of ``rvec``/``tvec`` (table mm -> camera frame): height, tilt,
+    turn, and the RMS reprojection error of the table points ``obj`` (Nx3) on their pixels
+    ``img`` (Nx1x2 or Nx2, as seen)."""
+    rvec = np.asarray(rvec, np.float64).reshape(3, 1)
+    tvec = np.asarray(tvec, np.float64).reshape(3, 1)
     R = cv2.Rodrigues(rvec)[0]
     C = -R.T @ tvec.ravel()
     axis = R.T @ np.array([0.0, 0.0, 1.0])
     tilt = float(np.degrees(np.arccos(np.clip(axis[2], -1.0, 1.0))))
     y_world = R[1]  # the image's "down" direction, in table coordinates
     rotation = float(np.degrees(np.arctan2(-y_world[0], y_world[1])))
-    proj, _ = cv2.projectPoints(obj, rvec, tvec, camera.K, camera.dist)
-    rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - img.reshape(-1, 2)) ** 2, 1))))
+    proj, _ = cv2.projectPoints(np.asarray(obj, np.float64), rvec, tvec, camera.K, camera.dist)
+    rms = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) -
+                                        np.asarray(img, np.float64).reshape(-1, 2)) ** 2, 1))))
     return CameraPose(rvec.ravel(), tvec.ravel(), float(-C[2]), tilt, rotation, rms)
 
 
@@ -628,7 +641,12 @@ def plane_from_corners(corners_px: Any, table_size_mm: tuple[float, float],
                        image_size: tuple[int, int], camera: CameraModel | None = None
                        ) -> TablePlane:
     """The manual fallback: four clicked pixels of the play area's corners (top-left, top-right,
-    bottom-right, bottom-left, as seen) and the play area's size in mm."""
+    bottom-right, bottom-left, as seen) and the play area's size in mm.
+
+    With a lens calibration (``camera``) the pose is fitted with its intrinsics; without, the
+    camera is recovered from the corners (:func:`calibration.cornercam.camera_from_corners`: the
+    focal length when the view is tilted enough to tell it, else the assumed field of view) and
+    what was done is said in ``extra["camera"]`` of the returned plane (not stored)."""
     pts = np.asarray(corners_px, np.float64)
     if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
         raise CalibrationError(f"corners must be four (x, y) pixel points, got shape {pts.shape}")
@@ -651,9 +669,22 @@ def plane_from_corners(corners_px: Any, table_size_mm: tuple[float, float],
     und = tmp._undistort(pts)
     H = cv2.getPerspectiveTransform(table.astype(np.float32), und.astype(np.float32))
     H = H / H[2, 2]
+    extra: dict[str, Any] = {}
+    pose: CameraPose | None
+    if camera is None:
+        from calibration.cornercam import camera_from_corners
+
+        try:
+            found = camera_from_corners(pts, (w, h), (int(iw), int(ih)))
+        except CalibrationError as exc:
+            cam, pose, extra["camera"] = assumed_camera((int(iw), int(ih))), None, str(exc)
+        else:
+            cam, pose, extra["camera"] = found.camera, found.pose, found.message
+        return TablePlane(H, (w, h), (int(iw), int(ih)), "manual", (), 0.0, cam, pose, None,
+                          extra)
     cam = _camera_for(H, image_size, camera)
     try:
-        pose: CameraPose | None = estimate_pose(table, pts, cam)
+        pose = estimate_pose(table, pts, cam)
     except CalibrationError:
         pose = None
     return TablePlane(H, (w, h), (int(iw), int(ih)), "manual", (), 0.0, cam, pose, None)
@@ -772,3 +803,33 @@ class TablePlaneTracker:
                                  "markers found again where they were", tuple(det.found), shift)
         return TrackerUpdate("steady", self.plane, index, "table where it was", tuple(det.found),
                              shift)
+
+
+#: What the live companion says of a table calibrated by hand (it has no markers to follow).
+FIXED_PLANE_MESSAGE = ("table from the four corners given by hand: a moved camera is not "
+                       "followed (calibrate again after moving it, or use the markers)")
+
+
+class FixedPlaneTracker:
+    """A stored table plane that is not followed, with :class:`TablePlaneTracker`'s ``update``:
+    a calibration from four corners given by hand has no markers to look for again. The plane
+    is scaled to the first frame's size (:meth:`TablePlane.scaled_to`, which raises
+    :class:`CalibrationError` for another aspect ratio); that frame's update is ``"found"``,
+    every later one ``"skipped"`` with the same plane."""
+
+    def __init__(self, plane: TablePlane) -> None:
+        if plane.pose is None or plane.camera is None:
+            raise CalibrationError("a table plane without a camera pose cannot be used to follow "
+                                   "tiles above the table; calibrate again")
+        self.plane: TablePlane | None = plane
+        self.lost = False
+        self._frames = 0
+
+    def update(self, frame_bgr: np.ndarray) -> TrackerUpdate:
+        index = self._frames
+        self._frames += 1
+        assert self.plane is not None
+        if index == 0:
+            self.plane = self.plane.scaled_to((frame_bgr.shape[1], frame_bgr.shape[0]))
+            return TrackerUpdate("found", self.plane, index, FIXED_PLANE_MESSAGE)
+        return TrackerUpdate("skipped", self.plane, index, "using the table plane of the corners")

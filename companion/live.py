@@ -29,7 +29,8 @@ tile a crop missed is not lost. Frames that queued up while a reading ran are sk
 accepted one is read again even when the gate saw no hand (its frames were skipped).
 
 Camera. With a calibrated table (``plane_tracker``, a :class:`calibration.plane.TablePlaneTracker`
-started from ``domino-companion calibrate``) and ``camera_layers``, every reading's layer estimate
+started from ``domino-companion calibrate``, or a :class:`calibration.plane.FixedPlaneTracker` of a
+calibration from four corners given by hand, whose camera comes from the corners) and ``camera_layers``, every reading's layer estimate
 is given the camera of the tracker's current plane (:func:`layer_geometry`: its focal length,
 pose and lens, and the tiles' size: the enrolled set's, else :data:`STANDARD_TILE_MM`), moved to
 the crop's origin for a crop (:meth:`vision.layers.Geometry.for_crop`) and made again when the
@@ -740,8 +741,23 @@ def tile_mm_from_profile(profile: Any) -> tuple[float, float, float] | None:
 
 _LENS_WORDS = {"lens-calibration": "focal length from the lens calibration",
                "homography": "focal length estimated from the markers",
+               "corners": "focal length estimated from the four corners given by hand",
                "assumed-fov": "focal length assumed (the camera looks nearly straight down: "
                               "calibrate the lens for a firmer one)"}
+
+
+def _lens_words(plane: Any, source: str) -> str:
+    """Where the camera's focal length comes from, in words; a calibration made from the four
+    corners given by hand says so (:mod:`calibration.cornercam`)."""
+    if getattr(plane, "method", "") != "manual":
+        return _LENS_WORDS.get(source, source)
+    if source == "lens-calibration":
+        return "focal length from the lens calibration; table from the four corners given by hand"
+    if source in ("corners", "homography"):  # "homography": a manual calibration made earlier
+        return _LENS_WORDS["corners"]
+    return ("focal length assumed: the camera looks too nearly straight down for the four "
+            "corners given by hand to tell it (tilt it 15-20 degrees and calibrate again, or "
+            "calibrate the lens)")
 
 
 def layer_geometry(plane: Any, tile_mm: tuple[float, float, float],
@@ -756,7 +772,7 @@ def layer_geometry(plane: Any, tile_mm: tuple[float, float, float],
     cam = getattr(plane, "camera", None)
     if plane is None or cam is None:
         return None, ("layers without the camera: the table calibration has no camera model "
-                      "(calibrate with the markers again)")
+                      "(calibrate again)")
     pose = getattr(plane, "pose", None)
     try:
         if pose is not None:
@@ -770,7 +786,7 @@ def layer_geometry(plane: Any, tile_mm: tuple[float, float, float],
     tilt = float(np.degrees(np.arccos(np.clip((R.T @ [0.0, 0.0, 1.0])[2], -1.0, 1.0))))
     L, W, T = geometry.tile_mm
     return geometry, (f"layers use the calibrated camera (height {-centre[2]:.0f} mm, tilt "
-                      f"{tilt:.0f} degrees, {_LENS_WORDS.get(cam.source, cam.source)}; tiles "
+                      f"{tilt:.0f} degrees, {_lens_words(plane, cam.source)}; tiles "
                       f"{L:g} x {W:g} x {T:g} mm{tile_source})")
 
 

@@ -6,7 +6,9 @@ It opens the camera in its own capture thread, follows the table through the sti
 the reader, the tracker and the game's interpreter, checks every entry with the rules and serves
 the tablet dashboard (annotated video, alerts, scores). With a table calibration made with the
 markers, tiles are followed in table millimetres and the reader's layer estimate is given the
-calibrated camera (it says so at start, with the camera's height and tilt, or why not). A missing or failing camera does not stop
+calibrated camera (it says so at start, with the camera's height and tilt, or why not); one made
+from the four corners given by hand does the same with the camera recovered from the corners
+(the table is then not followed when the camera moves). A missing or failing camera does not stop
 it: the dashboard shows the camera offline with what to do, and the capture thread keeps trying
 to reconnect. Games the camera cannot follow yet are still kept on the dashboard by hand.
 """
@@ -115,7 +117,7 @@ def camera_layers_line(tracker: Any, tile_mm: tuple[float, float, float], tiles_
 
     if tracker is None or tracker.plane is None:
         return ("layers are read from the picture alone, without the camera: no table "
-                "calibration made with the markers (see above)")
+                "calibration (see above)")
     return layer_geometry(tracker.plane, tile_mm,
                           ", measured by the set enrollment" if tiles_from == "enrolled" else
                           ", a standard set's: `calibrate --enroll` measures yours")[1]

@@ -14,13 +14,21 @@ readings) follows the picture until it accepts the table, three times:
 * ``without``: no calibration (the reader gets no camera; the loop as without ``calibrate``);
 * ``with``: the stored calibration (its plane tracker, and the camera for the layer estimate,
   :func:`companion.live.layer_geometry`);
+* ``corners``: the stored calibration made instead by hand from the play area's four corners
+  (:func:`calibration.calibrate.manual_plane`, as ``calibrate --corners`` and the tapped corners
+  of the Table setup page make it: the camera recovered from the corners,
+  :mod:`calibration.cornercam`), the corners being the true ones (the markers' centres as the
+  renderer's camera and lens put them) each moved :data:`TAP_RMS_PX` at random (seeded by the
+  scene), as a person's taps are (:func:`tapped_corners`);
 * ``truecam``: the renderer's true camera given to every read (what a perfect calibration
   would give).
 
 The accepted tiles are matched to the tiles a reader must report (face up, ``visible >= 0.9``,
 not cut; IoU >= 0.5) and their layers compared with the truth. Prints one line per scene and a
 JSON summary: ``<mode>_found``, ``<mode>_right`` (and per layer), ``truth``, how each scene was
-calibrated and ``with_camera_given`` (scenes whose loop said it used the calibrated camera).
+calibrated, ``with_camera_given`` and ``corners_camera_given`` (scenes whose loop said it used
+the calibrated camera) and ``corners_focal_from_corners`` (scenes whose corners told the focal
+length; the others assumed the default field of view). ``--modes`` runs some of the modes only.
 
 These figures are not comparable with ``python -m vision.render.layerlive``'s: with the markers
 in view the camera is higher, the tiles smaller, and fewer of them are found.
@@ -43,6 +51,37 @@ import numpy as np
 
 #: The printed markers' side in mm (``domino-companion markers`` prints them at this size).
 MARKER_MM = 40.0
+#: How far a corner given by hand is off (pixels, root mean square over the two axes): the issue's
+#: "~2 px" of a user's taps; each axis is off by a normal error of ``TAP_RMS_PX / sqrt(2)``.
+TAP_RMS_PX = 2.0
+#: The modes measured, in order (see the module docstring).
+MODES = ("without", "with", "corners", "truecam")
+
+
+def tapped_corners(spec: Any, seed: int, rms_px: float = TAP_RMS_PX) -> np.ndarray:
+    """The play area's four corners (top-left, top-right, bottom-right, bottom-left: the markers'
+    centres, :func:`with_markers`) where the scene's camera and lens put them in its picture,
+    each moved by a seeded normal error of ``rms_px`` (root mean square), as a person taps them."""
+    from vision.render.camera import Camera
+
+    x0, y0, x1, y1 = spec.marker_rect_mm
+    cam = Camera(spec.camera, spec.width, spec.height)
+    world = np.array([[x0, y0, 0.0], [x1, y0, 0.0], [x1, y1, 0.0], [x0, y1, 0.0]])
+    px = cam.distort_pixels(cam.project(world))
+    rng = np.random.default_rng(seed)
+    return px + rng.normal(0.0, rms_px / np.sqrt(2.0), (4, 2))
+
+
+def _calibrate_corners(spec: Any, image_bgr: np.ndarray, layout: Any, folder: str,
+                       seed: int) -> bool:
+    """Calibrate by hand from the tapped corners (:func:`tapped_corners`) and save the plane in
+    ``folder``; returns whether the corners told the focal length."""
+    from calibration.calibrate import manual_plane
+    from calibration.files import save_plane
+
+    plane, _problems = manual_plane(image_bgr, tapped_corners(spec, seed), layout.size_mm)
+    save_plane(plane, folder)
+    return plane.camera is not None and plane.camera.source == "corners"
 
 
 def with_markers(spec: Any, margin_mm: float = 60.0) -> tuple[Any, Any]:
@@ -128,8 +167,13 @@ def _calibrate(spec: Any, image_bgr: np.ndarray, layout: Any, folder: str) -> st
     return how
 
 
-def measure(seed: int, scenes: int, out: Any = sys.stdout) -> dict[str, Any]:
-    """The figures of the module docstring on ``scenes`` held-out stacked scenes from ``seed``."""
+def measure(seed: int, scenes: int, out: Any = sys.stdout,
+            modes: Sequence[str] = MODES) -> dict[str, Any]:
+    """The figures of the module docstring on ``scenes`` held-out stacked scenes from ``seed``,
+    for ``modes`` (some of :data:`MODES`)."""
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"modes {unknown} are not known; use some of {', '.join(MODES)}")
     from calibration.files import tracker_from_store
     from companion.live import TILE_TOP_MM, LiveLoop
     from companion.session import Session
@@ -151,11 +195,17 @@ def measure(seed: int, scenes: int, out: Any = sys.stdout) -> dict[str, Any]:
         truth = _must_report(scene.truth)
         c["truth"] += len(truth)
         line = []
-        with tempfile.TemporaryDirectory() as d:
-            how = _calibrate(spec, scene.image_bgr, layout, d)
-            c[f"calibrated_from_{how}"] += 1
-            for mode in ("without", "with", "truecam"):
-                tracker = tracker_from_store(d)[0] if mode == "with" else None
+        with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as by_hand:
+            how = "-"
+            if "with" in modes:
+                how = _calibrate(spec, scene.image_bgr, layout, d)
+                c[f"calibrated_from_{how}"] += 1
+            if "corners" in modes:
+                c["corners_focal_from_corners"] += int(
+                    _calibrate_corners(spec, scene.image_bgr, layout, by_hand, s))
+            for mode in [m for m in MODES if m in modes]:
+                tracker = (tracker_from_store(d)[0] if mode == "with" else
+                           tracker_from_store(by_hand)[0] if mode == "corners" else None)
                 session = Session.start(LogStore(Path(d) / f"{mode}.db"), "stackernoes",
                                         ["Ann", "Bob"])
                 loop = LiveLoop(session, _TrueCamera(reader, scene.truth) if mode == "truecam"
@@ -180,8 +230,8 @@ def measure(seed: int, scenes: int, out: Any = sys.stdout) -> dict[str, Any]:
                     c[f"{mode}_right"] += ok
                     c[f"{mode}_right_layer{layer}"] += ok
                 line.append(f"{mode} {right}/{len(matched)}")
-                if mode == "with":
-                    c["with_camera_given"] += int("calibrated camera" in loop.layers_message)
+                if mode in ("with", "corners"):
+                    c[f"{mode}_camera_given"] += int("calibrated camera" in loop.layers_message)
         print(s, len(truth), *line, how, file=out, flush=True)
     c["seconds"] = round(time.time() - t0)
     return dict(sorted(c.items()))
@@ -195,11 +245,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1_000_100,
                    help="first held-out stacked scene (default 1000100)")
     p.add_argument("--scenes", type=int, default=40, help="scenes (default 40)")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"the modes to measure, comma separated (default {','.join(MODES)})")
     args = p.parse_args(argv)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or any(m not in MODES for m in modes):
+        p.error(f"--modes {args.modes!r}: expected some of {', '.join(MODES)}, comma separated")
     if args.seed < HELD_OUT_SEED_MIN or args.scenes < 1:
         p.error(f"expected --seed >= {HELD_OUT_SEED_MIN} (held-out scenes) and --scenes >= 1, "
                 f"got {args.seed} and {args.scenes}")
-    print(json.dumps(measure(args.seed, args.scenes), indent=0))
+    print(json.dumps(measure(args.seed, args.scenes, modes=modes), indent=0))
     return 0
 
 
