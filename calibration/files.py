@@ -8,6 +8,7 @@ show.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -65,12 +66,32 @@ def tracker_from_store(folder: str | os.PathLike[str] | None = None, every_n: in
             return None, problems + ["the table was calibrated by hand (four corners) and has no "
                                      "camera pose: tiles are tracked in image pixels; calibrate "
                                      "again (with the markers, so a moved camera is followed)"]
-        return FixedPlaneTracker(plane), problems + [
+        return FixedPlaneTracker(_with_corner_camera(plane)), problems + [
             "the table was calibrated by hand (four corners), so a moved camera is not "
             "followed: calibrate with the markers to have it followed"]
     lens = plane.camera if plane.camera is not None and \
         plane.camera.source == "lens-calibration" else None
     return TablePlaneTracker(plane.layout, camera=lens, every_n=every_n, initial=plane), problems
+
+
+def _with_corner_camera(plane: TablePlane) -> TablePlane:
+    """A manual calibration's plane with the camera :func:`calibration.cornercam.camera_from_corners`
+    gives from its four corners. Calibrations made by hand before the corners' camera (session
+    12) stored a focal length taken from the homography whenever the view was tilted 4 degrees or
+    more, however poorly noisy corners told it; the corners (where the plane puts the table's
+    corners) give the camera again. Kept as stored when it came from a lens calibration, or when
+    the corners give no camera."""
+    from calibration.cornercam import camera_from_corners
+    from calibration.plane import CalibrationError
+
+    if plane.camera is None or plane.camera.source in ("lens-calibration", "corners"):
+        return plane
+    try:
+        found = camera_from_corners(plane.table_corners_px(), plane.table_size_mm,
+                                    plane.image_size)
+    except CalibrationError:
+        return plane
+    return dataclasses.replace(plane, camera=found.camera, pose=found.pose)
 
 
 def save_lens(camera: CameraModel, rms_px: float, views: int,

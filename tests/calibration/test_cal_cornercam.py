@@ -173,3 +173,28 @@ def test_a_manual_calibration_is_stored_with_its_camera_and_followed_as_fixed(tm
     save_versioned(tmp_path / TABLE_FILE, TABLE_KIND, TABLE_VERSION, doc)
     tracker, notes = tracker_from_store(tmp_path)
     assert tracker is None and "no camera pose" in notes[-1]
+
+
+def test_a_manual_calibration_stored_before_gets_the_corners_camera(tmp_path) -> None:
+    """A calibration by hand stored by an earlier version (the focal length taken from the
+    homography however poorly the corners told it: here twice too long) is followed with the
+    camera its corners give."""
+    import dataclasses
+
+    from calibration.plane import CameraModel
+
+    cam, table = _camera(30.0, 60.0, 70.0)
+    frame = np.full((SIZE[1], SIZE[0], 3), 120, np.uint8)
+    plane, _ = manual_plane(frame, _corners(cam, table), (600, 450))
+    K = plane.camera.K.copy()
+    K[0, 0] *= 2
+    K[1, 1] *= 2
+    old_cam = CameraModel(K, np.zeros(5), "homography", SIZE)
+    old = dataclasses.replace(plane, camera=old_cam,
+                              pose=estimate_pose(table, _corners(cam, table), old_cam))
+    assert old.pose.height_mm > 1.5 * cam.spec.height_mm
+    save_plane(old, tmp_path)
+    tracker, _ = tracker_from_store(tmp_path)
+    assert tracker.plane.camera.source == "corners"
+    assert tracker.plane.camera.K[0, 0] == pytest.approx(cam.K[0, 0], rel=1e-3)
+    assert tracker.plane.pose.height_mm == pytest.approx(cam.spec.height_mm, rel=1e-3)
