@@ -1641,8 +1641,14 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
         return tiles
     prob, free, _, _ = unexplained
     w_work = width * scale
-    n, _, st, _ = cv2.connectedComponentsWithStats(free, connectivity=8)
-    boxes = [st[i, :4] for i in range(1, n) if st[i, 4] >= STRADDLE_PIECE * 2 * w_work * w_work]
+    least = STRADDLE_PIECE * 2 * w_work * w_work
+    if np.count_nonzero(free) < least:
+        return tiles
+    # the boxes of the free blobs (outer contours: a tenth of labelling's time; a blob's pixel
+    # count is its contour's area and half its perimeter, and 1)
+    contours, _ = cv2.findContours(free, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes = [cv2.boundingRect(c) for c in contours
+             if cv2.contourArea(c) + 0.5 * cv2.arcLength(c, True) + 1 >= least]
     if not boxes:
         return tiles
     reach = STRADDLE_REACH * w_work
@@ -1672,9 +1678,10 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
         face = prob[origin[1]:end[1], origin[0]:end[0]] >= FACE_LEVEL
         others = np.zeros(face.shape, np.uint8)
         for k in out:
-            if k is not t:
-                cv2.fillConvexPoly(others, np.round((work[id(k)] - origin) * 16).astype(np.int32),
-                                   1, cv2.LINE_8, 4)
+            kq = work[id(k)]
+            if k is not t and np.all(kq.max(axis=0) >= origin) and np.all(kq.min(axis=0) <= end):
+                cv2.fillConvexPoly(others, np.round((kq - origin) * 16).astype(np.int32), 1,
+                                   cv2.LINE_8, 4)
         others = others.astype(bool)
 
         def square(centre: np.ndarray, along: np.ndarray, across: np.ndarray) -> np.ndarray:
