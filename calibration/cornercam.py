@@ -42,11 +42,12 @@ from calibration.plane import (DEFAULT_HFOV_DEG, CalibrationError, CameraModel, 
 TAP_SIGMA_PX = 2.0
 #: The focal length is taken from the corners only when taps :data:`TAP_SIGMA_PX` off would move
 #: it by less than this share (one standard deviation): beyond, the assumed field of view (whose
-#: own error for webcams of 50-85 degrees is up to about 40%, 15-20% typically) is no worse. Chosen on synthetic
-#: cameras (``runs/D12/exp2.py``: 600 views, tilt 0-40 degrees, field of view 50-85 degrees, taps
-#: 0-2 px off, none of them rendered scenes): 0.20 / 0.25 / 0.30 gave focal-length errors of
-#: 13.4 / 11.9 / 11.8% (90th percentile) and 42 / 44 / 44% (worst) on the views tilted 10
-#: degrees or more, where taking every estimate (no fallback) gave 10.8% and 111%.
+#: own error for webcams of 50-85 degrees is up to about 40%, 15-20% typically) is no worse.
+#: Chosen on synthetic cameras (``runs/D12/exp2.py``, seed 11: 600 views, tilt 0-40 degrees,
+#: field of view 50-85 degrees, taps 0-2 px off, none of them rendered scenes): 0.20 / 0.25 /
+#: 0.30 gave focal-length errors of 13.4 / 11.9 / 11.8% (90th percentile) and 42 / 44 / 44%
+#: (worst) on the views tilted 10 degrees or more, where taking every estimate (no fallback)
+#: gave 10.8% and 111%.
 MAX_FOCAL_REL_SPREAD = 0.25
 #: Plausible lenses: horizontal field of view, degrees (as :func:`focal_from_homography`).
 HFOV_RANGE_DEG = (30.0, 120.0)
