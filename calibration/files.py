@@ -76,9 +76,10 @@ def tracker_from_store(folder: str | os.PathLike[str] | None = None, every_n: in
 
 def _with_corner_camera(plane: TablePlane) -> TablePlane:
     """A manual calibration's plane with the camera that
-    :func:`calibration.cornercam.camera_from_corners` gives from its four corners. Calibrations made by hand before the corners' camera (session
-    12) stored a focal length taken from the homography whenever the view was tilted 4 degrees or
-    more, however poorly noisy corners told it; the corners (where the plane puts the table's
+    :func:`calibration.cornercam.camera_from_corners` gives from its four corners. Calibrations
+    made by hand before the corners' camera (session 12) stored a focal length taken from the
+    homography whenever the view was tilted 4 degrees or more, however poorly noisy corners told
+    it; the corners (where the plane puts the table's
     corners) give the camera again. Kept as stored when it came from a lens calibration, or when
     the corners give no camera."""
     from calibration.cornercam import camera_from_corners
