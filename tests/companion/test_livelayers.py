@@ -39,3 +39,31 @@ def test_the_true_camera_moves_to_a_crops_origin():
     assert isinstance(whole, Geometry)
     assert np.allclose(whole.K, truth["camera"]["K"])
     assert np.allclose(crop.K[:2, 2], [640 - 200, 360 - 100])
+
+
+def test_unknown_modes_are_refused_with_the_modes_there_are(capsys):
+    with pytest.raises(SystemExit) as exc:
+        livelayers.main(["--modes", "with,bogus", "--scenes", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "bogus" in err and "without, with, corners, truecam" in err
+    with pytest.raises(ValueError, match="bogus"):
+        livelayers.measure(1_000_100, 1, modes=("bogus",))
+
+
+def test_tapped_corners_are_the_markers_centres_moved_as_seeded_taps():
+    from vision.render.stacking import stacked_scene_spec
+
+    spec, layout = livelayers.with_markers(stacked_scene_spec(4740))
+    exact = livelayers.tapped_corners(spec, 1, rms_px=0.0)
+    # the markers' centres (the play area's corners) are where the markers are drawn
+    from vision.render.scene import render_scene
+    from calibration.plane import detect_markers
+
+    found = detect_markers(render_scene(spec).image_bgr)
+    assert len(found.found) >= 3
+    for i in found.found:
+        assert np.linalg.norm(found.corners_px[i].mean(axis=0) - exact[i]) < 1.5
+    taps = livelayers.tapped_corners(spec, 1)
+    assert np.array_equal(taps, livelayers.tapped_corners(spec, 1))  # seeded
+    assert 0.3 < np.sqrt(np.mean(np.sum((taps - exact) ** 2, axis=1))) < 5.0
