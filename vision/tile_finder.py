@@ -829,20 +829,23 @@ def _flag_pairs(tiles: list[FoundTile], single_ids: set[int],
     about 1.2 by 1.6 tile widths, grown 2 by 2.7: twice a tile's width, 1.33 its length)."""
     centres = np.array([c for c, _ in singles])
     sizes = np.array([wl for _, wl in singles])
-    for i in sorted(single_ids):
-        t = tiles[i]
-        c = quad_centre(t.corners)
-        d = np.linalg.norm(centres - c, axis=1)
-        d[d < 1e-6] = np.inf
-        near = np.argsort(d)[:FIT_NEIGHBOURS]
-        near = near[np.isfinite(d[near])]
-        if len(near) == 0:
-            continue
-        mw, ml = np.median(sizes[near], axis=0)
-        w, length = _sides_of(t.corners)
-        if (w >= PAIR_WIDE * mw and PAIR_LONG[0] * ml <= length <= PAIR_LONG[1] * ml
-                and length <= PAIR_ASPECT * w):
-            tiles[i] = FoundTile(t.corners, t.cut, t.score, True)
+    d = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    d[d < 1e-6] = np.inf  # a tile is not its own neighbour
+    k = min(FIT_NEIGHBOURS, len(singles) - 1)
+    near = np.argpartition(d, k - 1, axis=1)[:, :k]
+    usable = np.isfinite(np.take_along_axis(d, near, axis=1))
+    if usable.all():
+        ref = np.median(sizes[near], axis=1)
+    else:  # a tile at the place of another: its usable neighbours only
+        ref = np.array([np.median(sizes[near[j][usable[j]]], axis=0) if usable[j].any()
+                        else (np.inf, np.inf) for j in range(len(singles))])
+    w, length = sizes[:, 0], sizes[:, 1]
+    pair = ((w >= PAIR_WIDE * ref[:, 0]) & (length >= PAIR_LONG[0] * ref[:, 1])
+            & (length <= PAIR_LONG[1] * ref[:, 1]) & (length <= PAIR_ASPECT * w))
+    ids = sorted(single_ids)
+    for j in np.flatnonzero(pair):
+        t = tiles[ids[j]]
+        tiles[ids[j]] = FoundTile(t.corners, t.cut, t.score, True)
 
 
 def _face_outline(fmask: np.ndarray, nearest: np.ndarray, own: int, kquad: np.ndarray,
