@@ -89,6 +89,13 @@ GLINT_RIM = 3
 
 _RIM_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * GLINT_RIM + 1, 2 * GLINT_RIM + 1))
 
+COVER_RIM = 2
+"""Square pixels the part of a half another tile's outline covers is widened by
+(:func:`tile_crops_covered`): the upper tile's side wall and shadow beyond its outline, and an
+outline a pixel or two off."""
+
+_COVER_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * COVER_RIM + 1, 2 * COVER_RIM + 1))
+
 CLIP_LOW, CLIP_HIGH = -0.5, 1.5
 """Range the normalised values are clipped to."""
 
@@ -494,6 +501,89 @@ def tile_crops_glinted(frame_bgr: np.ndarray,
     return (_normalise_tiles(mirrored).reshape(-1, HALF_SIZE, HALF_SIZE),
             _normalise_tiles(plain).reshape(-1, HALF_SIZE, HALF_SIZE),
             hidden.reshape(-1, HALF_SIZE, HALF_SIZE))
+
+
+def tile_crops_covered(frame_bgr: np.ndarray,
+                       corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]],
+                       covers: Sequence[Sequence[np.ndarray | Sequence[Sequence[float]]]]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tiles partly covered by others, for reading what the covers leave visible by the pip
+    layouts (:meth:`vision.pips.PipReader.read_hidden`), as :func:`tile_crops_glinted` gives
+    a glint's: ``covers[i]`` are the outlines (convex (4, 2) pixel quads) of the tiles lying
+    over tile ``i`` (none: the tile is cut as :func:`tile_crops` cuts it). Where a cover lies
+    over a half (widened by :data:`COVER_RIM` square pixels: the upper tile's wall and
+    shadow, an outline a pixel or two off) the half is hidden; before the tile is normalised
+    its hidden pixels are set to the body colour of what is visible (the median of its
+    unhidden pixels), so the upper tile's face, pips, walls and shadow neither show as pips
+    nor set the contrast. Returns the squares with what is hidden mirrored in from across the
+    half's centre where that is visible (every pip layout is point-symmetric), the squares
+    without the mirror, and where each half is hidden ((2N, S, S) bool; rows as the crops')."""
+    _check_frame(frame_bgr)
+    if len(covers) != len(corners_list):
+        raise CornersError(f"covers: expected one list of covering outlines per tile "
+                           f"({len(corners_list)}), got {len(covers)}")
+    pairs = _warped(frame_bgr, corners_list)
+    if not len(pairs):
+        empty = np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
+        return empty, empty.copy(), np.zeros((0, HALF_SIZE, HALF_SIZE), bool)
+    hidden = np.zeros(pairs.shape[:4], bool)
+    for i, (corners, over) in enumerate(zip(corners_list, covers)):
+        hidden[i] = covered_squares(corners, over)
+    plain = pairs.copy()
+    mirrored = pairs.copy()
+    for i in range(len(pairs)):
+        if not hidden[i].any():
+            continue
+        seen = pairs[i][~hidden[i]]
+        body = np.median((seen if len(seen) else pairs[i]).reshape(
+            -1, pairs.shape[-1] if pairs.ndim == 5 else 1), axis=0).astype(np.uint8)
+        if pairs.ndim == 4:
+            body = body[0]
+        for j in range(2):
+            h = hidden[i, j]
+            if not h.any():
+                continue
+            plain[i, j][h] = body
+            mirror = h[::-1, ::-1]
+            mirrored[i, j][h & ~mirror] = pairs[i, j][::-1, ::-1][h & ~mirror]
+            mirrored[i, j][h & mirror] = body
+    return (_normalise_tiles(mirrored).reshape(-1, HALF_SIZE, HALF_SIZE),
+            _normalise_tiles(plain).reshape(-1, HALF_SIZE, HALF_SIZE),
+            hidden.reshape(-1, HALF_SIZE, HALF_SIZE))
+
+
+def covered_squares(corners: np.ndarray | Sequence[Sequence[float]],
+                    covers: Sequence[np.ndarray | Sequence[Sequence[float]]]) -> np.ndarray:
+    """Where the outlines ``covers`` (convex pixel quads of tiles lying over this one) hide
+    each half square of the tile at ``corners`` ((2, S, S) bool, halves as :func:`half_crops`
+    cuts them), widened by :data:`COVER_RIM` square pixels."""
+    quad = np.asarray(corners, dtype=np.float64)
+    if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
+        raise CornersError(f"corners must be 4 finite [x, y] points, got {quad.tolist()}")
+    out = np.zeros((2, HALF_SIZE, HALF_SIZE), np.uint8)
+    for j, src in enumerate(_half_quads(quad)):
+        matrix = cv2.getPerspectiveTransform(src, _DST_QUAD)
+        for cover in covers:
+            c = np.asarray(cover, dtype=np.float32)
+            if c.shape != (4, 2) or not np.all(np.isfinite(c)):
+                raise CornersError(f"covers: each must be 4 finite [x, y] points, got "
+                                   f"{np.asarray(cover).tolist()}")
+            # the part of the cover over this half (clipped first: a far point could fall
+            # behind the half's perspective)
+            area, part = cv2.intersectConvexConvex(src, _convex_hull(c))
+            if area <= 0 or part is None:
+                continue
+            pts = cv2.perspectiveTransform(part.reshape(-1, 1, 2).astype(np.float32), matrix)
+            cv2.fillConvexPoly(out[j], np.round(pts.reshape(-1, 2) * 16).astype(np.int32), 1,
+                               cv2.LINE_8, 4)
+    if COVER_RIM > 0 and out.any():
+        out = np.stack([cv2.dilate(o, _COVER_KERNEL) for o in out])
+    return out > 0
+
+
+def _convex_hull(quad: np.ndarray) -> np.ndarray:
+    """A quad's points as a convex polygon in one turning order (float32)."""
+    return cv2.convexHull(quad.astype(np.float32)).reshape(-1, 2)
 
 
 @overload
