@@ -1213,7 +1213,12 @@ ROW_FILL = 0.6
 #: of 65f3d22): tiles right 7027 -> 7029 of 7143, frames 439 -> 440, false tiles 14 -> 13,
 #: missed 81 -> 79, read wrong at 0.9 or more 8 -> 8, right below 0.9 197 -> 198 (one frame
 #: changed: a 3-15 and a 3-13 at a bend, read as one 3-3); STRADDLE_FREE 0.45 read the same
-#: tiles right and two false tiles more (a 0-0 made of a tile's half and the table's face).
+#: tiles right and two false tiles more (0-0s made of halves of face-down tiles, 1,600,086),
+#: also when only for partners beyond the ends; half-tile squares of the median tile width
+#: instead of the kept tile's own halves: right 7031 -> 7030 (with :data:`vision.tile_finder.
+#: PAIR_WIDE`). STRADDLE_PIECE and STRADDLE_REACH are set by hand (only which tiles are looked
+#: at: the free face beside a straddler is often a few tenths of a tile once the kept tiles
+#: are grown), not swept.
 STRADDLE_SPLIT = True
 STRADDLE_PIECE = 0.1
 STRADDLE_REACH = 0.3
