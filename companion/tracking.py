@@ -77,14 +77,11 @@ known tile changes part of its picture and the reader may read the known tile th
 new tile's pips: another value over a known tile not found (outlines overlapping by
 :data:`REREAD_AGAIN_IOU`) is that tile read again, not a tile laid on it, also where its
 outline changed as a tile laid does, when another tile laid now over part of the known tile
-changed at least as much, or when it is one of several tiles laid now side by side, each at
-another known tile's place (a span read as several tiles, one on each support: the surest is
-kept as laid when read at :data:`SPLIT_KEEP_CONFIDENCE`, else the span is inferred on the
-supports, see :data:`SPLIT_MAX_GAP`), or when it lies along the known tile (outlines
-overlapping by :data:`REREAD_MIN_IOU`) and one half of the known tile did not change (a tile
-laid along it covers both halves; the same holds for the known tile's own value read there); a
-known tile read again so does not explain the change of the picture there (a tile not found is
-inferred there when nothing found explains it). A known value read away from its tile's place over
+changed at least as much, or when it lies along the known tile (outlines overlapping by
+:data:`REREAD_MIN_IOU`) and one half of the known tile did not change (a tile laid along it
+covers both halves; the same holds for the known tile's own value read there); a known tile
+read again so does not explain the change of the picture there (a tile not found is inferred
+there when nothing found explains it). A known value read away from its tile's place over
 another known tile not found now (outlines overlapping by :data:`REREAD_MIN_IOU`) is that tile
 read again, not a move; and a tile found late read at less than :data:`LATE_MIN_CONFIDENCE`
 is left out (a misreading of a partly covered tile).
@@ -379,34 +376,6 @@ LAID_MIN_CHANGED = 0.2
 #: tile's place). 0.5 / 0.6: 83 / 82 where no tile is, 486 / 483 wrong values; 0.8: 67, 449,
 #: but 4259/4288 and 273/282.
 LATE_MIN_CONFIDENCE = 0.7
-#: Where tiles stay where they are laid (``fixed``), with the memory: tiles "laid now" in one
-#: reading, each at the place of a different known tile not found now (outline IoU of at least
-#: :data:`REREAD_MIN_IOU`) and read as another value, not on each other, at most this many
-#: tile widths apart and alike in how much of them changed (the smaller fraction at least
-#: :data:`SPLIT_ALIKE` of the larger), are one tile laid across those known tiles (a span)
-#: that the reader did not find, reading each partly covered support with some of the span's
-#: pips instead: each is that support read again, not a tile laid on it, except the surest of
-#: them when read at
-#: :data:`SPLIT_KEEP_CONFIDENCE` or more (a tile laid on one support next to a support
-#: misread); when all are read again the span is inferred (out of sight, on the supports,
-#: between them), so a tile found there later lies on it; an inferred tile does not age
-#: while its place does not change. Helper E, session 12, on cached readings of training
-#: build sequences (HEAD reader of 2026-11-22 23:16, `runs/E12/replay.py`): of the tiles laid
-#: now over a known tile on 7000-7039, 64 of 343 showed a value no truth tile there has, 30
-#: of them two in one reading (3 right tiles in such readings). Tile-frames shown with a value
-#: not there, base -> this: 7000-7039 276 -> 192, 7040-7079 410 -> 355, 7080-7119 500 -> 371;
-#: on the right layer 2743/2772 -> 2741/2770, 3034/3070 = , 2844/2863 = ; last frames
-#: 177/185, 176/181, 173/178 all unchanged; where no tile is 63, 32 =, 46 -> 50; removed,
-#: unread, replaced unchanged. Gaps of 0.1 and 1.0 tile widths select the same tiles on
-#: 7000-7039. Without the changed-alike check 7080-7119 loses 12 right tile-frames (a tile
-#: laid on one support, read unsure, taken for a split span), 0.7-0.8 give more values not
-#: there (407, 409); every such tile read again (no surest kept): 7000-7039 172 values not
-#: there but 2737/2771 and last frames 176/186; without the span inferred, 7040-7079 3033/3071
-#: (a span found late then shows on the table layer); letting the inferred span age as other
-#: tiles out of sight (:data:`GONE_MAX`), 7080-7119 2842/2863 and 172/178.
-SPLIT_MAX_GAP = 0.3
-SPLIT_KEEP_CONFIDENCE = 0.9
-SPLIT_ALIKE = 0.6
 #: In a game whose tiles stay where they are laid (``fixed``), a tile laid now with nothing known
 #: under it by :data:`COVER_MIN_OVERLAP` lies on the known tiles not found now, whose place
 #: changed, that it overlaps by at least this (a span the reader read as two tiles, one on each
@@ -605,42 +574,6 @@ def _inferred(changed: Callable[[Seen], float], after: Sequence[Seen],
     return out
 
 
-def _split_span(before: Sequence[Seen], after: Sequence[Seen], match_old: dict[int, int],
-                match_new: dict[int, int], laid_now: Callable[[Seen], bool],
-                laid_frac: Callable[[Seen], float], keep: bool = True) -> set[int]:
-    """Where tiles stay where they are laid: the indices in ``after`` of tiles laid now (not
-    matched, ``laid_now``) that are one span read as several tiles, one on each of its
-    supports (see :data:`SPLIT_MAX_GAP`): each lies at the place of a known tile in
-    ``before`` not found now (not matched, not hidden), read as another value, and next to
-    another such tile at another known tile's place whose outline changed alike (``laid_frac``:
-    the fraction of a tile's outline that changed). Unless ``keep`` is False, the surest of
-    them, read at :data:`SPLIT_KEEP_CONFIDENCE` or more, is left out of the set (a tile laid
-    now)."""
-    place: dict[int, int] = {}
-    for j, s in enumerate(after):
-        if j in match_new or not laid_now(s):
-            continue
-        iou, i = max(((outline_iou(s, o), i) for i, o in enumerate(before)
-                      if i not in match_old and not o.hidden), default=(0.0, -1))
-        if iou >= REREAD_MIN_IOU and before[i].tile != s.tile:
-            place[j] = i
-    out: set[int] = set()
-    for j, i in place.items():
-        a = np.asarray(after[j].corners, np.float64)
-        for k, i2 in place.items():
-            if k != j and i2 != i and overlap_fraction(after[j], after[k]) < COVER_MIN_OVERLAP \
-                    and min(laid_frac(after[j]), laid_frac(after[k])) >= SPLIT_ALIKE * max(
-                        laid_frac(after[j]), laid_frac(after[k])) \
-                    and polygon_gap(a, np.asarray(after[k].corners, np.float64)) \
-                    <= SPLIT_MAX_GAP * max(1e-6, after[j].width):
-                out.add(j)
-    if out and keep:
-        surest = max(out, key=lambda j: after[j].confidence)
-        if after[surest].confidence >= SPLIT_KEEP_CONFIDENCE:
-            out.discard(surest)
-    return out
-
-
 def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
          changed: Callable[[Seen], float] | None = None, fixed: bool = False) -> TableChange:
     """What changed from ``before`` to ``after`` (``move_tol`` in tile widths); see the module
@@ -744,9 +677,6 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     # (most overlapping pairs first)
     reread: dict[int, int] = {}
     partly: dict[int, int] = {}
-    # a span the reader read as several tiles, one on each support: the supports read again
-    split = (_split_span(before, after, match_old, match_new, laid_now, changed_at)
-             if fixed_watched else set())
     if changed is not None:
         cand = sorted(((outline_iou(before[i], s), i, j) for j, s in enumerate(after)
                        if j not in match_new
@@ -756,8 +686,7 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
             if iou < REREAD_AGAIN_IOU:
                 break
             if j not in reread and i not in reread.values() and (
-                    not laid_now(after[j]) or explained_by_other(j, i) or along_part(j, i)
-                    or j in split):
+                    not laid_now(after[j]) or explained_by_other(j, i) or along_part(j, i)):
                 reread[j] = i
                 partly[j] = i  # read again: it does not explain a change of the picture
     visible = [o for o in before if not o.hidden]
@@ -919,11 +848,7 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
                 # the picture at it changed again with nothing found there: one more tile
                 # the reader missed was laid on it
                 more = int(changed is not None and laid_now(o))
-                # where tiles stay where they are laid, an inferred tile does not age while its
-                # place does not change (a span inferred on its supports stays under what is
-                # laid on it later)
-                ages = int(not (fixed_watched and o.inferred and still(o)))
-                table.append(dataclasses.replace(o, gone_since=o.gone_since + ages,
+                table.append(dataclasses.replace(o, gone_since=o.gone_since + 1,
                                                  unseen_on=o.unseen_on + more))
             continue
         if o.hidden:
@@ -988,18 +913,6 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         overlap_fraction(u, r) >= VANISHED_UNDER_MIN for r in change.removed if r.layer < u.layer)]
     change.unread = [u for u in change.unread if not any(u is w for w in went)]
     change.removed = went + change.removed
-    whole = _split_span(before, after, match_old, match_new, laid_now, changed_at, keep=False) \
-        if split else set()
-    if len(whole) >= 2 and all(j in reread for j in whole):
-        # a span read as one tile on each support, none kept as laid: it lies on them, out of
-        # sight (inferred), across the middle of them
-        parts = [after[j] for j in sorted(whole)]
-        mid = np.mean([p.center for p in parts], axis=0)
-        shift = mid - parts[0].center
-        corners = tuple((float(x + shift[0]), float(y + shift[1])) for x, y in parts[0].corners)
-        span = Seen(UNSEEN_TILE, (0, 0), corners, 0.0, hidden=True, gone=True, inferred=True)
-        layer, inferred = max(top_of(before[reread[j]]) for j in whole)
-        table.append(dataclasses.replace(span, layer=layer + 1, inferred_under=inferred))
     if fixed and before and changed is not None:
         # a known tile read again (as another value), or found again where the picture
         # changed over one of its halves only, does not explain that change (it still lies

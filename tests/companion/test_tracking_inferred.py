@@ -247,10 +247,8 @@ def test_a_tile_laid_on_a_span_read_as_two_tiles_lies_on_both() -> None:
     one, two, far = tile_at(1, 1, 106, 100), tile_at(2, 2, 164, 100), tile_at(6, 6, 300, 100)
     table = diff([], [one, two, far]).table
     left, right = tile_at(3, 4, 112, 100), tile_at(4, 5, 158, 100)
-    # found in two readings (both in one reading, side by side, they are taken for the span's
-    # supports read again: tests/companion/test_tracking_split.py)
-    table = diff(table, [left, two, far], changed=changed_at((112, 100)), fixed=True).table
-    table = diff(table, [left, right, far], changed=changed_at((158, 100)), fixed=True).table
+    table = diff(table, [left, right, far], changed=changed_at((112, 100), (158, 100)),
+                 fixed=True).table
     top = tile_at(0, 5, 135, 100, vertical=True)
     assert VANISHED_UNDER_MIN <= overlap_fraction(top, left) < COVER_MIN_OVERLAP
     laid = diff(table, [top, far], changed=changed_at((135, 100)), fixed=True)
@@ -269,11 +267,9 @@ def _span_read_as_two(changed_radius: float) -> tuple[list[Seen], Seen, Seen]:
     one, two, far = tile_at(1, 1, 106, 100), tile_at(2, 2, 164, 100), tile_at(6, 6, 300, 100)
     table = diff([], [one, two, far]).table
     left, right = tile_at(3, 4, 112, 100), tile_at(4, 5, 158, 100)
-    # found in two readings (both in one reading, side by side, they are taken for the span's
-    # supports read again: tests/companion/test_tracking_split.py)
-    first = diff(table, [left, two, far], changed=changed_at((106, 100)), fixed=True)
-    span = diff(first.table, [left, right, far], changed=changed_at((164, 100)), fixed=True)
-    assert {a.tile for a, _ in first.covered + span.covered} == {Tile.of(1, 1), Tile.of(2, 2)}
+    span = diff(table, [left, right, far], changed=changed_at((106, 100), (164, 100)),
+                fixed=True)
+    assert {a.tile for a, _ in span.covered} == {Tile.of(1, 1), Tile.of(2, 2)}
     top = tile_at(0, 5, 135, 100, vertical=True)
     assert overlap_fraction(top, one) < COVER_MIN_OVERLAP
     laid = diff(span.table, [top, far], changed=changed_at((135, 100), radius=changed_radius),
