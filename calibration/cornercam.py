@@ -12,7 +12,7 @@ principal point at the picture's centre, that is enough for a camera when the vi
       (a1 a2 + b1 b2) u + c1 c2 = 0
       (a1^2 + b1^2 - a2^2 - b2^2) u + c1^2 - c2^2 = 0
 
-  solved for ``u`` in least squares (:func:`focal_least_squares`);
+  solved for ``u`` in least squares (:func:`calibration.plane.focal_least_squares`);
 * the pose: ``K^-1 H`` scaled so its first two columns have unit length on average, the third
   rotation column their cross product, the rotation made orthonormal (the nearest rotation, by
   SVD), the camera put above the table; then refined on the four corners
@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from calibration.plane import (DEFAULT_HFOV_DEG, CalibrationError, CameraModel, CameraPose,
-                               assumed_camera, pose_from_rvec_tvec)
+                               assumed_camera, focal_least_squares, pose_from_rvec_tvec)
 
 #: The error of one corner given by hand, pixels per axis (the issue's "a user's taps": a tap on
 #: the tablet or a pixel read off the preview is about this far off).
@@ -78,25 +78,6 @@ class CornerCamera:
 def _homography(table_mm: np.ndarray, corners_px: np.ndarray) -> np.ndarray:
     H = cv2.getPerspectiveTransform(table_mm.astype(np.float32), corners_px.astype(np.float32))
     return np.asarray(H, np.float64)
-
-
-def focal_least_squares(H: np.ndarray, image_size: tuple[int, int]) -> float | None:
-    """``u = 1 / f^2`` from the two orthonormality equations of the module docstring, in least
-    squares, for the homography ``H`` (table -> pixels) and the principal point at the centre of
-    an ``image_size`` (width, height) picture. ``None`` when both equations vanish (exactly
-    straight down). ``u`` may come out zero or negative (no real focal length: the view is
-    straight down and the corners a little off)."""
-    w, h = image_size
-    T = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
-    G = T @ np.asarray(H, np.float64)
-    G = G / np.linalg.norm(G[:, :2])
-    (a1, b1, c1), (a2, b2, c2) = G[:, 0], G[:, 1]
-    A = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
-    B = np.array([c1 * c2, c1 * c1 - c2 * c2])
-    denom = float(A @ A)
-    if not denom > 1e-18:
-        return None
-    return -float(A @ B) / denom
 
 
 def focal_spread(table_mm: np.ndarray, corners_px: np.ndarray, image_size: tuple[int, int],

@@ -294,24 +294,43 @@ def assumed_camera(image_size: tuple[int, int], hfov_deg: float = DEFAULT_HFOV_D
     return CameraModel(K, np.zeros(5), "assumed-fov", (int(w), int(h)))
 
 
-def focal_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> float | None:
-    """The focal length (pixels) that makes the table homography a rotation, assuming square
-    pixels and the principal point at the image centre (Zhang's constraints from one view).
-
-    Returns ``None`` when the view is too close to straight down for the focal length to show
-    (the constraints become 0 = 0) or the answer is implausible."""
+def _centred_homography(H: np.ndarray, image_size: tuple[int, int]) -> np.ndarray:
+    """``H`` with the principal point (the centre of an ``image_size`` (width, height)
+    picture) moved to the origin, scaled so its first two columns have unit norm together."""
     w, h = image_size
     T = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
     G = T @ np.asarray(H, np.float64)
-    G = G / np.linalg.norm(G[:, :2])
+    return G / np.linalg.norm(G[:, :2])
+
+
+def focal_least_squares(H: np.ndarray, image_size: tuple[int, int]) -> float | None:
+    """``u = 1 / f^2`` that makes the table homography ``H`` (table -> pixels) a rotation,
+    assuming square pixels and the principal point at the centre of an ``image_size`` (width,
+    height) picture (Zhang's constraints from one view): ``r1 . r2 = 0`` and ``|r1| = |r2|``
+    give two equations linear in ``u``, solved in least squares (see
+    :mod:`calibration.cornercam`). ``None`` when both equations vanish (exactly straight
+    down). ``u`` may come out zero or negative (no real focal length: the view is straight
+    down and the corners a little off)."""
+    G = _centred_homography(H, image_size)
     (a1, b1, c1), (a2, b2, c2) = G[:, 0], G[:, 1]
     A = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
     B = np.array([c1 * c2, c1 * c1 - c2 * c2])
     denom = float(A @ A)
-    if denom <= 0:
+    if not denom > 1e-18:
         return None
-    u = -float(A @ B) / denom  # u = 1 / f^2
-    if not np.isfinite(u) or u <= 0:
+    return -float(A @ B) / denom
+
+
+def focal_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> float | None:
+    """The focal length (pixels) that makes the table homography a rotation, assuming square
+    pixels and the principal point at the image centre (:func:`focal_least_squares`).
+
+    Returns ``None`` when the view is too close to straight down for the focal length to show
+    (the constraints become 0 = 0) or the answer is implausible."""
+    w, h = image_size
+    G = _centred_homography(H, image_size)
+    u = focal_least_squares(H, image_size)
+    if u is None or not np.isfinite(u) or u <= 0:
         return None
     f = 1.0 / np.sqrt(u)
     # plausible lenses only: horizontal field of view 30..120 degrees
