@@ -35,7 +35,8 @@ import cv2
 import numpy as np
 
 from calibration.plane import (DEFAULT_HFOV_DEG, CalibrationError, CameraModel, CameraPose,
-                               assumed_camera, focal_least_squares, pose_from_rvec_tvec)
+                               assumed_camera, checked_corners, focal_least_squares,
+                               pose_from_rvec_tvec)
 
 #: The error of one corner given by hand, pixels per axis (the issue's "a user's taps": a tap on
 #: the tablet or a pixel read off the preview is about this far off).
@@ -145,12 +146,7 @@ def camera_from_corners(corners_px: Any, table_size_mm: tuple[float, float],
     in mm, for an ``image_size`` (width, height) picture: the focal length from the corners when
     they tell it to within :data:`MAX_FOCAL_REL_SPREAD`, else the assumed field of view
     (:data:`calibration.plane.DEFAULT_HFOV_DEG`), said in :attr:`CornerCamera.message`."""
-    pts = np.asarray(corners_px, np.float64)
-    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
-        raise CalibrationError(f"corners must be four (x, y) pixel points, got shape {pts.shape}")
-    w, h = (float(v) for v in table_size_mm)
-    if not (w > 0 and h > 0):
-        raise CalibrationError(f"table size {table_size_mm!r} must be two positive mm values")
+    pts, (w, h) = checked_corners(corners_px, table_size_mm)
     table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
     H = _homography(table, pts)
     f, spread = focal_spread(table, pts, image_size)

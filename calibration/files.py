@@ -13,7 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from calibration.plane import CameraModel, FixedPlaneTracker, TablePlane, TablePlaneTracker
+from calibration.cornercam import camera_from_corners
+from calibration.plane import (CalibrationError, CameraModel, FixedPlaneTracker, TablePlane,
+                               TablePlaneTracker)
 from calibration.store import default_home, load_versioned, previous_path, save_versioned
 
 TABLE_KIND, TABLE_VERSION = "table-calibration", 1
@@ -76,15 +78,11 @@ def tracker_from_store(folder: str | os.PathLike[str] | None = None, every_n: in
 
 def _with_corner_camera(plane: TablePlane) -> TablePlane:
     """A manual calibration's plane with the camera that
-    :func:`calibration.cornercam.camera_from_corners` gives from its four corners. Calibrations
-    made by hand before the corners' camera (session 12) stored a focal length taken from the
-    homography whenever the view was tilted 4 degrees or more, however poorly noisy corners told
-    it; the corners (where the plane puts the table's
-    corners) give the camera again. Kept as stored when it came from a lens calibration, or when
-    the corners give no camera."""
-    from calibration.cornercam import camera_from_corners
-    from calibration.plane import CalibrationError
-
+    :func:`calibration.cornercam.camera_from_corners` gives from its four corners (where the
+    plane puts the table's corners). Calibrations made by hand before the corners' camera
+    (session 12) stored a focal length taken from the homography whenever the view was tilted
+    4 degrees or more, however poorly noisy corners told it. Kept as stored when it came from a
+    lens calibration, or when the corners give no camera."""
     if plane.camera is None or plane.camera.source in ("lens-calibration", "corners"):
         return plane
     try:

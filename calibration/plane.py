@@ -656,6 +656,20 @@ def plane_from_markers(frame_or_detection: np.ndarray | MarkerDetection, layout:
                       pose, layout)
 
 
+def checked_corners(corners_px: Any, table_size_mm: tuple[float, float]
+                    ) -> tuple[np.ndarray, tuple[float, float]]:
+    """Four play-area corners as a (4, 2) float array and the play area's (width, height) in mm,
+    refused with :class:`CalibrationError` when they are not four finite points or two
+    positive sizes."""
+    pts = np.asarray(corners_px, np.float64)
+    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
+        raise CalibrationError(f"corners must be four (x, y) pixel points, got shape {pts.shape}")
+    w, h = (float(v) for v in table_size_mm)
+    if not (w > 0 and h > 0):
+        raise CalibrationError(f"table size {table_size_mm!r} must be two positive mm values")
+    return pts, (w, h)
+
+
 def plane_from_corners(corners_px: Any, table_size_mm: tuple[float, float],
                        image_size: tuple[int, int], camera: CameraModel | None = None
                        ) -> TablePlane:
@@ -666,12 +680,7 @@ def plane_from_corners(corners_px: Any, table_size_mm: tuple[float, float],
     camera is recovered from the corners (:func:`calibration.cornercam.camera_from_corners`: the
     focal length when the view is tilted enough to tell it, else the assumed field of view) and
     what was done is said in ``extra["camera"]`` of the returned plane (not stored)."""
-    pts = np.asarray(corners_px, np.float64)
-    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
-        raise CalibrationError(f"corners must be four (x, y) pixel points, got shape {pts.shape}")
-    w, h = (float(v) for v in table_size_mm)
-    if not (w > 0 and h > 0):
-        raise CalibrationError(f"table size {table_size_mm!r} must be two positive mm values")
+    pts, (w, h) = checked_corners(corners_px, table_size_mm)
     iw, ih = image_size
     if np.any(pts < -0.5 * max(iw, ih)) or np.any(pts[:, 0] > 1.5 * iw) or \
             np.any(pts[:, 1] > 1.5 * ih):

@@ -29,13 +29,14 @@ tile a crop missed is not lost. Frames that queued up while a reading ran are sk
 accepted one is read again even when the gate saw no hand (its frames were skipped).
 
 Camera. With a calibrated table (``plane_tracker``, a :class:`calibration.plane.TablePlaneTracker`
-started from ``domino-companion calibrate``, or a :class:`calibration.plane.FixedPlaneTracker` of a
-calibration from four corners given by hand, whose camera comes from the corners) and ``camera_layers``, every reading's layer estimate
-is given the camera of the tracker's current plane (:func:`layer_geometry`: its focal length,
-pose and lens, and the tiles' size: the enrolled set's, else :data:`STANDARD_TILE_MM`), moved to
-the crop's origin for a crop (:meth:`vision.layers.Geometry.for_crop`) and made again when the
-tracker follows a bumped camera; without one the reader estimates layers from the picture alone,
-as :attr:`LiveLoop.layers_message` says.
+started from ``domino-companion calibrate``, or a :class:`calibration.plane.FixedPlaneTracker`
+of a calibration from four corners given by hand, whose camera comes from the corners) and
+``camera_layers``, every reading's layer estimate is given the camera of the tracker's current
+plane (:func:`layer_geometry`: its focal length, pose and lens, and the tiles' size: the enrolled
+set's, else :data:`STANDARD_TILE_MM`), moved to the crop's origin for a crop
+(:meth:`vision.layers.Geometry.for_crop`) and made again when the tracker follows a bumped
+camera; without one the reader estimates layers from the picture alone, as
+:attr:`LiveLoop.layers_message` says.
 
 :meth:`LiveLoop.process` handles one frame and is what tests and the headless demo call, frame by
 frame, deterministically. :meth:`LiveLoop.start` runs it over a :class:`~companion.capture.CaptureThread`
