@@ -16,8 +16,9 @@ Everything it learns from is drawn by the project's renderer on TRAINING seeds (
 
 Scenes of the last ``--tune-share`` of each seed range are left out of training (a tuning split
 for choosing how the estimator uses the cue). The network (four stride-2 3x3 convolutions with
-batch norm and ReLU, 16-32-48-64 channels, global average pool, one linear layer; about 47 k
-weights) reads crops of ``--crop`` pixels a side and is trained with AdamW and cross-entropy
+batch norm and ReLU, 16-32-48-64 channels times ``--width``, global average pool or
+(``--spatial``) the whole last feature map, one linear layer) reads crops of ``--crop`` pixels
+a side and is trained with AdamW and cross-entropy
 over the 4 counts, or (``--ordinal``) the binary cross-entropies of "at least 1, 2, 3 tiles
 under it" (exported as the same 4 probabilities, :func:`class_probs`), mirror flips left-right
 in the batches (a mirrored scene is a scene; up-down is not: the camera looks down from the
@@ -28,12 +29,15 @@ Rebuild (torch is not a dependency of the project; install the CPU build first):
     pip install torch==2.13.0 && pip install -e '.[train]'
     python models/train_layer_cue.py --cache runs/layer_cue_scenes  # + the options in the card
 
+On a machine with a CUDA GPU (and a CUDA build of torch), ``--device cuda`` trains there and
+``--workers N`` renders, reads and crops scenes in N processes side by side.
+
 Writes ``layer_cue.onnx``, ``layer_cue.json`` (metadata, figures, sha256) and ``layer_cue.md``
 (the model card) into ``--out`` (default: this folder). ``--cache`` is a folder of the rendered
 and read scenes (frames as PNG, the reader's quads, labels), in shards of :data:`SHARD` scenes
 named ``{kind}_{first seed}.npz``: shards already there are loaded (a shard holding other seeds
 is refused), missing ones rendered and read (about 0.25-0.6 s a scene on the shared 2-core
-CPU); crops are cut from the frames when training, so ``--crop`` needs no new rendering.
+CPU; about 33 scenes a second with 15 workers on 16 cores); crops are cut from the frames when training, so ``--crop`` needs no new rendering.
 ``--card`` writes the card again from the JSON (after held-out figures were added to its
 ``benchmarks``).
 """
@@ -45,6 +49,7 @@ import hashlib
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -133,32 +138,70 @@ def load_shard(path: Path, kind: str, seeds: range) -> list[dict]:
             for k, s in enumerate(seeds)]
 
 
-def build_data(stacked: tuple[int, int], flat: tuple[int, int], cache: Path | None = None,
-               log=print) -> list[dict]:
-    """Every scene of the two seed ranges ``(first, count)``, in seed order; with ``cache``
-    (a folder), shards of :data:`SHARD` scenes already there are loaded, the others rendered,
-    read and saved there."""
+_WORKER_READER = None
+
+
+def _one_thread() -> None:
+    """A worker process's set-up: OpenCV on one thread (the workers share the cores)."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+def _shard_job(job: tuple[str, int, int, str | None]) -> list[dict]:
+    """One shard rendered and read in a worker process (its own reader, one onnxruntime
+    thread), saved to its cache path when one is given."""
     from vision.read import Reader
 
-    reader = None
-    scenes: list[dict] = []
-    t0 = time.perf_counter()
+    global _WORKER_READER
+    kind, lo, hi, path = job
+    if _WORKER_READER is None:
+        _WORKER_READER = Reader()
+    shard = [scene_samples(kind, s, _WORKER_READER) for s in range(lo, hi)]
+    if path is not None:
+        save_shard(Path(path), shard)
+    return shard
+
+
+def build_data(stacked: tuple[int, int], flat: tuple[int, int], cache: Path | None = None,
+               log=print, workers: int = 1) -> list[dict]:
+    """Every scene of the two seed ranges ``(first, count)``, in seed order; with ``cache``
+    (a folder), shards of :data:`SHARD` scenes already there are loaded, the others rendered,
+    read and saved there; ``workers`` processes render and read shards side by side (each
+    scene is drawn from its own seed, so the result does not depend on how many)."""
+    jobs: list[tuple[str, int, int, str | None]] = []
     for kind, (first, count) in (("stacked", stacked), ("flat", flat)):
         for lo in range(first, first + count, SHARD):
-            seeds = range(lo, min(lo + SHARD, first + count))
             path = _shard_path(cache, kind, lo) if cache is not None else None
-            if path is not None and path.is_file():
-                scenes += load_shard(path, kind, seeds)
-                continue
-            reader = reader or Reader()
-            shard = [scene_samples(kind, s, reader) for s in seeds]
-            if path is not None:
-                cache.mkdir(parents=True, exist_ok=True)
-                save_shard(path, shard)
-            scenes += shard
-            log(f"{kind} {seeds.start}-{seeds.stop - 1} rendered and read, "
-                f"{time.perf_counter() - t0:.0f} s")
-    return scenes
+            jobs.append((kind, lo, min(lo + SHARD, first + count),
+                         None if path is None else str(path)))
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    done: dict[int, list[dict]] = {}
+    todo = []
+    for k, (kind, lo, hi, path) in enumerate(jobs):
+        if path is not None and Path(path).is_file():
+            done[k] = load_shard(Path(path), kind, range(lo, hi))
+        else:
+            todo.append(k)
+
+    def note(k: int) -> None:
+        kind, lo, hi, _ = jobs[k]
+        log(f"{kind} {lo}-{hi - 1} rendered and read, {time.perf_counter() - t0:.0f} s")
+
+    if workers > 1 and len(todo) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
+            for k, shard in zip(todo, pool.imap(_shard_job, [jobs[k] for k in todo])):
+                done[k] = shard
+                note(k)
+    else:
+        for k in todo:
+            done[k] = _shard_job(jobs[k])
+            note(k)
+    return [d for k in range(len(jobs)) for d in done[k]]
 
 
 def _tune_from(first: int, count: int, tune_share: float) -> int:
@@ -174,32 +217,49 @@ def split(scenes: list[dict], tune_share: float, stacked: tuple[int, int],
     return train, tune
 
 
-def samples(scenes: list[dict], size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Crops (uint8-coded, :func:`to_float` decodes them; ``size`` pixels a side), labels
-    (0..3) and scene kinds of the matched, uncut found tiles of ``scenes``."""
+def _scene_crops(job: tuple[dict, int]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Crops (uint8-coded), labels and kinds of one scene's matched, uncut found tiles."""
     import cv2
 
-    xs, ys, ks = [], [], []
-    for d in scenes:
-        keep = np.nonzero((d["labels"] >= 0) & ~d["cut"])[0]
-        if not len(keep):
-            continue
-        frame = cv2.imdecode(d["png"], cv2.IMREAD_COLOR)
-        crops = tile_crops(frame, list(d["quads"].astype(np.float64)), keep.tolist(), size)
-        xs.append(np.clip(np.round((crops + 0.5) * 255), 0, 255).astype(np.uint8))
-        ys.append(np.minimum(d["labels"][keep], NUM_CLASSES - 1))
-        ks += [d["kind"]] * len(keep)
+    d, size = job
+    keep = np.nonzero((d["labels"] >= 0) & ~d["cut"])[0]
+    if not len(keep):
+        return (np.zeros((0, CHANNELS, size, size), np.uint8), np.zeros(0, np.int64), [])
+    frame = cv2.imdecode(d["png"], cv2.IMREAD_COLOR)
+    crops = tile_crops(frame, list(d["quads"].astype(np.float64)), keep.tolist(), size)
+    return (np.clip(np.round((crops + 0.5) * 255), 0, 255).astype(np.uint8),
+            np.minimum(d["labels"][keep], NUM_CLASSES - 1), [d["kind"]] * len(keep))
+
+
+def samples(scenes: list[dict], size: int,
+            workers: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops (uint8-coded: every channel stored as ``(value + 0.5) * 255`` clipped to 0..255,
+    :func:`_decode` decodes them; ``size`` pixels a side), labels
+    (0..3) and scene kinds of the matched, uncut found tiles of ``scenes`` (cut by
+    ``workers`` processes side by side; the same result for any number)."""
+    jobs = [(d, size) for d in scenes]
+    if workers > 1 and len(jobs) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers, initializer=_one_thread) as pool:
+            parts = pool.map(_scene_crops, jobs, chunksize=16)
+    else:
+        parts = [_scene_crops(j) for j in jobs]
+    xs = [p[0] for p in parts]
+    ys = [p[1] for p in parts]
+    ks = [k for p in parts for k in p[2]]
     return np.concatenate(xs), np.concatenate(ys), np.array(ks)
 
 
 # ----------------------------------------------------------------------------- model
 
 
-def make_net(ordinal: bool = False, spatial: bool = False, crop: int = CROP):
+def make_net(ordinal: bool = False, spatial: bool = False, crop: int = CROP, width: int = 1):
     """The network: ``NUM_CLASSES`` logits, or with ``ordinal`` ``NUM_CLASSES - 1`` logits of
     "at least 1, 2, 3 tiles under it" (:func:`class_probs` turns either into probabilities).
     Its head reads the last feature map averaged over the crop, or (``spatial``) all of it
-    (where in the crop a wall band or an edge lies: below the tile's face, or beside it)."""
+    (where in the crop a wall band or an edge lies: below the tile's face, or beside it).
+    ``width`` multiplies the channels of every convolution (16, 32, 48, 64 at 1)."""
     import torch
     from torch import nn
 
@@ -211,16 +271,17 @@ def make_net(ordinal: bool = False, spatial: bool = False, crop: int = CROP):
     side = crop
     for _ in range(4):
         side = (side + 1) // 2
+    ch = [c * width for c in (16, 32, 48, 64)]
 
     class Net(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                block(CHANNELS, 16), block(16, 32), block(32, 48), block(48, 64),
-                *([] if spatial else [nn.AdaptiveAvgPool2d(1)]))
-            width = 64 * side * side if spatial else 64
+                block(CHANNELS, ch[0]), block(ch[0], ch[1]), block(ch[1], ch[2]),
+                block(ch[2], ch[3]), *([] if spatial else [nn.AdaptiveAvgPool2d(1)]))
+            features = ch[3] * side * side if spatial else ch[3]
             self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2 if spatial else 0.1),
-                                      nn.Linear(width, outputs))
+                                      nn.Linear(features, outputs))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return self.head(self.features(x))
@@ -244,52 +305,71 @@ def class_probs(logits, ordinal: bool):
     return at_least[:, :-1] - at_least[:, 1:]
 
 
-def to_float(x: np.ndarray) -> np.ndarray:
-    """uint8-coded crops back to the float32 :func:`tile_crops` gives: every channel is stored
-    as ``(value + 0.5) * 255`` clipped to 0..255, so a mask's 0 is 128 and its 1 is 255."""
-    f = x.astype(np.float32) / 255.0
+def _device(name: str):
+    import torch
+
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: this torch sees no CUDA GPU; use --device cpu")
+    return torch.device(name)
+
+
+def _decode(xb):
+    """uint8-coded crops (a torch tensor) back to the float32 :func:`tile_crops` gives, on the
+    same device: the picture channels ``/ 255 - 0.5``, the masks 1 where coded above 191."""
+    f = xb.float() / 255.0
     f[:, :3] -= 0.5
-    f[:, 3:] = (x[:, 3:] > 191).astype(np.float32)
+    f[:, 3:] = (xb[:, 3:] > 191).float()
     return f
 
 
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = False,
-          spatial: bool = False, log=print):
-    """The trained network (eval mode) on uint8-coded crops ``x`` and labels ``y``: AdamW,
-    one-cycle, batches of 64, class weights 1/sqrt(frequency), left-right mirror, brightness
-    and contrast; cross-entropy, or (``ordinal``) the binary cross-entropies of "at least k";
-    ``spatial``: the head reads the whole last feature map (:func:`make_net`)."""
+          spatial: bool = False, log=print, width: int = 1, batch: int = 64,
+          lr: float = 3e-3, device: str = "cpu"):
+    """The trained network (eval mode, on the CPU) on uint8-coded crops ``x`` and labels
+    ``y``: AdamW, one-cycle up to ``lr``, batches of ``batch``, class weights
+    1/sqrt(frequency), left-right mirror, brightness and contrast; cross-entropy, or
+    (``ordinal``) the binary cross-entropies of "at least k"; ``spatial``: the head reads the
+    whole last feature map, ``width`` widens it (:func:`make_net`). On ``device`` ("cpu",
+    "cuda" or "auto") the crops are held there whole and every batch is drawn and varied there;
+    the batches come from a torch generator seeded with ``seed``."""
     import torch
     from torch import nn
 
+    dev = _device(device)
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    torch.set_num_threads(2)
-    net = make_net(ordinal, spatial, x.shape[-1])
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    steps = epochs * int(np.ceil(len(y) / 64))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    if dev.type == "cpu":
+        torch.set_num_threads(2)
+    net = make_net(ordinal, spatial, x.shape[-1], width).to(dev)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * int(np.ceil(len(y) / batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     counts = np.bincount(y, minlength=NUM_CLASSES).astype(float)
     weight = torch.tensor((counts.sum() / np.maximum(counts, 1) / NUM_CLASSES) ** 0.5,
-                          dtype=torch.float32)
+                          dtype=torch.float32, device=dev)
     ce = nn.CrossEntropyLoss(weight=weight)
     bce = nn.BCEWithLogitsLoss(reduction="none")
-    ks = torch.arange(1, NUM_CLASSES, dtype=torch.float32)
+    ks = torch.arange(1, NUM_CLASSES, dtype=torch.float32, device=dev)
+    xd = torch.from_numpy(x).to(dev)
+    yd = torch.from_numpy(y.astype(np.int64)).to(dev)
     for ep in range(epochs):
         net.train()
-        order = rng.permutation(len(y))
-        total = 0.0
-        for b in range(0, len(order), 64):
-            idx = order[b:b + 64]
-            xb = to_float(x[idx])
-            flip = rng.random(len(idx)) < 0.5
-            xb[flip] = xb[flip][..., ::-1]
+        order = torch.randperm(len(y), generator=gen)
+        total = torch.zeros((), device=dev)
+        for b in range(0, len(order), batch):
+            idx = order[b:b + batch].to(dev)
+            n = len(idx)
+            xb = _decode(xd[idx])
+            flip = (torch.rand(n, generator=gen) < 0.5).to(dev)
+            xb = torch.where(flip[:, None, None, None], xb.flip(-1), xb)
             # brightness and contrast of the picture channels
-            g = rng.uniform(0.8, 1.2, (len(idx), 1, 1, 1)).astype(np.float32)
-            o = rng.uniform(-0.08, 0.08, (len(idx), 1, 1, 1)).astype(np.float32)
+            g = (0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=gen)).to(dev)
+            o = (-0.08 + 0.16 * torch.rand(n, 1, 1, 1, generator=gen)).to(dev)
             xb[:, :3] = xb[:, :3] * g + o
-            out = net(torch.from_numpy(np.ascontiguousarray(xb)))
-            yb = torch.from_numpy(y[idx])
+            out = net(xb)
+            yb = yd[idx]
             if ordinal:
                 target = (yb[:, None].float() >= ks[None]).float()
                 loss = (bce(out, target).sum(1) * weight[yb]).sum() / weight[yb].sum()
@@ -299,18 +379,22 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = 
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss.detach()) * len(idx)
-        log(f"epoch {ep + 1}/{epochs}: loss {total / len(y):.4f}")
+            total += loss.detach() * n
+        log(f"epoch {ep + 1}/{epochs}: loss {float(total) / len(y):.4f}")
     net.eval()
-    return net
+    return net.cpu()
 
 
-def predict(net, x: np.ndarray, ordinal: bool = False) -> np.ndarray:
+def predict(net, x: np.ndarray, ordinal: bool = False, device: str = "cpu") -> np.ndarray:
     import torch
 
+    dev = _device(device)
+    net = net.to(dev)
     with torch.no_grad():
-        out = [class_probs(net(torch.from_numpy(to_float(x[b:b + 256]))), ordinal).numpy()
-               for b in range(0, len(x), 256)]
+        out = [class_probs(net(_decode(torch.from_numpy(x[b:b + 1024]).to(dev))),
+                           ordinal).cpu().numpy()
+               for b in range(0, len(x), 1024)]
+    net.cpu()
     return np.concatenate(out) if out else np.zeros((0, NUM_CLASSES), np.float32)
 
 
@@ -344,9 +428,11 @@ def export(net, path: Path, size: int, ordinal: bool = False) -> None:
             return class_probs(self.inner(x), ordinal)
 
     dummy = torch.zeros(2, CHANNELS, size, size)
-    torch.onnx.export(WithProbs(net), dummy, str(path), input_names=["crops"],
-                      output_names=["probabilities"], opset_version=17, dynamo=False,
-                      dynamic_axes={"crops": {0: "N"}, "probabilities": {0: "N"}})
+    with warnings.catch_warnings():  # the TorchScript exporter is chosen on purpose
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(WithProbs(net), dummy, str(path), input_names=["crops"],
+                          output_names=["probabilities"], opset_version=17, dynamo=False,
+                          dynamic_axes={"crops": {0: "N"}, "probabilities": {0: "N"}})
 
 
 def card_text(meta: dict) -> str:
@@ -373,8 +459,9 @@ def card_text(meta: dict) -> str:
         f"{meta['output']['meaning']}."),
         (f"- Dynamic batch axis, ONNX opset 17, {meta['bytes']:,} bytes, sha256 "
         f"`{meta['sha256']}`."),
-        ("- Network: four stride-2 3x3 convolutions with batch norm and ReLU (16, 32, 48, 64 "
-        "channels), then " + ("the whole last feature map (where in the crop a band or an "
+        ("- Network: four stride-2 3x3 convolutions with batch norm and ReLU ("
+        + ", ".join(str(c * int(tr.get("width", 1))) for c in (16, 32, 48, 64))
+        + " channels), then " + ("the whole last feature map (where in the crop a band or an "
                               "edge lies), dropout 0.2" if tr.get("spatial") else
                               "global average pool, dropout 0.1")
         + ", one linear layer" + (" giving P(at least 1, 2, 3 tiles under it) (ordinal "
@@ -396,8 +483,9 @@ def card_text(meta: dict) -> str:
         f"{tr['data_seconds']:.0f} s, training {tr['epochs']} epochs {tr['seconds']:.0f} s "
         f"(AdamW, one-cycle, class weights 1/sqrt(frequency), "
         + ("binary cross-entropy of each 'at least' target, " if tr.get("ordinal") else "")
-        + f"left-right mirror, brightness and contrast; seed {tr['seed']}) on a shared 2-core "
-        "CPU."),
+        + f"left-right mirror, brightness and contrast; batches of {tr.get('batch', 64)}, peak "
+        f"learning rate {tr.get('lr', 0.003)}; seed {tr['seed']}) "
+        + (tr["where"] if tr.get("where") else "on a shared 2-core CPU") + "."),
         f"- Rebuild: `{tr['command']}`." + (f" {tr['samples_read']}" if tr.get("samples_read")
                                             else ""),
         "",
@@ -417,7 +505,7 @@ def card_text(meta: dict) -> str:
                      f"{f['lifted_table_flat']}/{f['table_flat']} |")
     lines += ["", "## Limitations", ""] + [f"- {x}" for x in meta.get("limitations", [])]
     if meta.get("benchmarks"):
-        lines += ["", "## Held-out benches", ""] + [f"- {x}" for x in meta["benchmarks"]]
+        lines += ["", "## Choice and benches", ""] + [f"- {x}" for x in meta["benchmarks"]]
     return "\n".join(lines) + "\n"
 
 
@@ -435,6 +523,14 @@ def main(argv: list[str] | None = None) -> int:
                     help='learn "at least 1, 2, 3 tiles under it" instead of 4 classes')
     ap.add_argument("--spatial", action="store_true",
                     help="the head reads the whole last feature map, not its average")
+    ap.add_argument("--width", type=int, default=1,
+                    help="channel multiplier of the network (1: 16-32-48-64)")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"),
+                    help="where to train (the crops are held there whole)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="processes rendering, reading and cropping scenes side by side")
     ap.add_argument("--cache", type=Path, default=None,
                     help="folder of rendered and read scenes (shards of 100), made when missing")
     ap.add_argument("--data-only", action="store_true", help="make the cache and stop")
@@ -456,19 +552,20 @@ def main(argv: list[str] | None = None) -> int:
     if not 16 <= a.crop <= 512:
         ap.error(f"--crop {a.crop}: expected 16..512 pixels")
     t0 = time.perf_counter()
-    scenes = build_data(stacked, flat, a.cache)
+    scenes = build_data(stacked, flat, a.cache, workers=a.workers)
     data_seconds = round(time.perf_counter() - t0, 1)
     if a.data_only:
         return 0
     train_sc, tune_sc = split(scenes, a.tune_share, stacked, flat)
-    x, y, _ = samples(train_sc, a.crop)
-    xt, yt, kinds_t = samples(tune_sc, a.crop)
+    x, y, _ = samples(train_sc, a.crop, a.workers)
+    xt, yt, kinds_t = samples(tune_sc, a.crop, a.workers)
     print(f"training samples {len(y)} (per class {np.bincount(y).tolist()}), tuning {len(yt)}",
           flush=True)
     t0 = time.perf_counter()
-    net = train(x, y, a.epochs, a.seed, a.ordinal, a.spatial)
+    net = train(x, y, a.epochs, a.seed, a.ordinal, a.spatial, width=a.width, batch=a.batch,
+                lr=a.lr, device=a.device)
     seconds = round(time.perf_counter() - t0, 1)
-    fig = figures(predict(net, xt, a.ordinal), yt, kinds_t)
+    fig = figures(predict(net, xt, a.ordinal, a.device), yt, kinds_t)
     print(json.dumps(fig, indent=1))
     a.out.mkdir(parents=True, exist_ok=True)
     onnx_path = a.out / "layer_cue.onnx"
@@ -486,7 +583,8 @@ def main(argv: list[str] | None = None) -> int:
         "output": {"name": "probabilities", "shape": ["N", NUM_CLASSES], "meaning": meaning},
         "training": {"seed": a.seed, "epochs": a.epochs, "seconds": seconds,
                      "data_seconds": data_seconds, "crop": a.crop, "ordinal": a.ordinal,
-                     "spatial": a.spatial,
+                     "spatial": a.spatial, "width": a.width, "batch": a.batch, "lr": a.lr,
+                     "device": a.device,
                      "stacked_seeds": f"{stacked[0]}-{stacked[0] + stacked[1] - 1}",
                      "flat_seeds": f"{flat[0]}-{flat[0] + flat[1] - 1}",
                      "tune_share": a.tune_share, "train_samples": len(y),

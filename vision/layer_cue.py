@@ -30,8 +30,8 @@ from domino_models import model_path as _shipped_model_path
 from vision.onnx_session import open_session
 
 MODEL_NAME = "layer_cue.onnx"
-#: Side of a crop in pixels.
-CROP = 80
+#: Side of a crop in pixels: the shipped model's (128 since session 13; the first models took 80).
+CROP = 128
 #: Side of a crop in tile lengths (the tile's long side is ``1 / SPAN`` of the crop).
 SPAN = 1.8
 #: Deepest level of the frame's Gaussian pyramid a crop is taken from (1/8 of the frame).
@@ -134,7 +134,7 @@ class LayerCue:
                                 f"one of shape (N, {CHANNELS}, S, S), S the crop side in "
                                 "pixels (16..512)")
         self._input_name = inputs[0].name
-        #: Side of the crops the model takes (:data:`CROP` for the first shipped model).
+        #: Side of the crops the model takes (:data:`CROP` for the shipped model).
         self.crop = int(shape[1])
         self.path = path
 

@@ -50,3 +50,36 @@ def test_split_keeps_the_last_share_of_each_range_for_tuning() -> None:
     train, tune = tlc.split(scenes, 0.15, (100, 20), (500, 10))
     assert [d["seed"] for d in tune] == [117, 118, 119, 508, 509]
     assert len(train) == 25
+
+
+def test_decode_gives_the_crops_tile_crops_makes() -> None:
+    """uint8-coded crops decode to the picture less 0.5 and masks of 0 or 1."""
+    x = np.zeros((1, 5, 2, 2), np.uint8)
+    x[0, :3] = 255
+    x[0, 3:, 0, 0] = 255  # mask 1 is coded 255, mask 0 is coded 128
+    x[0, 3:, 1, 1] = 128
+    f = tlc._decode(torch.from_numpy(x)).numpy()
+    assert f.dtype == np.float32 and np.allclose(f[0, :3], 0.5)
+    assert f[0, 3, 0, 0] == 1.0 and f[0, 3, 1, 1] == 0.0 and f[0, 4, 0, 0] == 1.0
+
+
+def test_a_wider_network_trains_and_exports_on_the_cpu(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``width`` multiplies the channels; the trained network comes back on the CPU in eval
+    mode, gives one row of 4 probabilities per crop, and exports to ONNX at its crop size."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (24, 5, 32, 32), dtype=np.uint8)
+    y = np.arange(24) % 4
+    net = tlc.train(x, y, epochs=1, seed=3, ordinal=True, spatial=True, log=lambda _: None,
+                    width=2, batch=8, device="cpu")
+    assert not net.training and next(net.parameters()).device.type == "cpu"
+    assert net.features[0][0].out_channels == 32
+    p = tlc.predict(net, x, ordinal=True)
+    assert p.shape == (24, 4) and np.allclose(p.sum(1), 1.0, atol=1e-5)
+    pytest.importorskip("onnx")
+    tlc.export(net, tmp_path / "cue.onnx", 32, ordinal=True)
+    from vision.layer_cue import LayerCue
+
+    cue = LayerCue(tmp_path / "cue.onnx")
+    assert cue.crop == 32
+    got = cue.predict(tlc._decode(torch.from_numpy(x[:3])).numpy())
+    assert np.allclose(got, p[:3], atol=1e-4)

@@ -196,10 +196,15 @@ def test_a_tower_top_with_nothing_below_it_in_the_input_gets_its_layer(seed: int
         todo += by_id[k]["supports"]
     assert len(below) >= 3
     rest = [t for t in tiles if t["id"] not in below]
-    est = estimate_layers(scene.image_bgr, rest)
+    # the size cue alone (the learned cue left out) says its layer
+    est = estimate_layers(scene.image_bgr, rest, learned=False)
     mine = est[rest.index(top)]
     assert (mine.layer, mine.cue) == (3, "parallax") and mine.confidence > 0.8
     assert mine.supports == ()  # nothing seen under it
+    assert [e.layer for e in est] == [t["layer"] for t in rest]
+    # with the learned cue too (which may decide it first) every layer stays right
+    est = estimate_layers(scene.image_bgr, rest)
+    assert est[rest.index(top)].supports == ()
     assert [e.layer for e in est] == [t["layer"] for t in rest]
     # the chain of overlaps alone (the size cue switched off, and the learned cue left out: it
     # reads the picture, not the chain) puts it on the table
