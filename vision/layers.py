@@ -154,6 +154,14 @@ LEARNED_LIFT = 0.99
 #: Kept at 0.8 for the session-13 model: 0.9 and 0.95 put 2-10 fewer found tiles right on the
 #: tuning scenes above and lift at most 1 fewer stacked table tile.
 LEARNED_LIFT_STACKED = 0.8
+#: The learned cue is not asked about a picture with fewer found tiles than this: a lone tile is
+#: the first tile of a game far more often than a tower whose lower tiles are all hidden, and
+#: the live loop keeps what a cold start says (a lifted first tile lifts every tile laid on it
+#: later). The session-13 cue lifted 6 of 101 lone first tiles of tuning build sequences
+#: (1,605,000-099, held-out looks; P(raised) up to 1.0) and none of 97 with training looks
+#: (7000-7099); watched through the tracking (1,605,000-009) 2 lifted first tiles put 843 ->
+#: 798 of 859 tile-frames on the right layer.
+LEARNED_MIN_TILES = 2
 STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
 #: With the camera given (a calibrated table), the candidates are lifted on a score that adds
@@ -1301,6 +1309,8 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     without a shipped model."""
     from vision.layer_cue import shared_cue
 
+    if len(quads) < LEARNED_MIN_TILES:
+        return {}
     covered = {j for lows in above.values() for j in lows}
     cand = [i for i in range(len(quads)) if chain[i] == 0 and i not in covered]
     model = shared_cue() if cand else None

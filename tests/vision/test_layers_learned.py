@@ -161,6 +161,29 @@ def test_the_cue_lifts_only_tiles_nothing_found_lies_under_or_on(
                                              outline_px=READER_OUTLINE_PX)] == [0, 1, 0]
 
 
+def test_a_lone_tile_is_not_lifted_by_the_cue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A picture with fewer found tiles than LEARNED_MIN_TILES (the first tile of a game, which
+    the live loop reads cold and then keeps) does not ask the cue, however sure it is; a
+    second tile in the picture asks it again."""
+    frame = np.full((300, 400, 3), 60, np.uint8)
+    lone, other = rect(120, 150, 120, 60, 0), rect(300, 150, 120, 60, 0)
+    for q in (lone, other):
+        draw_tile(frame, q)
+    asked: list[int] = []
+
+    class Sure:
+        def under(self, frame_bgr, quads, which):  # type: ignore[no-untyped-def]
+            asked.extend(which)
+            return np.array([[0.0, 0.0, 1.0, 0.0]] * len(which), np.float32)
+
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: Sure())
+    assert layers.LEARNED_MIN_TILES == 2
+    (alone,) = estimate_layers(frame, [lone], outline_px=READER_OUTLINE_PX)
+    assert (alone.layer, alone.cue) == (0, "table") and asked == []
+    pair = estimate_layers(frame, [lone, other], outline_px=READER_OUTLINE_PX)
+    assert asked == [0, 1] and [e.layer for e in pair] == [2, 2]
+
+
 def test_a_picture_whose_candidates_look_stacked_lifts_them_from_a_lower_bar(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Where most of the cue's candidates (and at least ``STACKED_SURE_MIN``) are at
