@@ -392,7 +392,8 @@ def make_samples(scenes: int, closeups: int, crops: int, held_out: bool, run_see
             + [("closeup", i, run_seed, held_out, 1) for i in range(closeups)])
     images, targets = [], []
     start = time.perf_counter()
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    # one OpenCV thread a worker: the workers are the parallelism (same pictures either way)
+    with multiprocessing.get_context("fork").Pool(workers, cv2.setNumThreads, (1,)) as pool:
         for k, (got, error) in enumerate(pool.imap(_job, jobs, chunksize=4)):
             if error:
                 skipped.append(error)

@@ -173,7 +173,8 @@ class Exported(nn.Module):
 
 def _augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Quarter turns and mirrors (images and targets alike), and per-image brightness, contrast
-    and colour gains (images only)."""
+    and colour gains (images only). The random draws come from the CPU generator ``g`` whatever
+    device ``x`` is on (the same draws, so the same augmentation, on every device)."""
     k = int(torch.randint(0, 4, (1,), generator=g))
     x, y = torch.rot90(x, k, (2, 3)), torch.rot90(y, k, (2, 3))
     if float(torch.rand(1, generator=g)) < 0.5:
@@ -182,6 +183,7 @@ def _augment(x: torch.Tensor, y: torch.Tensor, g: torch.Generator) -> tuple[torc
     gain = 1.0 + 0.25 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
     colour = 1.0 + 0.08 * (torch.rand(n, 3, 1, 1, generator=g) * 2 - 1)
     offset = 30.0 * (torch.rand(n, 1, 1, 1, generator=g) * 2 - 1)
+    gain, colour, offset = (t.to(x.device) for t in (gain, colour, offset))
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
     x = ((x - mean) * gain + mean + offset) * colour
     return x.clamp(0, 255), y
@@ -200,26 +202,54 @@ def _loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return 2.0 * per[0] + per[1]
 
 
-def _batch(data: Samples, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _held(data: Samples, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The samples' images and targets as uint8 tensors on ``device`` (on the CPU the arrays
+    themselves, not copied; on a GPU held there whole, so batches never leave it)."""
+    return torch.from_numpy(data.images).to(device), torch.from_numpy(data.targets).to(device)
+
+
+def _batch(held: tuple[torch.Tensor, torch.Tensor], index: torch.Tensor
+           ) -> tuple[torch.Tensor, torch.Tensor]:
     """Images (N, 3, H, W) float in channels-last memory (the layout the CPU convolutions are
     fastest in: about 1.3-1.8x per training step on this machine) and targets (N, 3, h, w)
-    in 0..1."""
-    idx = index.numpy()
-    x = torch.from_numpy(data.images[idx]).permute(0, 3, 1, 2).float()
+    in 0..1, on the device the held samples (:func:`_held`) are on."""
+    images, targets = held
+    idx = index.to(images.device)
+    x = images[idx].permute(0, 3, 1, 2).float()
     x = x.contiguous(memory_format=torch.channels_last)
-    y = torch.from_numpy(data.targets[idx]).float() / 255.0
+    y = targets[idx].float() / 255.0
     return x, y
+
+
+def pick_device(name: str) -> torch.device:
+    """The torch device for ``--device``: ``cpu``, ``cuda`` (an error naming the choices when
+    no CUDA GPU is there) or ``auto`` (CUDA when there is one, else the CPU). On CUDA the
+    convolutions are chosen deterministically (cudnn benchmark off); the bilinear upsampling's
+    backward pass still adds in no fixed order, so GPU runs are repeatable only to rounding."""
+    if name not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"--device {name!r} is unknown; use 'cpu', 'cuda' or 'auto'")
+    if name == "cpu" or (name == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no CUDA GPU; use --device cpu or auto")
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.deterministic = True
+    return torch.device("cuda")
 
 
 def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
           lr: float, budget_s: float, snapshots: tuple[Path, int] | None = None,
-          freeze_bn: bool = False) -> dict:
+          freeze_bn: bool = False, device: torch.device = torch.device("cpu")) -> dict:
     """AdamW with a one-cycle learning rate over ``epochs``; stops early at ``budget_s``.
     ``snapshots`` = (folder, first epoch): from that epoch on, each epoch's network is exported
     to ``folder/epoch_<n>.onnx`` (to measure while training goes on). ``freeze_bn``: the batch
     norms keep their statistics (eval mode; their scale and shift still learn), as a network
-    started from an export (:func:`load_onnx_weights`) needs."""
+    started from an export (:func:`load_onnx_weights`) needs. ``device``: where the network and
+    the samples are held (the random draws stay on the CPU generator, so every device shuffles
+    and augments alike); the network is left there."""
     g = torch.Generator().manual_seed(seed)
+    held = _held(data, device)
+    net.to(device)
     net.to(memory_format=torch.channels_last)
     steps = epochs * ((len(data) + batch - 1) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
@@ -234,9 +264,9 @@ def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
                 if isinstance(m, nn.BatchNorm2d):
                     m.eval()
         order = torch.randperm(len(data), generator=g)
-        total, n = 0.0, 0
+        total, n = torch.zeros((), dtype=torch.float64, device=device), 0
         for first in range(0, len(order), batch):
-            x, y = _batch(data, order[first:first + batch])
+            x, y = _batch(held, order[first:first + batch])
             x, y = _augment(x, y, g)
             x = x.contiguous(memory_format=torch.channels_last)
             loss = _loss(net((x - MEAN) / STD), y)
@@ -245,39 +275,48 @@ def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
             opt.step()
             sched.step()
             done += 1
-            total += float(loss.detach()) * len(x)
+            total += loss.detach().double() * len(x)  # no wait for the GPU every step
             n += len(x)
             if done % 100 == 0:
                 print(f"  step {done}/{steps}: loss {total / n:.4f}, "
                       f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+        mean_loss = float(total) / n
         elapsed = time.perf_counter() - start
-        history.append(round(total / n, 4))
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / n:.4f}, {elapsed:.0f} s",
+        history.append(round(mean_loss, 4))
+        print(f"epoch {epoch + 1}/{epochs}: loss {mean_loss:.4f}, {elapsed:.0f} s",
               file=sys.stderr, flush=True)
         if snapshots is not None and epoch + 1 >= snapshots[1]:
             snapshots[0].mkdir(parents=True, exist_ok=True)
             export(net, snapshots[0] / f"epoch_{epoch + 1}.onnx")
+            net.to(device)
             net.to(memory_format=torch.channels_last)
         if elapsed > budget_s and epoch + 1 < epochs:
             print(f"time budget {budget_s:.0f} s reached after epoch {epoch + 1}", file=sys.stderr)
             break
     return {"epochs_run": len(history), "steps": done, "loss_per_epoch": history,
-            "seconds": round(time.perf_counter() - start)}
+            "seconds": round(time.perf_counter() - start), "device": _device_name(device)}
+
+
+def _device_name(device: torch.device) -> str:
+    """``cpu`` or the GPU's name, for the card."""
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
 
 
 @torch.no_grad()
 def pixel_figures(net: TileFinderNet, data: Samples, batch: int = 32) -> dict:
-    """Kernel and face IoU (probability >= 0.5 against target >= 0.5, scored pixels only)."""
+    """Kernel and face IoU (probability >= 0.5 against target >= 0.5, scored pixels only), on
+    the device the network is on."""
     net.eval()
+    held = _held(data, next(net.parameters()).device)
     inter = np.zeros(2)
     union = np.zeros(2)
     for first in range(0, len(data), batch):
-        x, y = _batch(data, torch.arange(first, min(first + batch, len(data))))
+        x, y = _batch(held, torch.arange(first, min(first + batch, len(data))))
         p = torch.sigmoid(net((x - MEAN) / STD)) >= 0.5
         t = y[:, :2] >= 0.5
         w = y[:, 2:3] >= 0.5
-        inter += ((p & t) & w).sum(dim=(0, 2, 3)).numpy()
-        union += ((p | t) & w).sum(dim=(0, 2, 3)).numpy()
+        inter += ((p & t) & w).sum(dim=(0, 2, 3)).cpu().numpy()
+        union += ((p | t) & w).sum(dim=(0, 2, 3)).cpu().numpy()
     iou = inter / np.maximum(union, 1)
     return {"kernel_iou": round(float(iou[0]), 4), "face_iou": round(float(iou[1]), 4),
             "samples": len(data)}
@@ -286,6 +325,7 @@ def pixel_figures(net: TileFinderNet, data: Samples, batch: int = 32) -> dict:
 def export(net: TileFinderNet, path: Path) -> None:
     """ONNX (opset 17) with dynamic height and width, normalisation and sigmoid inside."""
     net.eval()
+    net.cpu()
     net.to(memory_format=torch.contiguous_format)
     wrapped = Exported(net).eval()
     dummy = torch.zeros(1, 3, 64, 96)
@@ -435,7 +475,10 @@ def card_text(meta: dict) -> str:
         f"- Training: AdamW, one-cycle learning rate {meta['lr']}, batch {meta['batch']}, "
         "weighted BCE + soft dice (kernel counted twice), quarter turns, mirrors, brightness, "
         f"contrast and colour gains; {fit['epochs_run']} epochs, {fit['steps']} steps, "
-        f"{fit['seconds']} s on a 2-core CPU shared with other jobs; losses per epoch "
+        f"{fit['seconds']} s on "
+        + ("a 2-core CPU shared with other jobs" if fit.get("device", "cpu") == "cpu"
+           else f"one {fit['device']} GPU (samples held and augmented there)")
+        + "; losses per epoch "
         f"{fit['loss_per_epoch']}. Seed {meta['seed']} (`torch.manual_seed`, per-sample "
         "generators `np.random.default_rng((seed, split, index, kind))`).",
         "",
@@ -470,7 +513,10 @@ def card_text(meta: dict) -> str:
         "## Rebuild",
         "",
         "```",
-        "pip install torch==2.13.0 && pip install -e '.[train]'",
+        ("pip install torch==2.13.0 && pip install -e '.[train]'"
+         if "--device cuda" not in meta["training_command"] else
+         f"# a CUDA build of torch (this model: {meta['torch']}) on a machine with a GPU\n"
+         "pip install -e '.[train]'"),
         *([f"mkdir -p {Path(meta['init']['path']).parent} && git show "
            f"{meta['init']['commit']}:{meta['init'].get('file', 'models/tile_finder.onnx')} "
            f"> {meta['init']['path']}"]
@@ -531,6 +577,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--budget", type=float, default=1800.0,
                         help="stop training after the epoch that passes this many seconds")
+    parser.add_argument("--device", default="cpu",
+                        help="where to train: cpu, cuda or auto (cuda when torch sees a GPU); "
+                             "the samples are held and augmented on it")
+    parser.add_argument("--width", type=float, default=1.0,
+                        help="channel multiplier of the network (1: channels "
+                             f"{list(CHANNELS)}; each level rounded to whole channels)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch CPU threads (1: on a shared 2-core machine a second thread "
                              "mostly waits)")
@@ -587,7 +639,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.data_only:
         print(f"train {len(train_data)} samples, held-out {len(held)}", file=sys.stderr)
         return
-    net = TileFinderNet()
+    if args.width <= 0:
+        raise ValueError(f"--width {args.width}: give a positive channel multiplier (1: "
+                         f"channels {list(CHANNELS)})")
+    device = pick_device(args.device)
+    channels = tuple(max(1, round(c * args.width)) for c in CHANNELS)
+    net = TileFinderNet(channels)
     init_sha = None
     if args.init is not None:
         init_sha = load_onnx_weights(net, args.init)
@@ -602,7 +659,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"starting model {init_sha}: {json.dumps(base_figures)}", file=sys.stderr)
     snaps = (args.out / "snapshots", args.snapshot_from) if args.snapshot_from else None
     fit = train(net, train_data, args.epochs, args.seed, args.batch, args.lr, args.budget, snaps,
-                freeze_bn=args.init is not None)
+                freeze_bn=args.init is not None, device=device)
     figures = {"heldout": pixel_figures(net, held), "train_sample": pixel_figures(
         net, first_train)}
     if held_decor is not None:
@@ -618,6 +675,7 @@ def main(argv: list[str] | None = None) -> None:
     kept = {k: v for k, v in vars(args).items()
             if k not in ("out", "cache", "workers", "data_only", "card_only", "snapshot_from")
             and not (k in ("init", "init_sha256") and v is None)
+            and not (k == "device" and v == "cpu") and not (k == "width" and v == 1.0)
             and not (k == "name" and v == "tile_finder")}
     if args.init is not None:
         kept["init_sha256"] = init_sha
@@ -628,7 +686,7 @@ def main(argv: list[str] | None = None) -> None:
         "sha256": hashlib.sha256(onnx_path.read_bytes()).hexdigest(),
         "bytes": onnx_path.stat().st_size,
         "weights": int(sum(p.numel() for p in net.parameters())),
-        "channels": list(CHANNELS),
+        "channels": list(channels),
         "input": {"name": "image", "shape": [1, 3, "H", "W"], "dtype": "float32",
                   "meaning": "BGR 0..255, H and W multiples of 16 (pad at the bottom/right)",
                   "work_side": WORK_SIDE, "close_up_side": CLOSE_UP_SIDE},

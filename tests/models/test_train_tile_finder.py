@@ -60,3 +60,21 @@ def test_a_model_of_another_shape_is_refused_by_name(tmp_path) -> None:
         ttf.load_onnx_weights(ttf.TileFinderNet(), path)
     with pytest.raises(FileNotFoundError, match="missing.onnx"):
         ttf.load_onnx_weights(ttf.TileFinderNet(), tmp_path / "missing.onnx")
+
+
+def test_an_unknown_device_is_refused_naming_the_choices() -> None:
+    with pytest.raises(ValueError, match="'cpu', 'cuda' or 'auto'"):
+        ttf.pick_device("tpu")
+    assert ttf.pick_device("cpu").type == "cpu"
+
+
+def test_training_holds_its_samples_on_the_device_and_leaves_the_network_there() -> None:
+    rng = np.random.default_rng(1)
+    data = ttf.Samples(rng.integers(0, 256, (4, 32, 32, 3), dtype=np.uint8),
+                       rng.integers(0, 256, (4, 3, 16, 16), dtype=np.uint8))
+    torch.manual_seed(0)
+    net = ttf.TileFinderNet(channels=(4, 6, 8, 10))
+    fit = ttf.train(net, data, 1, 0, 2, 1e-3, 60.0, device=ttf.pick_device("cpu"))
+    assert fit["steps"] == 2 and fit["device"] == "cpu" and len(fit["loss_per_epoch"]) == 1
+    figures = ttf.pixel_figures(net, data)
+    assert figures["samples"] == 4 and 0.0 <= figures["kernel_iou"] <= 1.0
