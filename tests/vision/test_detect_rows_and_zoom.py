@@ -130,17 +130,25 @@ def test_a_larger_pass_is_asked_for_without_a_split_tile_only_when_told(monkeypa
 @pytest.mark.parametrize("zoom", [True, False])
 def test_small_tiles_at_a_hub_are_found_on_the_larger_pass(monkeypatch, zoom):
     """Tuning scene 1,600,349 (held-out looks, never trained on): small tiles at a hub, none of
-    the first pass's tiles split, two tiles the first pass misses (their face unexplained):
-    measured 28 of 28 whole tiles found with the larger pass, 26 without."""
+    the first pass's tiles split, a tile the first pass misses (the 0-9 at the hub, its face
+    unexplained): all 28 whole tiles found with the larger pass and nothing else; without it
+    the 0-9 is missed.
+
+    Session 13: with the old finder the first pass missed two tiles (26 of 28 without the
+    larger pass); the retrained finder (models/tile_finder.md) misses only the 0-9 (27). The
+    expectation is now the ground truth (every whole tile with the pass, the 0-9 not without
+    it), not a count the network happened to reach."""
     ((_, image, truth),) = list(rendered_scenes(1, 1_600_349))
-    whole = [np.asarray(g["corners"], float) for g in truth["tiles"]
-             if g["face_up"] and g["visible"] >= 0.9 and not g["cut"]]
+    whole = {g["tile"]: np.asarray(g["corners"], float) for g in truth["tiles"]
+             if g["face_up"] and g["visible"] >= 0.9 and not g["cut"]}
     monkeypatch.setattr(detect, "ZOOM_UNEXPLAINED", zoom)
     found = [t for t in detect.detect_tiles(image).tiles if not t.cut]
-    right = sum(any(_poly_iou(t.corners, q) >= 0.7 for t in found) for q in whole)
+    hit = {n for n, q in whole.items() if any(_poly_iou(t.corners, q) >= 0.7 for t in found)}
     assert len(whole) == 28
-    assert right == (28 if zoom else 26)
-    assert len(found) == right
+    if zoom:
+        assert hit == set(whole) and len(found) == len(whole)
+    else:
+        assert "0-9" not in hit and len(found) == len(hit)
 
 
 class _TableFinder:
