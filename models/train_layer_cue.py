@@ -58,8 +58,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(HERE.parent))
+if str(HERE) not in sys.path:  # the device helper sits beside this script
+    sys.path.insert(0, str(HERE))
 
-from vision.layer_cue import CHANNELS, CROP, NUM_CLASSES, SPAN, tile_crops
+from devices import DEVICES, pick_device  # noqa: E402
+from vision.layer_cue import CHANNELS, CROP, NUM_CLASSES, SPAN, tile_crops  # noqa: E402
 
 FLAT_LAYOUTS = ("line", "spinner", "chickenfoot", "trains", "grid", "loose")
 
@@ -305,16 +308,6 @@ def class_probs(logits, ordinal: bool):
     return at_least[:, :-1] - at_least[:, 1:]
 
 
-def _device(name: str):
-    import torch
-
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("--device cuda: this torch sees no CUDA GPU; use --device cpu")
-    return torch.device(name)
-
-
 def _decode(xb):
     """uint8-coded crops (a torch tensor) back to the float32 :func:`tile_crops` gives, on the
     same device: the picture channels ``/ 255 - 0.5``, the masks 1 where coded above 191."""
@@ -337,7 +330,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = 
     import torch
     from torch import nn
 
-    dev = _device(device)
+    dev = pick_device(device)
     torch.manual_seed(seed)
     gen = torch.Generator(device="cpu").manual_seed(seed)
     if dev.type == "cpu":
@@ -388,7 +381,7 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = 
 def predict(net, x: np.ndarray, ordinal: bool = False, device: str = "cpu") -> np.ndarray:
     import torch
 
-    dev = _device(device)
+    dev = pick_device(device)
     net = net.to(dev)
     with torch.no_grad():
         out = [class_probs(net(_decode(torch.from_numpy(x[b:b + 1024]).to(dev))),
@@ -527,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="channel multiplier of the network (1: 16-32-48-64)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
-    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"),
+    ap.add_argument("--device", default="cpu", choices=DEVICES,
                     help="where to train (the crops are held there whole)")
     ap.add_argument("--workers", type=int, default=1,
                     help="processes rendering, reading and cropping scenes side by side")

@@ -38,6 +38,7 @@ from torch.nn import functional as F
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the data module sits beside this script
 
+from devices import pick_device  # noqa: E402
 from tile_finder_data import (BLANK_DOUBLE, BLANK_HALF, BLANK_SEED0, CROP,  # noqa: E402
                               EXTRA_SEED0, FOCUS_SEED0, HELD_OUT_DECOR_SEED0,
                               MIN_VISIBLE, PHONE_CLOSEUP_SEED0, PHONE_DRAWN, SMALL_CLOSEUP_SEED0,
@@ -219,22 +220,6 @@ def _batch(held: tuple[torch.Tensor, torch.Tensor], index: torch.Tensor
     x = x.contiguous(memory_format=torch.channels_last)
     y = targets[idx].float() / 255.0
     return x, y
-
-
-def pick_device(name: str) -> torch.device:
-    """The torch device for ``--device``: ``cpu``, ``cuda`` (an error naming the choices when
-    no CUDA GPU is there) or ``auto`` (CUDA when there is one, else the CPU). On CUDA the
-    convolutions are chosen deterministically (cudnn benchmark off); the bilinear upsampling's
-    backward pass still adds in no fixed order, so GPU runs are repeatable only to rounding."""
-    if name not in ("cpu", "cuda", "auto"):
-        raise ValueError(f"--device {name!r} is unknown; use 'cpu', 'cuda' or 'auto'")
-    if name == "cpu" or (name == "auto" and not torch.cuda.is_available()):
-        return torch.device("cpu")
-    if not torch.cuda.is_available():
-        raise ValueError("--device cuda: torch sees no CUDA GPU; use --device cpu or auto")
-    torch.backends.cudnn.benchmark = False
-    torch.backends.cudnn.deterministic = True
-    return torch.device("cuda")
 
 
 def train(net: TileFinderNet, data: Samples, epochs: int, seed: int, batch: int,
