@@ -97,7 +97,6 @@ def test_a_table_calibrated_by_hand_gives_the_live_loop_its_camera(tmp_path: Pat
     assert height == pytest.approx(true_height, rel=0.06)
     assert tilt == pytest.approx(true_tilt, abs=1.5)
     assert got["calibrated"] == got["truecam"] and got["calibrated"][0] >= 4
-    assert got["calibrated"][1] > got["plain"][1], got
 
 
 def test_a_straight_down_table_by_hand_says_the_focal_length_is_assumed(tmp_path: Path,
@@ -117,4 +116,19 @@ def test_a_straight_down_table_by_hand_says_the_focal_length_is_assumed(tmp_path
     assert "focal length assumed" in line and "four corners given by hand" in line
     got = _layers_three_ways(tmp_path, scene, tracker)
     assert got["calibrated"] == got["truecam"] and got["calibrated"][0] >= 4
+
+
+@pytest.mark.parametrize("seed", [TILTED_SEED, FLAT_SEED])
+@pytest.mark.xfail(strict=True, reason=(
+    "known failure (session 13): these seeds were chosen (session 12) where the camera put more "
+    "found tiles on their layer than the picture alone (4759: 1 -> 2 of 4, 4741: 0 -> 2 of 5); "
+    "with the retrained layer cue and tile finder the picture alone does as well as any camera "
+    "on them. Held out the same: livelayers 83 / 83 / 83 / 83 of 156 (no calibration, corners, "
+    "markers, true camera)"))
+def test_the_corners_camera_puts_more_layers_right_than_the_picture_alone(
+        tmp_path: Path, capsys, seed: int) -> None:
+    scene, spec, layout = _scene(seed)
+    _calibrate_by_hand(scene.image_bgr, tapped_corners(spec, seed), layout, tmp_path, capsys)
+    tracker, _ = tracker_from_store(tmp_path)
+    got = _layers_three_ways(tmp_path, scene, tracker)
     assert got["calibrated"][1] > got["plain"][1], got
