@@ -37,8 +37,8 @@ Writes ``layer_cue.onnx``, ``layer_cue.json`` (metadata, figures, sha256) and ``
 and read scenes (frames as PNG, the reader's quads, labels), in shards of :data:`SHARD` scenes
 named ``{kind}_{first seed}.npz``: shards already there are loaded (a shard holding other seeds
 is refused), missing ones rendered and read (about 0.25-0.6 s a scene on the shared 2-core
-CPU; about 33 scenes a second with 15 workers on 16 cores); crops are cut from the frames when training, so ``--crop`` needs no new rendering.
-``--card`` writes the card again from the JSON (after held-out figures were added to its
+CPU; about 33 scenes a second with 15 workers on 16 cores); crops are cut from the frames when
+training, so ``--crop`` needs no new rendering. ``--card`` writes the card again from the JSON (after held-out figures were added to its
 ``benchmarks``).
 """
 

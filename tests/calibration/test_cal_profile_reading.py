@@ -264,7 +264,8 @@ def _coloured_unseen_row() -> dict:
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
     "known failure (session 13): with the retrained tile finder the plain reading reads 565 of "
-    "576 right (560 before, 561 with the profile) and the profile then costs a tile: 565 -> 564, false 0 -> 1"))
+    "576 right (560 before, 561 with the profile) and the profile then costs a tile: "
+    "565 -> 564, false 0 -> 1"))
 def test_profile_reads_more_coloured_tiles_on_rendered_scenes() -> None:
     """The bench's comparison on 40 coloured-set scenes (seeds 360-399): more tiles right with
     the profile, and no more false tiles than tiles gained.

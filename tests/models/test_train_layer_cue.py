@@ -63,7 +63,8 @@ def test_decode_gives_the_crops_tile_crops_makes() -> None:
     assert f[0, 3, 0, 0] == 1.0 and f[0, 3, 1, 1] == 0.0 and f[0, 4, 0, 0] == 1.0
 
 
-def test_a_wider_network_trains_and_exports_on_the_cpu(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_wider_network_trains_and_exports_on_the_cpu(  # type: ignore[no-untyped-def]
+        tmp_path) -> None:
     """``width`` multiplies the channels; the trained network comes back on the CPU in eval
     mode, gives one row of 4 probabilities per crop, and exports to ONNX at its crop size."""
     rng = np.random.default_rng(0)
