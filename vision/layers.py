@@ -48,7 +48,8 @@ Cues, strongest first:
   stacked below its face, its shadow on a tile, a lower tile's edge) and gives the
   probabilities of 0, 1, 2, 3+ tiles under it; a tile the chain leaves on the table whose
   probability of lying on something is at least :data:`LEARNED_LIFT` and that no found tile
-  lies on is put on the layer the model gives (``learned=False`` leaves the cue out). In a
+  lies on is put on the layer the model gives (``learned=False`` leaves the cue out; a picture
+  of fewer than :data:`LEARNED_MIN_TILES` found tiles, a game's first tile, is not asked). In a
   picture where most of those tiles look raised to it (:data:`STACKED_SURE`), a stacked
   table, the bar is :data:`LEARNED_LIFT_STACKED`. With :class:`Geometry` the lift weighs the
   tile's apparent size too: its outline cast back onto a table tile's top plane, against the
