@@ -479,6 +479,13 @@ def tile_crops_half_by_half(frame_bgr: np.ndarray,
     return _normalise_each(halves).reshape(-1, HALF_SIZE, HALF_SIZE)
 
 
+def _no_hidden_crops() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`tile_crops_glinted` and :func:`tile_crops_covered` give for no tiles: two
+    empty (0, S, S) float32 square stacks and an empty (0, S, S) bool mask."""
+    empty = np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
+    return empty, empty.copy(), np.zeros((0, HALF_SIZE, HALF_SIZE), bool)
+
+
 def tile_crops_glinted(frame_bgr: np.ndarray,
                        corners_list: Sequence[np.ndarray | Sequence[Sequence[float]]]
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -495,8 +502,7 @@ def tile_crops_glinted(frame_bgr: np.ndarray,
                          f"{frame_bgr.shape}")
     pairs = _warped(frame_bgr, corners_list)
     if not len(pairs):
-        empty = np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
-        return empty, empty.copy(), np.zeros((0, HALF_SIZE, HALF_SIZE), bool)
+        return _no_hidden_crops()
     mirrored, plain, hidden = _deglare(pairs, both=True)
     return (_normalise_tiles(mirrored).reshape(-1, HALF_SIZE, HALF_SIZE),
             _normalise_tiles(plain).reshape(-1, HALF_SIZE, HALF_SIZE),
@@ -524,8 +530,7 @@ def tile_crops_covered(frame_bgr: np.ndarray,
                            f"({len(corners_list)}), got {len(covers)}")
     pairs = _warped(frame_bgr, corners_list)
     if not len(pairs):
-        empty = np.empty((0, HALF_SIZE, HALF_SIZE), dtype=np.float32)
-        return empty, empty.copy(), np.zeros((0, HALF_SIZE, HALF_SIZE), bool)
+        return _no_hidden_crops()
     hidden = np.zeros(pairs.shape[:4], bool)
     for i, (corners, over) in enumerate(zip(corners_list, covers)):
         hidden[i] = covered_squares(corners, over)

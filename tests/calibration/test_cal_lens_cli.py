@@ -133,18 +133,25 @@ def test_calibrate_lens_photos_command(tmp_path, capsys):
     assert problems == [] and cam.K[0, 0] == pytest.approx(620, rel=0.03)
 
 
-def test_calibrate_enroll_uses_the_readers_detector(tmp_path, capsys, monkeypatch):
-    """--enroll runs the reader's tile finder and saves a profile (the finder itself is the
-    reader's, tested there; this checks the wiring on one clear white tile on a dark table)."""
-    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+def _drawn_tile_photo(folder):  # type: ignore[no-untyped-def]
+    """A photo of one clear white 1-2 tile (x 200-360, y 200-280) on a dark table, written to
+    ``folder / "set.png"``."""
     img = np.full((480, 640, 3), 40, np.uint8)
     tile = np.array([[200, 200], [360, 200], [360, 280], [200, 280]], np.int32)
     cv2.fillConvexPoly(img, tile, (235, 235, 235))
     cv2.line(img, (280, 205), (280, 275), (20, 20, 20), 3)
     for x, y in ((240, 240), (310, 220), (330, 260)):
         cv2.circle(img, (x, y), 8, (20, 20, 20), -1)
-    photo = tmp_path / "set.png"
+    photo = folder / "set.png"
     cv2.imwrite(str(photo), img)
+    return photo
+
+
+def test_calibrate_enroll_uses_the_readers_detector(tmp_path, capsys, monkeypatch):
+    """--enroll runs the reader's tile finder and saves a profile (the finder itself is the
+    reader's, tested there; this checks the wiring on one clear white tile on a dark table)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    photo = _drawn_tile_photo(tmp_path)
     rc = main(["calibrate", "--enroll", str(photo), "--out", str(tmp_path / "cal")])
     captured = capsys.readouterr()
     assert rc == 0 and "set: 1 tiles" in captured.out
@@ -166,14 +173,7 @@ def test_calibrate_enroll_uses_the_readers_detector(tmp_path, capsys, monkeypatc
 def test_calibrate_enroll_measures_the_tiles_length(tmp_path, capsys, monkeypatch):
     """The enrolled tile size is the drawn tile's: 161 x 81 px."""
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    img = np.full((480, 640, 3), 40, np.uint8)
-    tile = np.array([[200, 200], [360, 200], [360, 280], [200, 280]], np.int32)
-    cv2.fillConvexPoly(img, tile, (235, 235, 235))
-    cv2.line(img, (280, 205), (280, 275), (20, 20, 20), 3)
-    for x, y in ((240, 240), (310, 220), (330, 260)):
-        cv2.circle(img, (x, y), 8, (20, 20, 20), -1)
-    photo = tmp_path / "set.png"
-    cv2.imwrite(str(photo), img)
+    photo = _drawn_tile_photo(tmp_path)
     assert main(["calibrate", "--enroll", str(photo), "--out", str(tmp_path / "cal")]) == 0
     from calibration.enroll import load_profile
     profile, _ = load_profile(tmp_path / "cal")
