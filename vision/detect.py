@@ -1149,6 +1149,16 @@ CLEAR_FACE_MIN = 0.4
 #: the reader enlarging them to 400; 2026-11-22): found 0.965 -> 0.970, real-style right 0.937
 #: -> 0.942, false tiles 2 -> 3; (128, 192, 96, 256) found 0.977 but false 6.
 CLOSE_UP_SIDES: tuple[int, ...] = (128, 192)
+#: Whether a close-up whose passing tiles all run out of the picture (``cut``) is worked at the
+#: other CLOSE_UP_SIDES too, the first pass giving a whole passing tile taken (where none does,
+#: the cut tiles stay). A phone photo of one tile holds it whole; the close-up network can
+#: stretch the quad of a large pale tile on pale card past the picture's edge at one side (seen
+#: on real single-tile photos: four large tiles on white card read as nothing, each whole at
+#: side 128) while it fits at another. On rendered phone close-ups (choice seeds
+#: 3,000,000-599) and live-size crops (400 x 400 around two tiles of each of the first 100
+#: tuning scenes, 196 crops) no reading holds only cut tiles, so both read exactly as before
+#: (2026-11-23, ``runs/lead14/phone.py`` and ``crops.py``, scratch).
+CLOSE_UP_UNCUT = True
 #: The least network face over a tile (as :data:`FACE_MIN`) in a small picture worked at a
 #: close-up side: the face map of a small tile at 192 px is thin while its kernel is sure.
 #: Phone close-ups (as above, with CLOSE_UP_SIDES): 0.6 / 0.5 / 0.4 / 0.3 found 0.970 / 0.972
@@ -1856,8 +1866,10 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     tiles, scores, split = _surer(*_checked_net_tiles(
         found, net_maps, net_scale, frame_bgr, ink_maps, backs,
         CLOSE_UP_FACE_MIN if close_up else FACE_MIN), speckled)
-    if not tiles and max(h, w) < SMALL_SIDE:
-        # a close-up in which no tile passed the checks: the close-up passes at other sides
+    only_cut = bool(tiles) and all(t.cut for t in tiles)
+    if max(h, w) < SMALL_SIDE and (not tiles or (CLOSE_UP_UNCUT and only_cut)):
+        # a close-up in which no tile passed the checks, or only tiles running out of the
+        # picture: the close-up passes at other sides, for a tile (a whole one)
         done = {round(net_scale * max(h, w))}
         passes = [(found, net_maps, net_scale)] if close_up else []
         for side in CLOSE_UP_SIDES:
@@ -1869,7 +1881,7 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
             passes.append((again, maps, scale))
             got = _checked_net_tiles(again, maps, scale, frame_bgr, ink_maps, backs,
                                      CLOSE_UP_FACE_MIN)
-            if got[0]:
+            if got[0] and not (only_cut and all(t.cut for t in got[0])):
                 (tiles, scores, split), net_maps, net_scale = got, maps, scale
                 break
         for again, maps, scale in passes if not tiles and CLOSE_UP_INK > 0 else ():

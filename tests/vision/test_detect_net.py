@@ -332,6 +332,31 @@ def test_a_close_up_whose_tiles_fail_the_checks_is_worked_at_the_other_sides(
         assert finder.asked == [128]  # 192 was the first pass's side
 
 
+@pytest.mark.parametrize("uncut", [True, False])
+def test_a_close_up_whose_only_tile_runs_out_is_worked_at_the_other_sides(monkeypatch, uncut):
+    """The first close-up pass stretches the quad of a whole tile past the picture's edge (a
+    cut tile that passes the checks: it holds the tile's pips): with CLOSE_UP_UNCUT the
+    detector asks the finder for the other close-up side and keeps the whole tile found there;
+    without it the cut tile stays, and the other side is never asked for."""
+    monkeypatch.setattr(detect, "CLOSE_UP_UNCUT", uncut)
+    img, true = _close_up_with_a_tile()
+    along = (true[2] - true[1]) / np.linalg.norm(true[2] - true[1])
+    stretched = true.copy()
+    stretched[2:] += along * 300  # corners 2-3 far outside the 400 x 400 picture
+    finder = _SidesFinder([FoundTile(stretched, True, 0.95)], FoundTile(true, False, 0.95), 128)
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    monkeypatch.setattr(tile_finder, "tiles_from_maps",
+                        lambda k, f, s, w, h: ([FoundTile(true, False, 0.95)]
+                                               if k.max() > 0.5 else []))
+    tiles = detect_tiles(img).tiles
+    assert len(tiles) == 1
+    if uncut:
+        assert not tiles[0].cut and _poly_iou(tiles[0].corners, true) > 0.9
+        assert finder.asked == [128]
+    else:
+        assert tiles[0].cut and finder.asked == []
+
+
 def test_a_table_frame_is_not_worked_at_close_up_sides(monkeypatch):
     img = np.full((600, 800, 3), 90, np.uint8)
     bare = FoundTile(synth.tile_corners((80, 80), 0, 40), False, 0.95)
