@@ -13,6 +13,8 @@ Sources:
   asked about them: the worst error for a game log), ``right_unsure`` right tiles read below it
   (each one a confirmation a person must give); on the single-tile photos, tiles read that are
   not the photo's tile at :data:`SURE` or more, and the photo's tile read alone below it.
+  ``lifted`` counts tiles lying on the table (truth layer 0; every tile of a real photo, whose
+  tiles all lie flat) that the reader reported on a layer above it.
 - **real** (``../shared/real``): ``bjorkwall-dev`` single-tile photos (right when exactly one
   tile is read and it is the folder's tile) and ``ddd-dev`` board photos (right when exactly the
   28 tiles of a double-six set are read, each once).
@@ -73,6 +75,7 @@ class Row:
     right_unsure: int = 0   # right tiles read below SURE
     cut_truth: int = 0      # cut truth tiles that are face up and in view
     cut_flagged: int = 0    # of those, reported as cut
+    lifted: int = 0         # read tiles lying on the table reported on a layer above it
     frame_right: bool = False
     ms_detect: float = 0.0
     ms_outline: float = 0.0
@@ -153,6 +156,7 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
         if not (g.get("visible", 0) >= 0.9 and not g.get("cut")):
             continue  # a partly hidden or cut tile: neither right nor false
         row.matched += 1
+        row.lifted += int(int(g.get("layer", 0)) == 0 and t.layer > 0)
         gc = np.array(g["corners"], float)
         g_first, g_second = gc[:2].mean(axis=0), gc[2:].mean(axis=0)
         p_first = corners[:2].mean(axis=0)
@@ -188,6 +192,7 @@ def score_single_tile(reading: Reading, expected: Tile, name: str) -> Row:
     row.tiles_right = 1 if right and len(read) == 1 else 0
     row.sure_wrong = sum(1 for t in read if t.tile != expected and t.confidence >= SURE)
     row.right_unsure = int(bool(row.tiles_right) and read[0].confidence < SURE)
+    row.lifted = sum(1 for t in read if t.layer > 0)
     row.frame_right = bool(row.tiles_right)
     if not row.frame_right:
         row.note = "read " + (" ".join(str(t.tile) for t in read) or "nothing")
@@ -208,8 +213,10 @@ def score_board(reading: Reading, name: str) -> Row:
     dup = len(read) - len(seen)
     missing = sorted(str(t) for t in want - seen)
     row.frame_right = len(read) == 28 and seen == want
+    row.lifted = sum(1 for t in reading.read_tiles if t.layer > 0)
     row.note = (f"missing {' '.join(missing)}" if missing else "") + \
                (f"; {dup} duplicate(s)" if dup else "") + \
+               (f"; {row.lifted} lifted (the board lies flat)" if row.lifted else "") + \
                (f"; cut {len(reading.tiles) - len(reading.read_tiles)}"
                 if len(reading.tiles) != len(reading.read_tiles) else "")
     return row
@@ -303,6 +310,7 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
             "frames_right": sum(r.frame_right for r in rs) / len(rs),
             "sure_wrong": sum(r.sure_wrong for r in rs),
             "right_unsure": sum(r.right_unsure for r in rs),
+            "lifted": sum(r.lifted for r in rs),
             "cut_flagged": (f"{sum(r.cut_flagged for r in rs)}/{sum(r.cut_truth for r in rs)}"),
         }
         for stage in STAGES:
@@ -422,7 +430,8 @@ def run(args: argparse.Namespace) -> int:
               f"halves right {'n/a' if s['halves_right'] is None else format(s['halves_right'], '.4f')}, "
               f"tiles right {s['tiles_right']:.4f}, "
               f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}, "
-              f"sure-wrong {s['sure_wrong']}, right-unsure {s['right_unsure']}; "
+              f"sure-wrong {s['sure_wrong']}, right-unsure {s['right_unsure']}, "
+              f"lifted {s['lifted']}; "
               f"median ms detect {s['median_ms_detect']:.1f} outline {s['median_ms_outline']:.1f} "
               f"crop {s['median_ms_crop']:.1f} "
               f"pips {s['median_ms_pips']:.1f} turn {s['median_ms_turn']:.1f} refine {s['median_ms_refine']:.1f} "

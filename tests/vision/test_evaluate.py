@@ -112,6 +112,22 @@ def test_single_tile_and_board_scores():
     assert not row.frame_right and "missing 6-6" in row.note and "duplicate" in row.note
 
 
+def test_tiles_on_the_table_read_on_a_higher_layer_are_counted_as_lifted():
+    """A tile the truth has on the table (layer 0) read on layer 1 is lifted; a tile truly on
+    layer 1 read there is not; on a real board photo (all flat) every tile above 0 is."""
+    truth = {"tiles": [_truth_tile(0, 0, (1, 2), layer=0), _truth_tile(100, 0, (3, 4), layer=0),
+                       _truth_tile(200, 0, (5, 6), layer=1)]}
+    up = [dataclasses.replace(_read(x, 0, h), layer=layer)
+          for x, h, layer in ((0, (1, 2), 1), (100, (3, 4), 0), (200, (5, 6), 1))]
+    row = score_rendered(Reading(tuple(up), 400, 100), truth, "x")
+    assert row.lifted == 1 and row.tiles_right == 3
+    tiles = [_read(50 * i, 0, t.halves) for i, t in enumerate(full_set(6))]
+    tiles[3] = dataclasses.replace(tiles[3], layer=2)
+    board = score_board(Reading(tuple(tiles), 2000, 100), "b")
+    assert board.frame_right and board.lifted == 1 and "1 lifted" in board.note
+    assert summarise([row, board])["ddd"]["lifted"] == 1
+
+
 def test_csv_has_one_row_per_image(tmp_path):
     rows = [Row("rendered", "a", truth=2, found=2, matched=2, tiles_right=2, frame_right=True),
             Row("rendered", "b", truth=1, found=0)]
