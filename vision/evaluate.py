@@ -214,11 +214,12 @@ def score_board(reading: Reading, name: str) -> Row:
     missing = sorted(str(t) for t in want - seen)
     row.frame_right = len(read) == 28 and seen == want
     row.lifted = sum(1 for t in reading.read_tiles if t.layer > 0)
-    row.note = (f"missing {' '.join(missing)}" if missing else "") + \
-               (f"; {dup} duplicate(s)" if dup else "") + \
-               (f"; {row.lifted} lifted (the board lies flat)" if row.lifted else "") + \
-               (f"; cut {len(reading.tiles) - len(reading.read_tiles)}"
-                if len(reading.tiles) != len(reading.read_tiles) else "")
+    n_cut = len(reading.tiles) - len(reading.read_tiles)
+    row.note = "; ".join(part for part in (
+        f"missing {' '.join(missing)}" if missing else "",
+        f"{dup} duplicate(s)" if dup else "",
+        f"{row.lifted} lifted (the board lies flat)" if row.lifted else "",
+        f"cut {n_cut}" if n_cut else "") if part)
     return row
 
 
@@ -439,7 +440,8 @@ def run(args: argparse.Namespace) -> int:
               f"layers {s['median_ms_layers']:.1f} total {s['median_ms_total']:.1f}")
     for r in rows:
         if r.source == "ddd":
-            print(f"  ddd {r.image}: {r.found} read, {r.tiles_right}/28 distinct right; {r.note}")
+            print(f"  ddd {r.image}: {r.found} read, {r.tiles_right}/28 distinct right"
+                  + (f"; {r.note}" if r.note else ""))
     if args.csv:
         write_csv(rows, args.csv)
         print(f"wrote {len(rows)} rows to {args.csv}", file=sys.stderr)
