@@ -34,8 +34,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.plane import (DEFAULT_HFOV_DEG, CalibrationError, CameraModel, CameraPose,
-                               assumed_camera, checked_corners, focal_least_squares,
+from calibration.plane import (DEFAULT_HFOV_DEG, HFOV_RANGE_DEG, CalibrationError, CameraModel,
+                               CameraPose, assumed_camera, checked_corners, focal_least_squares,
                                pose_from_rvec_tvec)
 
 #: The error of one corner given by hand, pixels per axis (the issue's "a user's taps": a tap on
@@ -50,8 +50,6 @@ TAP_SIGMA_PX = 2.0
 #: (worst) on the views tilted 10 degrees or more, where taking every estimate (no fallback)
 #: gave 10.8% and 111%.
 MAX_FOCAL_REL_SPREAD = 0.25
-#: Plausible lenses: horizontal field of view, degrees (as :func:`focal_from_homography`).
-HFOV_RANGE_DEG = (30.0, 120.0)
 #: Where the camera's focal length came from, for :class:`CameraModel.source`.
 SOURCE = "corners"
 

@@ -33,6 +33,9 @@ Placement = Literal["center", "inside", "outside"]
 DEFAULT_HFOV_DEG = 65.0
 #: Smallest camera tilt (degrees) at which the focal length is estimated from the homography.
 MIN_TILT_FOR_FOCAL = 4.0
+#: Plausible lenses: horizontal field of view, degrees (a focal length from the table's
+#: homography or from four corners outside it is refused).
+HFOV_RANGE_DEG = (30.0, 120.0)
 
 
 class CalibrationError(DominoError):
@@ -311,7 +314,11 @@ def focal_least_squares(H: np.ndarray, image_size: tuple[int, int]) -> float | N
     :mod:`calibration.cornercam`). ``None`` when both equations vanish (exactly straight
     down). ``u`` may come out zero or negative (no real focal length: the view is straight
     down and the corners a little off)."""
-    G = _centred_homography(H, image_size)
+    return _focal_u(_centred_homography(H, image_size))
+
+
+def _focal_u(G: np.ndarray) -> float | None:
+    """:func:`focal_least_squares` of a centred homography ``G`` (:func:`_centred_homography`)."""
     (a1, b1, c1), (a2, b2, c2) = G[:, 0], G[:, 1]
     A = np.array([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2])
     B = np.array([c1 * c2, c1 * c1 - c2 * c2])
@@ -329,12 +336,13 @@ def focal_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> float |
     (the constraints become 0 = 0) or the answer is implausible."""
     w, h = image_size
     G = _centred_homography(H, image_size)
-    u = focal_least_squares(H, image_size)
+    u = _focal_u(G)
     if u is None or not np.isfinite(u) or u <= 0:
         return None
     f = 1.0 / np.sqrt(u)
-    # plausible lenses only: horizontal field of view 30..120 degrees
-    if not (w / 2 / np.tan(np.deg2rad(60)) <= f <= w / 2 / np.tan(np.deg2rad(15))):
+    # plausible lenses only (HFOV_RANGE_DEG)
+    lo, hi = HFOV_RANGE_DEG
+    if not (w / 2 / np.tan(np.deg2rad(hi / 2)) <= f <= w / 2 / np.tan(np.deg2rad(lo / 2))):
         return None
     # the constraints only carry information when the view is tilted: below MIN_TILT_FOR_FOCAL
     # the estimate is noise (measured on rendered scenes: 1-3 degree views gave focal lengths

@@ -1704,9 +1704,11 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
                                    cv2.LINE_8, 4)
         others = others.astype(bool)
 
-        def square(centre: np.ndarray, along: np.ndarray, across: np.ndarray) -> np.ndarray:
-            """A half-tile square (half x wid) at ``centre`` with its sides along ``along``."""
-            a, b = along * half / 2, across * wid / 2
+        def rect(centre: np.ndarray, along: np.ndarray, across: np.ndarray, long: float,
+                 short: float) -> np.ndarray:
+            """A quad ``long`` along ``along`` by ``short`` across, about ``centre`` (corners
+            0-1 at one short end, as a tile's)."""
+            a, b = along * long / 2, across * short / 2
             return np.array([centre - a - b, centre - a + b, centre + a + b, centre + a - b])
 
         made = []
@@ -1714,7 +1716,8 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
             hc = c + sign * ua * half / 2  # the half's centre
             options = [(hc + sign * ua * half, "end"), (hc + ub * (wid + half) / 2, "+"),
                        (hc - ub * (wid + half) / 2, "-")]
-            best = max(((_free_share(square(oc, ua, ub), face, others, origin), oc, side)
+            best = max(((_free_share(rect(oc, ua, ub, half, wid), face, others, origin), oc,
+                         side)
                         for oc, side in options), key=lambda v: v[0])
             if best[0] < STRADDLE_FREE:
                 break
@@ -1724,9 +1727,7 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
                 along, across, tl, tw = ua, ub, 2 * half, wid
             else:  # the tile runs across: from the half to the square beside it
                 along, across, tl, tw = ub, ua, wid + half, half
-            a, b = along * tl / 2, across * tw / 2
-            quad = np.array([centre - a - b, centre - a + b, centre + a + b, centre + a - b])
-            made.append(((quad + 0.5) / scale - 0.5, side))
+            made.append(((rect(centre, along, across, tl, tw) + 0.5) / scale - 0.5, side))
         if len(made) != 2 or made[0][1] == made[1][1]:
             continue
         new = []
@@ -1736,7 +1737,7 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
             (divider, fill, pips), polarity = _quad_score(ink_maps, quad, frame_bgr, first=True)
             if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE):
                 break
-            if _face_support_work(prob, quad, scale) < FACE_MIN:
+            if _face_support(prob, 2 * scale, quad) < FACE_MIN:  # prob: at working size
                 break
             new.append(TileCandidate(quad, False, divider, polarity, fill, pips))
         if len(new) == 2:
@@ -1744,19 +1745,6 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
             for k in new:
                 work[id(k)] = (k.corners + 0.5) * scale - 0.5
     return out
-
-
-def _face_support_work(prob: np.ndarray, corners: np.ndarray, scale: float) -> float:
-    """Mean network face probability (``prob`` at working size) inside a quad in image px."""
-    pts = (np.asarray(corners, np.float64) + 0.5) * scale - 0.5
-    x0, y0 = np.floor(pts.min(axis=0)).astype(int).clip(0)
-    x1 = min(int(math.ceil(pts[:, 0].max())) + 1, prob.shape[1])
-    y1 = min(int(math.ceil(pts[:, 1].max())) + 1, prob.shape[0])
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    m = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(m, np.round((pts - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-    return float(prob[y0:y1, x0:x1][m > 0].mean()) if m.any() else 0.0
 
 
 def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,

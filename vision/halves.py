@@ -549,9 +549,7 @@ def tile_crops_covered(frame_bgr: np.ndarray,
             if not h.any():
                 continue
             plain[i, j][h] = body
-            mirror = h[::-1, ::-1]
-            mirrored[i, j][h & ~mirror] = pairs[i, j][::-1, ::-1][h & ~mirror]
-            mirrored[i, j][h & mirror] = body
+            mirrored[i, j] = _mirrored_in(pairs[i, j], h, body)
     return (_normalise_tiles(mirrored).reshape(-1, HALF_SIZE, HALF_SIZE),
             _normalise_tiles(plain).reshape(-1, HALF_SIZE, HALF_SIZE),
             hidden.reshape(-1, HALF_SIZE, HALF_SIZE))
@@ -584,6 +582,17 @@ def covered_squares(corners: np.ndarray | Sequence[Sequence[float]],
     if COVER_RIM > 0 and out.any():
         out = np.stack([cv2.dilate(o, _COVER_KERNEL) for o in out])
     return out > 0
+
+
+def _mirrored_in(square: np.ndarray, hidden: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """A half ``square`` ((S, S) or (S, S, 3)) with each ``hidden`` pixel ((S, S) bool) taken
+    from its mirror image across the square's centre where that is not hidden, else set to
+    ``body``: every pip layout is point-symmetric about the half's centre, so what a glint or a
+    cover hides, the other side shows."""
+    mirror = hidden[::-1, ::-1]
+    shape = hidden.shape + (1,) * (square.ndim - 2)
+    out = np.where((hidden & ~mirror).reshape(shape), square[::-1, ::-1], square)
+    return np.where((hidden & mirror).reshape(shape), body, out).astype(square.dtype)
 
 
 def _convex_hull(quad: np.ndarray) -> np.ndarray:
@@ -630,13 +639,10 @@ def _deglare(pairs: np.ndarray, both: bool = False
                 hidden[i, j] = cv2.dilate(opaque.astype(np.uint8), _RIM_KERNEL) > 0
                 plain[i, j] = np.where(hidden[i, j][..., None], body, seen)
             if GLINT_MIRROR:
-                # every pip layout is point-symmetric about the half's centre (the square's):
-                # what the glint hides, its mirror image across the centre shows
-                opaque = cv2.dilate(opaque.astype(np.uint8), _RIM_KERNEL) > 0
-                mirror = opaque[::-1, ::-1]
-                seen = np.where((opaque & ~mirror)[..., None], seen[::-1, ::-1], seen)
-                opaque = opaque & mirror
-            out[i, j] = np.where(opaque[..., None], body, seen)
+                out[i, j] = _mirrored_in(seen, cv2.dilate(opaque.astype(np.uint8),
+                                                          _RIM_KERNEL) > 0, body)
+            else:
+                out[i, j] = np.where(opaque[..., None], body, seen)
     mirrored = np.clip(out, 0, 255).astype(np.uint8)
     if not both:
         return mirrored
