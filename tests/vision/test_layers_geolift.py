@@ -116,7 +116,8 @@ def test_with_the_camera_the_reader_puts_more_unseen_training_tiles_right_and_li
     flat scenes lifted. Measured (2026-11-22, reader of 6786648): right 19 without the camera,
     22 with it; flat tiles lifted 1 (seed 6009, the learned cue's known T) and 0. Session 13
     (the retrained layer cue and tile finder, 2026-11-23): 30 and 30, 0 and 0; with the new cue
-    but the old finder it was 32 without and 31 with."""
+    but the old finder it was 32 without and 31 with. Session 15 (the cue's smoothed second
+    view, GEO_LIFT 0.7): 28 and 29, 0 and 0."""
     from vision.read import Reader
     from vision.render import render_scene
     from vision.render.layerlive import FLAT_LAYOUTS, _must_report, match_found
