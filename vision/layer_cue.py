@@ -15,11 +15,11 @@ with two mask channels: the tile itself and the other tiles the caller found (so
 found on the table is told apart from a support the reader missed). :class:`LayerCue` runs the
 model; :func:`shared_cue` keeps one for the process (made on first use).
 
-:meth:`LayerCue.under` asks the model twice about each tile, about its crop as cut and about the
-crop with its picture smoothed (:func:`smoothed_view`, a median of :data:`SMOOTH_MEDIAN`
-pixels), and averages the two answers: the model learned from wood, felt, cloth and paper tables,
-and reads the fine speckle of a granite table it never saw as the wall bands of a stack (see
-:data:`SMOOTH_MEDIAN`).
+:meth:`LayerCue.under` asks the model a second time about each tile that looks raised in its
+crop as cut (:data:`SMOOTH_FROM`), about the crop with its picture smoothed
+(:func:`smoothed_view`, a median of :data:`SMOOTH_MEDIAN` pixels), and averages the two
+answers: the model learned from wood, felt, cloth and paper tables, and reads the fine speckle
+of a granite table it never saw as the wall bands of a stack (see :data:`SMOOTH_MEDIAN`).
 """
 
 from __future__ import annotations
@@ -61,6 +61,12 @@ NUM_CLASSES = 4
 #: lifted, as cut 0). With the camera (:data:`vision.layers.GEO_LIFT`) likewise 111 / 445 /
 #: 190 -> 14 / 452 / 184.
 SMOOTH_MEDIAN = 5
+#: The smoothed view is asked about only the tiles whose crop as cut gives P(raised) at least
+#: this: the mean of the two is then under 0.75 for the others, below every bar of
+#: :mod:`vision.layers` that reads P(raised) (a flat table's tiles, most of the work of a
+#: 30-tile frame, cost one pass). With the camera the lift score reads the probabilities of
+#: every candidate; there the rest keep their answer as cut.
+SMOOTH_FROM = 0.5
 
 
 class LayerCueError(ValueError):
@@ -192,14 +198,19 @@ class LayerCue:
     def under(self, frame_bgr: np.ndarray, quads: Sequence[np.ndarray],
               which: Sequence[int] | None = None) -> np.ndarray:
         """Probabilities ``(len(which), 4)`` for the tiles ``which`` (default all) of
-        ``quads`` in ``frame_bgr`` (the other quads fill the crops' second mask): the mean of
-        the model's answers on each crop as cut and on its :func:`smoothed_view` (one batch)."""
+        ``quads`` in ``frame_bgr`` (the other quads fill the crops' second mask): the model's
+        answer on each crop as cut, averaged with its answer on the crop's
+        :func:`smoothed_view` where the first gives P(raised) of at least
+        :data:`SMOOTH_FROM`."""
         idx = list(range(len(quads))) if which is None else list(which)
         if not idx:
             return np.zeros((0, NUM_CLASSES), np.float32)
         crops = tile_crops(frame_bgr, list(quads), idx, self.crop)
-        p = self.predict(np.concatenate([crops, smoothed_view(crops)]))
-        return (p[:len(idx)] + p[len(idx):]) / 2
+        p = self.predict(crops)
+        again = np.nonzero(p[:, 0] <= 1.0 - SMOOTH_FROM)[0]
+        if len(again):
+            p[again] = (p[again] + self.predict(smoothed_view(crops[again]))) / 2
+        return p
 
 
 _shared: LayerCue | None = None

@@ -138,15 +138,28 @@ def test_the_smoothed_view_takes_a_fine_speckle_and_keeps_the_tile_and_the_masks
         smoothed_view(crops[:, :3])
 
 
-def test_the_cue_answers_the_mean_over_the_crop_and_its_smoothed_view() -> None:
+def test_the_cue_averages_in_the_smoothed_view_for_tiles_that_look_raised(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tile whose crop as cut looks raised (P(raised) >= SMOOTH_FROM) is asked about again in
+    its smoothed view and gets the mean of both answers; one that looks flat keeps its answer
+    and is not asked again."""
     cue = LayerCue()
     frame = np.full((200, 300, 3), 60, np.uint8)
     a, b = rect(100, 100, 90, 45, 20), rect(220, 90, 90, 45, 80)
     for q in (a, b):
         draw_tile(frame, q)
-    crops = tile_crops(frame, [a, b], [1], cue.crop)
-    want = (cue.predict(crops) + cue.predict(smoothed_view(crops))) / 2
-    assert np.allclose(cue.under(frame, [a, b], [1]), want, atol=1e-5)
+    calls: list[np.ndarray] = []
+
+    def model(crops: np.ndarray) -> np.ndarray:
+        calls.append(crops.copy())
+        if len(calls) == 1:  # as cut: a looks raised, b flat
+            return np.array([[0.1, 0.9, 0.0, 0.0], [0.8, 0.2, 0.0, 0.0]], np.float32)
+        return np.tile(np.array([[0.7, 0.3, 0.0, 0.0]], np.float32), (len(crops), 1))
+
+    monkeypatch.setattr(cue, "predict", model)
+    p = cue.under(frame, [a, b])
+    assert np.allclose(p, [[0.4, 0.6, 0.0, 0.0], [0.8, 0.2, 0.0, 0.0]])
+    assert len(calls) == 2 and np.array_equal(calls[1], smoothed_view(calls[0][:1]))
 
 
 def test_a_missing_or_broken_model_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
