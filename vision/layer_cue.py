@@ -51,7 +51,7 @@ NUM_CLASSES = 4
 #: The shipped model lifted flat tiles on table looks it never trained on: on the 500 tuning
 #: game scenes (seeds 1,600,000-499, held-out looks; 247 on the held-out ``stone`` table
 #: family) 162 of 6,861 table tiles, 160 of them on stone (granite speckle: P(raised) up to
-#: 0.9999, so no bar helped: at 0.9999 still 73). Measured on cached readings of the reader
+#: 0.9999, so no bar helped: at 0.9999 still 47). Measured on cached readings of the reader
 #: of 4ef715f through :func:`vision.layers.estimate_layers` (``runs/lead15/bars.py``,
 #: scratch), table tiles lifted there / found tiles on the right layer of the stacked tuning
 #: scenes 16900-17099 (874) / of stacked 1,600,000-079 (348): as cut, at the session-13 bars
