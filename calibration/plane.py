@@ -334,7 +334,7 @@ def focal_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> float |
 
     Returns ``None`` when the view is too close to straight down for the focal length to show
     (the constraints become 0 = 0) or the answer is implausible."""
-    w, h = image_size
+    w = image_size[0]
     G = _centred_homography(H, image_size)
     u = _focal_u(G)
     if u is None or not np.isfinite(u) or u <= 0:

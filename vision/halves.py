@@ -635,12 +635,13 @@ def _deglare(pairs: np.ndarray, both: bool = False
                             0.0, 1.0)[..., None]
             opaque = clipped | (alpha[..., 0] >= GLINT_OPAQUE)
             seen = (out[i, j] - 255.0 * alpha) / np.maximum(1.0 - alpha, 1.0 - GLINT_OPAQUE)
+            # the glint with its rim: what the mirror fills and what is reported hidden
+            rimmed = cv2.dilate(opaque.astype(np.uint8), _RIM_KERNEL) > 0
             if both:
-                hidden[i, j] = cv2.dilate(opaque.astype(np.uint8), _RIM_KERNEL) > 0
-                plain[i, j] = np.where(hidden[i, j][..., None], body, seen)
+                hidden[i, j] = rimmed
+                plain[i, j] = np.where(rimmed[..., None], body, seen)
             if GLINT_MIRROR:
-                out[i, j] = _mirrored_in(seen, cv2.dilate(opaque.astype(np.uint8),
-                                                          _RIM_KERNEL) > 0, body)
+                out[i, j] = _mirrored_in(seen, rimmed, body)
             else:
                 out[i, j] = np.where(opaque[..., None], body, seen)
     mirrored = np.clip(out, 0, 255).astype(np.uint8)
