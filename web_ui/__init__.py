@@ -16,7 +16,9 @@ logic lives here.
 
 from __future__ import annotations
 
+import logging
 import os
+import socket
 import threading
 import time
 from pathlib import Path
@@ -26,6 +28,8 @@ from flask import Flask
 
 from companion.store import LogStore
 from web_ui.services import FrameSource, SessionHolder, StreamGate
+
+log = logging.getLogger(__name__)
 
 #: Configuration defaults; ``test_config`` or ``serve`` override them.
 DEFAULTS: dict[str, Any] = {
@@ -55,14 +59,17 @@ def default_data_dir() -> Path:
 
 
 def stop_streams(app: Flask, server: Any = None, wait_s: float = 3.0,
-                 loop_running: bool = False) -> None:
+                 loop_thread: threading.Thread | None = None) -> None:
     """End every open stream, wait (up to ``wait_s``) until they have, then close ``server``
     (a waitress server) and let its worker threads finish.
 
-    ``loop_running``: the server's loop still runs in another thread. Its sockets are then
-    closed from inside that loop (through the server's trigger): closing them from here while
-    the loop waits in ``select`` makes it fail with "Bad file descriptor". With every socket
-    closed the loop returns by itself.
+    ``loop_thread``: the thread that runs the server's loop, when that loop still runs (the
+    caller is another thread). The server's channels are then taken out of the loop's map, so
+    the loop returns by itself at its next turn (``asyncore_loop_timeout`` at most), and the
+    sockets are closed here only after that thread has ended. Nothing is closed while the loop
+    may still wait on it (that fails the loop with "Bad file descriptor"), nothing is closed
+    from two threads at once, and nothing is written to the server's wake-up pipe, whose
+    descriptor this thread cannot vouch for.
     """
     app.extensions["shutdown"].set()
     deadline = time.monotonic() + wait_s
@@ -71,21 +78,33 @@ def stop_streams(app: Flask, server: Any = None, wait_s: float = 3.0,
         time.sleep(0.05)
     if server is None:
         return
-    closed = threading.Event()
-
-    def close_all() -> None:
-        for channel in list(server._map.values()):
-            if channel is not server and channel is not server.trigger:
-                channel.close()
-        server.close()
-        closed.set()
-
-    if loop_running:
-        server.trigger.pull_trigger(close_all)
-        closed.wait(wait_s)
-    if not closed.is_set():
-        close_all()
+    channels = list(server._map.values())
+    if loop_thread is not None:
+        server._map.clear()  # the loop ends when its map is empty
+        _wake(server)
+        loop_thread.join(wait_s + float(server.adj.asyncore_loop_timeout))
+        if loop_thread.is_alive():
+            raise RuntimeError(f"the dashboard server's loop ({loop_thread.name}) did not end "
+                               f"within {wait_s:g} s of its channels being taken away")
+    # the server last: its listening socket and its wake-up pipe
+    for channel in [c for c in channels if c is not server] + [server]:
+        try:
+            channel.close()
+        except OSError as err:  # a descriptor already gone: nothing left to close
+            log.warning("closing %r at shutdown: %s", channel, err)
     server.task_dispatcher.shutdown(timeout=wait_s)
+
+
+def _wake(server: Any) -> None:
+    """Make ``server``'s loop return from its wait now (a connection to its own listening
+    socket), rather than at the end of its ``asyncore_loop_timeout``."""
+    host = str(server.effective_host)
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    try:
+        with socket.create_connection((host, int(server.effective_port)), timeout=0.5):
+            pass
+    except OSError:
+        pass  # the loop still returns at the end of its timeout
 
 
 def create_app(test_config: Mapping[str, Any] | None = None, holder: SessionHolder | None = None,

@@ -55,7 +55,7 @@ class Live:
     def close(self) -> None:
         for context in self.contexts:
             context.close()
-        stop_streams(self.app, self.server, loop_running=True)
+        stop_streams(self.app, self.server, loop_thread=self.thread)
         self.thread.join(timeout=5)
         assert not self.thread.is_alive(), "the server's loop did not end"
 

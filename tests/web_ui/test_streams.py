@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -12,6 +16,7 @@ from flask import Flask
 
 from companion.simulate import play_random_game
 from webui_helpers import PLAYERS, make_app, pair, post
+from web_ui import stop_streams
 from web_ui.services import StillFrames, jpeg_of_colour
 
 
@@ -158,3 +163,68 @@ def test_mjpeg_cap(tmp_path: Path) -> None:
 def test_frame_source_refuses_non_jpeg() -> None:
     with pytest.raises(ValueError, match="must be JPEG"):
         StillFrames().push(b"PNG...")
+
+
+def _served(tmp_path: Path) -> tuple[Flask, Any, threading.Thread]:
+    from waitress import create_server
+
+    app = make_app(tmp_path)
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    return app, server, thread
+
+
+def _a_closed_descriptor() -> int:
+    fd = 900
+    while True:
+        try:
+            os.fstat(fd)
+        except OSError:
+            return fd
+        fd += 1
+
+
+def _refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+def test_stop_streams_ends_a_loop_running_in_another_thread(tmp_path: Path) -> None:
+    app, server, thread = _served(tmp_path)
+    port = int(server.effective_port)
+    url = f"http://127.0.0.1:{port}/api/state"
+    with urllib.request.urlopen(url, timeout=5) as resp:  # a connection the loop holds
+        assert resp.status in (200, 401)
+    keep = socket.create_connection(("127.0.0.1", port), timeout=5)  # an idle client
+    failures: list[BaseException] = []
+    old_hook = threading.excepthook
+    threading.excepthook = lambda args: failures.append(args.exc_value)
+    try:
+        started = time.monotonic()
+        stop_streams(app, server, loop_thread=thread)
+        took = time.monotonic() - started
+    finally:
+        threading.excepthook = old_hook
+        keep.close()
+    assert not thread.is_alive() and not failures
+    assert not server._map and server.trigger._closed and server.socket is None
+    assert _refused(port)
+    assert took < 3.0, f"stopping waited {took:.1f} s: the loop was not woken"
+
+
+def test_stop_streams_survives_a_wake_up_pipe_already_closed(tmp_path: Path) -> None:
+    """The CI failure of session 15: the server's wake-up pipe had lost its write end before
+    the test closed the server (``OSError: [Errno 9] Bad file descriptor`` from waitress's
+    ``pull_trigger``). Shutting down no longer writes to that pipe."""
+    app, server, thread = _served(tmp_path)
+    port = int(server.effective_port)
+    # the write end as the waker sees it, gone behind waitress's back (closing the server still
+    # closes the real one, which waitress keeps apart)
+    server.trigger.trigger = _a_closed_descriptor()
+    stop_streams(app, server, loop_thread=thread)
+    assert not thread.is_alive() and not server._map
+    assert _refused(port)
