@@ -317,22 +317,57 @@ def _decode(xb):
     return f
 
 
+def median5(pictures):
+    """Each channel of ``pictures`` (a torch tensor ``(N, C, H, W)``) smoothed by a median of 5
+    x 5 pixels, the border repeated: what :func:`vision.layer_cue.smoothed_view` does with
+    ``cv2.medianBlur`` (:data:`vision.layer_cue.SMOOTH_MEDIAN`), on the tensor's device."""
+    import torch.nn.functional as F
+
+    padded = F.pad(pictures, (2, 2, 2, 2), mode="replicate")
+    windows = padded.unfold(2, 5, 1).unfold(3, 5, 1)  # N, C, H, W, 5, 5
+    return windows.reshape(*windows.shape[:4], 25).median(-1).values
+
+
+def grain(n: int, side: int, sigma: float, gen, device):
+    """Grey grain to add to ``n`` crop pictures of ``side`` pixels: per crop a strength drawn
+    from 0..``sigma`` and a grain of 1 or 2 pixels (a speckled table, a noisy sensor), one value
+    for the three colour channels; drawn from ``gen`` (a generator on ``device``)."""
+    import torch
+    import torch.nn.functional as F
+
+    strength = sigma * torch.rand(n, 1, 1, 1, generator=gen, device=device)
+    fine = torch.randn(n, 1, side, side, generator=gen, device=device)
+    half = (side + 1) // 2
+    coarse = F.interpolate(torch.randn(n, 1, half, half, generator=gen, device=device),
+                           scale_factor=2, mode="nearest")[:, :, :side, :side]
+    two_px = torch.rand(n, 1, 1, 1, generator=gen, device=device) < 0.5
+    return strength * torch.where(two_px, coarse, fine)
+
+
 def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = False,
           spatial: bool = False, log=print, width: int = 1, batch: int = 64,
-          lr: float = 3e-3, device: str = "cpu"):
+          lr: float = 3e-3, device: str = "cpu", smooth: float = 0.0, noise: float = 0.0,
+          noise_share: float = 0.5):
     """The trained network (eval mode, on the CPU) on uint8-coded crops ``x`` and labels
     ``y``: AdamW, one-cycle up to ``lr``, batches of ``batch``, class weights
     1/sqrt(frequency), left-right mirror, brightness and contrast; cross-entropy, or
     (``ordinal``) the binary cross-entropies of "at least k"; ``spatial``: the head reads the
     whole last feature map, ``width`` widens it (:func:`make_net`). On ``device`` ("cpu",
     "cuda" or "auto") the crops are held there whole and every batch is drawn and varied there;
-    the batches come from a torch generator seeded with ``seed``."""
+    the batches come from a torch generator seeded with ``seed``.
+
+    Table looks it never saw (session 15: a speckled granite read as stacks): ``smooth`` is the
+    share of crops whose picture is median-smoothed (:func:`median5`, the second view that
+    :meth:`vision.layer_cue.LayerCue.under` asks about), ``noise`` the largest strength of the
+    grey grain (:func:`grain`) added to ``noise_share`` of the crops; both drawn from a second
+    generator on ``device`` seeded with ``seed + 1`` (0 and 0: the batches of before)."""
     import torch
     from torch import nn
 
     dev = pick_device(device)
     torch.manual_seed(seed)
     gen = torch.Generator(device="cpu").manual_seed(seed)
+    dgen = torch.Generator(device=dev).manual_seed(seed + 1)
     if dev.type == "cpu":
         torch.set_num_threads(2)
     net = make_net(ordinal, spatial, x.shape[-1], width).to(dev)
@@ -361,6 +396,15 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, ordinal: bool = 
             g = (0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=gen)).to(dev)
             o = (-0.08 + 0.16 * torch.rand(n, 1, 1, 1, generator=gen)).to(dev)
             xb[:, :3] = xb[:, :3] * g + o
+            if smooth > 0:
+                pick = torch.rand(n, generator=dgen, device=dev) < smooth
+                if bool(pick.any()):
+                    xb[pick, :3] = median5(xb[pick, :3])
+            if noise > 0:
+                pick = torch.rand(n, generator=dgen, device=dev) < noise_share
+                if bool(pick.any()):
+                    k = int(pick.sum())
+                    xb[pick, :3] = xb[pick, :3] + grain(k, xb.shape[-1], noise, dgen, dev)
             out = net(xb)
             yb = yd[idx]
             if ordinal:
@@ -476,7 +520,12 @@ def card_text(meta: dict) -> str:
         f"{tr['data_seconds']:.0f} s, training {tr['epochs']} epochs {tr['seconds']:.0f} s "
         f"(AdamW, one-cycle, class weights 1/sqrt(frequency), "
         + ("binary cross-entropy of each 'at least' target, " if tr.get("ordinal") else "")
-        + f"left-right mirror, brightness and contrast; batches of {tr.get('batch', 64)}, peak "
+        + "left-right mirror, brightness and contrast"
+        + (f", {tr['smooth_aug']:.0%} of the crops median-smoothed over 5 pixels"
+           if tr.get("smooth_aug") else "")
+        + (f", grey grain of strength up to {tr['noise_aug']} on half of them"
+           if tr.get("noise_aug") else "")
+        + f"; batches of {tr.get('batch', 64)}, peak "
         f"learning rate {tr.get('lr', 0.003)}; seed {tr['seed']}) "
         + (tr["where"] if tr.get("where") else "on a shared 2-core CPU") + "."),
         f"- Rebuild: `{tr['command']}`." + (f" {tr['samples_read']}" if tr.get("samples_read")
@@ -520,6 +569,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="channel multiplier of the network (1: 16-32-48-64)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
+    ap.add_argument("--smooth-aug", type=float, default=0.0,
+                    help="share of training crops median-smoothed (0..1)")
+    ap.add_argument("--noise-aug", type=float, default=0.0,
+                    help="largest strength of the grey grain added to half the crops (0..0.2)")
     ap.add_argument("--device", default="cpu", choices=DEVICES,
                     help="where to train (the crops are held there whole)")
     ap.add_argument("--workers", type=int, default=1,
@@ -542,6 +595,10 @@ def main(argv: list[str] | None = None) -> int:
         if s0 < 0 or n < 1 or s0 + n > HELD_OUT_SEED_MIN:
             ap.error(f"--{name}-seed {s0} / --{name} {n}: expected training seeds in "
                      f"0..{HELD_OUT_SEED_MIN - 1}")
+    if not 0.0 <= a.smooth_aug <= 1.0:
+        ap.error(f"--smooth-aug {a.smooth_aug}: expected a share in 0..1")
+    if not 0.0 <= a.noise_aug <= 0.2:
+        ap.error(f"--noise-aug {a.noise_aug}: expected a strength in 0..0.2")
     if not 16 <= a.crop <= 512:
         ap.error(f"--crop {a.crop}: expected 16..512 pixels")
     t0 = time.perf_counter()
@@ -556,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     t0 = time.perf_counter()
     net = train(x, y, a.epochs, a.seed, a.ordinal, a.spatial, width=a.width, batch=a.batch,
-                lr=a.lr, device=a.device)
+                lr=a.lr, device=a.device, smooth=a.smooth_aug, noise=a.noise_aug)
     seconds = round(time.perf_counter() - t0, 1)
     fig = figures(predict(net, xt, a.ordinal, a.device), yt, kinds_t)
     print(json.dumps(fig, indent=1))
@@ -577,7 +634,7 @@ def main(argv: list[str] | None = None) -> int:
         "training": {"seed": a.seed, "epochs": a.epochs, "seconds": seconds,
                      "data_seconds": data_seconds, "crop": a.crop, "ordinal": a.ordinal,
                      "spatial": a.spatial, "width": a.width, "batch": a.batch, "lr": a.lr,
-                     "device": a.device,
+                     "device": a.device, "smooth_aug": a.smooth_aug, "noise_aug": a.noise_aug,
                      "stacked_seeds": f"{stacked[0]}-{stacked[0] + stacked[1] - 1}",
                      "flat_seeds": f"{flat[0]}-{flat[0] + flat[1] - 1}",
                      "tune_share": a.tune_share, "train_samples": len(y),

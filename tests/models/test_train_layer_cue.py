@@ -84,3 +84,36 @@ def test_a_wider_network_trains_and_exports_on_the_cpu(  # type: ignore[no-untyp
     assert cue.crop == 32
     got = cue.predict(tlc._decode(torch.from_numpy(x[:3])).numpy())
     assert np.allclose(got, p[:3], atol=1e-4)
+
+
+def test_the_smoothing_augmentation_is_the_readers_smoothed_view() -> None:
+    """``median5`` on the GPU-side tensors gives exactly what ``vision.layer_cue.smoothed_view``
+    gives with OpenCV (the second view the reader asks about), border included."""
+    from vision.layer_cue import smoothed_view
+
+    rng = np.random.default_rng(3)
+    crops = rng.random((2, 5, 23, 23)).astype(np.float32) - 0.5
+    want = smoothed_view(crops)[:, :3]
+    got = tlc.median5(torch.from_numpy(crops[:, :3])).numpy()
+    assert np.array_equal(got, want)
+
+
+def test_the_table_augmentations_are_seeded_and_off_by_default() -> None:
+    """With ``smooth`` and ``noise`` at 0 the batches (and so the weights) are those of before;
+    with them on, two runs of one seed give the same weights, and other weights than off."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 256, (48, 5, 32, 32)).astype(np.uint8)
+    y = rng.integers(0, 4, 48)
+
+    def weights(**aug: float) -> np.ndarray:
+        net = tlc.train(x, y, 1, 5, ordinal=True, spatial=True, log=lambda _: None, batch=16,
+                        **aug)
+        return np.concatenate([p.detach().numpy().ravel() for p in net.parameters()])
+
+    off = weights()
+    assert np.array_equal(off, weights(smooth=0.0, noise=0.0))
+    on = weights(smooth=0.5, noise=0.06)
+    assert np.array_equal(on, weights(smooth=0.5, noise=0.06))
+    assert not np.allclose(on, off)
+    grain = tlc.grain(3, 9, 0.05, torch.Generator().manual_seed(1), "cpu")
+    assert grain.shape == (3, 1, 9, 9) and float(grain.abs().max()) <= 0.05 * 6
