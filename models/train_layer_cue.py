@@ -492,6 +492,7 @@ def card_text(meta: dict) -> str:
         (f"- Input `{meta['input']['name']}`: float32 `(N, {CHANNELS}, {crop}, {crop})`, exactly "
         f"as `vision.layer_cue.tile_crops(..., size={crop})` makes them: "
         f"{meta['input']['normalisation']}."),
+        *([f"- {meta['input']['in_use']}"] if meta["input"].get("in_use") else []),
         (f"- Output `{meta['output']['name']}`: float32 `(N, {NUM_CLASSES})`, "
         f"{meta['output']['meaning']}."),
         (f"- Dynamic batch axis, ONNX opset 17, {meta['bytes']:,} bytes, sha256 "
