@@ -18,11 +18,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("photo", help="a PNG or JPEG photo of the tiles left in a hand")
     parser.add_argument("--set", type=int, default=MAX_PIPS, metavar="N",
                         help=f"largest pip value of the set in play (default {MAX_PIPS})")
+    parser.add_argument("--one-set", action="store_true",
+                        help="the hand's tiles come from one set: a value read twice is counted "
+                             "once (the surer tile), with a warning for the other")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    reading = Reader().read_file(args.photo, set_max=args.set)
+    reading = Reader().read_file(args.photo, set_max=args.set, one_set=args.one_set)
     tiles = reading.read_tiles
     cut = len(reading.tiles) - len(tiles)
     total = pip_total(reading)

@@ -17,7 +17,9 @@ Sources:
   tiles all lie flat) that the reader reported on a layer above it.
 - **real** (``../shared/real``): ``bjorkwall-dev`` single-tile photos (right when exactly one
   tile is read and it is the folder's tile) and ``ddd-dev`` board photos (right when exactly the
-  28 tiles of a double-six set are read, each once).
+  28 tiles of a double-six set are read, each once). Both are read as pictures of one set
+  (``Reader.read(..., one_set=True)``, as ``read --one-set`` does): their README says so, as a
+  player would know it of their own set.
 
 ``--bench``: the median time per stage of reading 1280x720 rendered frames with 30 tiles (every
 stage the reader timed, :mod:`vision.read`: detect, outline, crop, pips, refine, layers, ...).
@@ -420,11 +422,12 @@ def run(args: argparse.Namespace) -> int:
                                 "real photos folder (../shared/real)")
         if (root / "bjorkwall-dev").is_dir():
             for path, tile in bjorkwall_photos(root, args.real_limit):
-                reading = reader.read_file(path, set_max=6)
+                reading = reader.read_file(path, set_max=6, one_set=True)
                 rows.append(score_single_tile(reading, tile, f"{path.parent.name}/{path.name}"))
         if (root / "ddd-dev").is_dir():
             for path in sorted((root / "ddd-dev").glob("*.jpg")):
-                rows.append(score_board(reader.read_file(path, set_max=6), path.name))
+                rows.append(score_board(reader.read_file(path, set_max=6, one_set=True),
+                                        path.name))
     for source, s in summarise(rows).items():
         print(f"{source}: {s['images']} images, {s['truth_tiles']} tiles: "
               f"recall {s['recall']:.4f}, precision {s['precision']:.4f}, "

@@ -37,6 +37,9 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   hardly unlike their surroundings (a table's grain: :data:`GRAIN_SHARP`);
   also left out after those rules: a tile the detector flags as a face-down back
   (:attr:`vision.detect.TileCandidate.back`) and read 0-0 (:data:`DROP_BACKS`);
+- ``one set`` (only when the caller says the picture holds one set: ``read(...,
+  one_set=True)``): of tiles read as the same value, the surest is kept and the others are
+  left out with a warning each (:func:`one_of_each`), since a set holds each tile once;
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
   :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
@@ -461,6 +464,35 @@ def _strongest(tiles: list[TileReading], from_view: list[bool]) -> list[TileRead
     return [tiles[i] for i in sorted(kept)]
 
 
+def one_of_each(tiles: list[TileReading]) -> tuple[list[TileReading], list[str]]:
+    """``tiles`` (in their order) less every tile read as a value a surer tile also reads,
+    and a warning for each one left out: in a picture of one set each value is there once, so
+    all but one of them are misread, or are not tiles at all (a printed picture on a board).
+    The warning says where the left-out tile is, how sure it was, where the kept one is, and
+    the likeliest values it may be instead that no tile reads. Cut tiles (no value) stay."""
+    read = {t.tile for t in tiles if t.tile is not None}
+    keep = [True] * len(tiles)
+    seen: dict[Tile, int] = {}
+    warnings: list[str] = []
+    for i in sorted(range(len(tiles)), key=lambda i: -tiles[i].confidence):
+        t = tiles[i]
+        if t.tile is None:
+            continue
+        if t.tile not in seen:
+            seen[t.tile] = i
+            continue
+        keep[i] = False
+        kept = tiles[seen[t.tile]]
+        free = [a for a, _ in t.alternatives if Tile.parse(a) not in read][:2]
+        maybe = f"; it may be {' or '.join(free)}" if free else ""
+        warnings.append(
+            f"a second {t.tile} at ({t.center[0]:.0f}, {t.center[1]:.0f}) (confidence "
+            f"{t.confidence:.2f}) is left out: one set holds one {t.tile}, and the surer one "
+            f"at ({kept.center[0]:.0f}, {kept.center[1]:.0f}) (confidence "
+            f"{kept.confidence:.2f}) is kept{maybe}")
+    return [t for t, k in zip(tiles, keep) if k], warnings
+
+
 class Reader:
     """The reading pipeline, with its pip reader made once (the ONNX session is reused)."""
 
@@ -475,12 +507,14 @@ class Reader:
     def read(self, frame_bgr: np.ndarray, set_max: int = MAX_PIPS,
              timings: dict[str, float] | None = None,
              geometry: LayerGeometry | None = None, hints: ReadHints | None = None,
-             learned_layers: bool = True) -> Reading:
+             learned_layers: bool = True, one_set: bool = False) -> Reading:
         """Every face-up tile of a BGR frame, read (see the module docstring); ``geometry``
         (else the reader's own) gives the layer estimate the calibrated camera, ``hints``
         (else the reader's own) what is known about the set; ``learned_layers=False`` leaves
         the learned layer cue (:mod:`vision.layer_cue`) out, for a caller that watched the
-        table being built and decides the layers of what it knows itself."""
+        table being built and decides the layers of what it knows itself; ``one_set=True``
+        says the picture holds tiles of one set only, so no value is reported twice
+        (:func:`one_of_each`)."""
         if not isinstance(set_max, int) or not 0 <= set_max <= MAX_PIPS:
             raise ImageError(f"set_max: expected the largest pip value of the set, 0..{MAX_PIPS}, "
                              f"got {set_max!r}")
@@ -626,6 +660,9 @@ class Reader:
                                          angle=_angle(corners), cut=True))
         if hints is not None:
             tiles = _strongest(tiles, [id(c) in view_ids for c, _ in whole] + [False] * n_cut)
+        if one_set:
+            tiles, doubles = one_of_each(tiles)
+            warnings.extend(doubles)
         if n_cut:
             warnings.append(f"{n_cut} tile(s) run out of the picture and are not read (cut=true)")
         if not found and not detection.warnings:
@@ -819,11 +856,14 @@ class Reader:
             out[i] = join(value, values[i])
         return out
 
-    def read_file(self, path: str | Path, set_max: int = MAX_PIPS) -> Reading:
-        """Load an image file (see :func:`load_image`) and read it."""
+    def read_file(self, path: str | Path, set_max: int = MAX_PIPS,
+                  one_set: bool = False) -> Reading:
+        """Load an image file (see :func:`load_image`) and read it (``one_set``: as
+        :meth:`read`)."""
         t0 = time.perf_counter()
         image = load_image(path)
-        return self.read(image, set_max, timings={"load": (time.perf_counter() - t0) * 1000})
+        return self.read(image, set_max, timings={"load": (time.perf_counter() - t0) * 1000},
+                         one_set=one_set)
 
 
 def _washed_of(washed: np.ndarray | None, tiles: list[int]) -> np.ndarray | None:
@@ -948,13 +988,16 @@ def configure(parser) -> None:  # argparse.ArgumentParser
     parser.add_argument("--set", type=int, default=MAX_PIPS, metavar="N",
                         help=f"largest pip value of the set in play (6, 9, 12, 15; default "
                              f"{MAX_PIPS})")
+    parser.add_argument("--one-set", action="store_true",
+                        help="the photo holds tiles of one set only: a value read twice is "
+                             "reported once (the surer tile), with a warning for the other")
     parser.add_argument("--profile", nargs="?", const="", default=None, metavar="PATH",
                         help="read with a set profile (`calibrate --enroll`): its set_profile.json "
                              "or folder; without PATH the calibration folder's")
 
 
 def run(args) -> int:  # argparse.Namespace
-    """``domino-companion read PHOTO [--json] [--set N]``."""
+    """``domino-companion read PHOTO [--json] [--set N] [--one-set]``."""
     import json
     import sys
 
@@ -965,7 +1008,7 @@ def run(args) -> int:  # argparse.Namespace
         hints, problems = hints_from(args.profile or None, required=True)
         for problem in problems:
             print(f"warning: set profile: {problem}", file=sys.stderr)
-    reading = Reader(hints=hints).read_file(args.photo, set_max=args.set)
+    reading = Reader(hints=hints).read_file(args.photo, set_max=args.set, one_set=args.one_set)
     if args.json:
         print(json.dumps(reading.to_json(), indent=1))
         return 0
