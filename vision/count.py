@@ -19,8 +19,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", type=int, default=MAX_PIPS, metavar="N",
                         help=f"largest pip value of the set in play (default {MAX_PIPS})")
     parser.add_argument("--one-set", action="store_true",
-                        help="the hand's tiles come from one set: a value read twice is counted "
-                             "once (the surer tile), with a warning for the other")
+                        help="the hand's tiles come from one set: no value is counted twice (the "
+                             "other tile is read as a value no tile reads, or left out, with a "
+                             "warning)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 

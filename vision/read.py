@@ -38,8 +38,9 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   also left out after those rules: a tile the detector flags as a face-down back
   (:attr:`vision.detect.TileCandidate.back`) and read 0-0 (:data:`DROP_BACKS`);
 - ``one set`` (only when the caller says the picture holds one set: ``read(...,
-  one_set=True)``): of tiles read as the same value, the surest is kept and the others are
-  left out with a warning each (:func:`one_of_each`), since a set holds each tile once;
+  one_set=True)``): of tiles read as the same value, the surest is kept and each other is read
+  as its likeliest value no tile reads, or left out where none is left, with a warning each
+  (:func:`one_of_each`), since a set holds each tile once;
 - ``layers``: :func:`vision.layers.read_layers`: each tile's layer (0 on the table), with its
   confidence, the deciding cue and the tiles it rests on (tiles are
   :class:`vision.layers.LayeredTileReading`); parallax from the calibrated camera when the
@@ -465,32 +466,64 @@ def _strongest(tiles: list[TileReading], from_view: list[bool]) -> list[TileRead
 
 
 def one_of_each(tiles: list[TileReading]) -> tuple[list[TileReading], list[str]]:
-    """``tiles`` (in their order) less every tile read as a value a surer tile also reads,
-    and a warning for each one left out: in a picture of one set each value is there once, so
-    all but one of them are misread, or are not tiles at all (a printed picture on a board).
-    The warning says where the left-out tile is, how sure it was, where the kept one is, and
-    the likeliest values it may be instead that no tile reads. Cut tiles (no value) stay."""
+    """``tiles`` (in their order) with no value read twice, and a warning for each tile changed:
+    in a picture of one set each value is there once, so of tiles read alike all but the surest
+    are misread, or are not tiles at all (a printed picture on a board). Each of those is read
+    as its likeliest value (:attr:`TileReading.alternatives`) that no tile reads, at that
+    value's probability (its old value joins its alternatives), or, when it has no such value,
+    left out. Each warning says where the tile is, how sure it was, what became of it and where
+    the kept one is. Cut tiles (no value) stay as they are."""
     read = {t.tile for t in tiles if t.tile is not None}
-    keep = [True] * len(tiles)
-    seen: dict[Tile, int] = {}
+    out: list[TileReading | None] = list(tiles)
+    seen: dict[Tile, TileReading] = {}
     warnings: list[str] = []
     for i in sorted(range(len(tiles)), key=lambda i: -tiles[i].confidence):
         t = tiles[i]
         if t.tile is None:
             continue
         if t.tile not in seen:
-            seen[t.tile] = i
+            seen[t.tile] = t
             continue
-        keep[i] = False
-        kept = tiles[seen[t.tile]]
-        free = [a for a, _ in t.alternatives if Tile.parse(a) not in read][:2]
-        maybe = f"; it may be {' or '.join(free)}" if free else ""
-        warnings.append(
-            f"a second {t.tile} at ({t.center[0]:.0f}, {t.center[1]:.0f}) (confidence "
-            f"{t.confidence:.2f}) is left out: one set holds one {t.tile}, and the surer one "
-            f"at ({kept.center[0]:.0f}, {kept.center[1]:.0f}) (confidence "
-            f"{kept.confidence:.2f}) is kept{maybe}")
-    return [t for t, k in zip(tiles, keep) if k], warnings
+        kept = seen[t.tile]
+        free = [(a, p) for a, p in t.alternatives if Tile.parse(a) not in read]
+        where = (f"a second {t.tile} at ({t.center[0]:.0f}, {t.center[1]:.0f}) (confidence "
+                 f"{t.confidence:.2f})")
+        why = (f"one set holds one {t.tile}, and the surer one at ({kept.center[0]:.0f}, "
+               f"{kept.center[1]:.0f}) (confidence {kept.confidence:.2f}) is kept")
+        if not free:
+            out[i] = None
+            warnings.append(f"{where} is left out: {why}; no other value fits it")
+            continue
+        text, p = free[0]
+        tile = Tile.parse(text)
+        read.add(tile)
+        halves = _oriented(tile, t.halves, t.half_confidences)
+        out[i] = dataclasses.replace(
+            t, tile=tile, halves=halves, confidence=float(p),
+            # a half that changed is as sure as the new value, one kept as it was
+            half_confidences=tuple(c if t.halves is not None and v == old else float(p)
+                                   for v, old, c in zip(halves, t.halves or halves,
+                                                        t.half_confidences)),
+            alternatives=((str(t.tile), t.confidence),) + tuple(free[1:]))
+        warnings.append(f"{where} is read as {tile} instead, its likeliest value that no "
+                        f"tile reads (probability {p:.2f}): {why}")
+    return [t for t in out if t is not None], warnings
+
+
+def _oriented(tile: Tile, halves: tuple[int, int] | None,
+              half_confidences: tuple[float, float]) -> tuple[int, int]:
+    """``tile``'s halves in corner order: the order that keeps the surer of the old
+    ``halves`` where it was (a tile read 2-2 that is 2-3 keeps its surer 2), else the more of
+    them."""
+    a, b = tile.low, tile.high
+    if halves is None:
+        return (a, b)
+
+    def kept(order: tuple[int, int]) -> tuple[float, int]:
+        same = [c for v, old, c in zip(order, halves, half_confidences) if v == old]
+        return (sum(same), len(same))
+
+    return max(((a, b), (b, a)), key=kept)
 
 
 class Reader:
@@ -989,8 +1022,9 @@ def configure(parser) -> None:  # argparse.ArgumentParser
                         help=f"largest pip value of the set in play (6, 9, 12, 15; default "
                              f"{MAX_PIPS})")
     parser.add_argument("--one-set", action="store_true",
-                        help="the photo holds tiles of one set only: a value read twice is "
-                             "reported once (the surer tile), with a warning for the other")
+                        help="the photo holds tiles of one set only: no value is reported twice "
+                             "(the surer tile keeps it; the other is read as its likeliest value "
+                             "no tile reads, or left out, with a warning)")
     parser.add_argument("--profile", nargs="?", const="", default=None, metavar="PATH",
                         help="read with a set profile (`calibrate --enroll`): its set_profile.json "
                              "or folder; without PATH the calibration folder's")
