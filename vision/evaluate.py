@@ -21,6 +21,9 @@ Sources:
   (``Reader.read(..., one_set=True)``, as ``read --one-set`` does): their README says so, as a
   player would know it of their own set.
 
+``--one-set``: rendered scenes laid out with one set (:func:`one_set_scene`) are read as one
+set (``Reader.read(..., one_set=True)``); the real photos always are.
+
 ``--bench``: the median time per stage of reading 1280x720 rendered frames with 30 tiles (every
 stage the reader timed, :mod:`vision.read`: detect, outline, crop, pips, refine, layers, ...).
 """
@@ -367,6 +370,13 @@ def bench(frames: int = 10, repeats: int = 3, seed: int = 0, n_tiles: int = 30) 
     return result
 
 
+def one_set_scene(truth: dict[str, Any]) -> bool:
+    """Whether a rendered scene was laid out with one set: none of its tiles carries a set
+    colour (Build Up and the scenes of several coloured sets do). This is how the scene was set
+    up, as a player knows what is played, not what the reader read."""
+    return not any(t.get("colour") for t in truth.get("tiles", []))
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rendered", type=int, default=0, metavar="N",
                         help="evaluate on N rendered held-out scenes made on the fly")
@@ -384,6 +394,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="time reading 1280x720 frames with 30 tiles, per stage")
     parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
                         help="also write the rendered scenes used to this folder")
+    parser.add_argument("--one-set", action="store_true",
+                        help="read each rendered scene played with one set (no set colours on "
+                             "its tiles) as one set, as `read --one-set` does")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -414,7 +427,9 @@ def run(args: argparse.Namespace) -> int:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(args.keep / f"{name}.png"), image)
                 (args.keep / f"{name}.json").write_text(json.dumps(truth))
-            rows.append(score_rendered(reader.read(image, int(truth.get("set_max", 15))), truth, name))
+            one = args.one_set and one_set_scene(truth)
+            rows.append(score_rendered(reader.read(image, int(truth.get("set_max", 15)),
+                                                   one_set=one), truth, name))
     if args.real:
         root = args.real
         if not (root / "bjorkwall-dev").is_dir() and not (root / "ddd-dev").is_dir():

@@ -113,3 +113,12 @@ def test_read_and_count_take_one_set(tmp_path, capsys) -> None:  # type: ignore[
     assert main(["count", str(photo), "--json", "--one-set", "--set", "6"]) == 0
     counted = json.loads(capsys.readouterr().out)
     assert sorted(counted["tiles"]) == ["1-3", "2-5"] and counted["pips"] == 11
+
+
+def test_a_rendered_scene_is_one_set_unless_its_tiles_carry_set_colours() -> None:
+    from vision.evaluate import one_set_scene
+
+    assert one_set_scene({"tiles": [{"tile": "0-1", "colour": ""}, {"tile": "1-1"}]})
+    assert not one_set_scene({"tiles": [{"tile": "red:0-1", "colour": "red"},
+                                        {"tile": "blue:0-1", "colour": "blue"}]})
+    assert one_set_scene({})
