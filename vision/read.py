@@ -497,33 +497,31 @@ def one_of_each(tiles: list[TileReading]) -> tuple[list[TileReading], list[str]]
         text, p = free[0]
         tile = Tile.parse(text)
         read.add(tile)
-        halves = _oriented(tile, t.halves, t.half_confidences)
+        assert t.halves is not None  # a tile with a value has its halves (TileReading)
+        halves, half_confidences = _oriented(tile, p, t.halves, t.half_confidences)
         out[i] = dataclasses.replace(
-            t, tile=tile, halves=halves, confidence=float(p),
-            # a half that changed is as sure as the new value, one kept as it was
-            half_confidences=tuple(c if t.halves is not None and v == old else float(p)
-                                   for v, old, c in zip(halves, t.halves or halves,
-                                                        t.half_confidences)),
+            t, tile=tile, halves=halves, confidence=float(p), half_confidences=half_confidences,
             alternatives=((str(t.tile), t.confidence),) + tuple(free[1:]))
         warnings.append(f"{where} is read as {tile} instead, its likeliest value that no "
                         f"tile reads (probability {p:.2f}): {why}")
     return [t for t in out if t is not None], warnings
 
 
-def _oriented(tile: Tile, halves: tuple[int, int] | None,
-              half_confidences: tuple[float, float]) -> tuple[int, int]:
-    """``tile``'s halves in corner order: the order that keeps the surer of the old
-    ``halves`` where it was (a tile read 2-2 that is 2-3 keeps its surer 2), else the more of
-    them."""
-    a, b = tile.low, tile.high
-    if halves is None:
-        return (a, b)
-
+def _oriented(tile: Tile, p: float, halves: tuple[int, int],
+              half_confidences: tuple[float, float]
+              ) -> tuple[tuple[int, int], tuple[float, float]]:
+    """``tile`` (read again at probability ``p``) as halves in corner order, with their
+    confidences: the order that keeps the surer of the old ``halves`` where it was (a tile read
+    2-2 that is 2-3 keeps its surer 2), else the more of them; a half kept keeps its confidence,
+    a half changed is as sure as ``p``."""
     def kept(order: tuple[int, int]) -> tuple[float, int]:
         same = [c for v, old, c in zip(order, halves, half_confidences) if v == old]
         return (sum(same), len(same))
 
-    return max(((a, b), (b, a)), key=kept)
+    order = max(((tile.low, tile.high), (tile.high, tile.low)), key=kept)
+    confs = tuple(c if v == old else float(p)
+                  for v, old, c in zip(order, halves, half_confidences))
+    return order, (confs[0], confs[1])
 
 
 class Reader:
