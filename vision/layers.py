@@ -183,6 +183,17 @@ LEARNED_LIFT_STACKED = 0.8
 #: (7000-7099); watched through the tracking (1,605,000-009) 2 lifted first tiles put 843 ->
 #: 798 of 859 tile-frames on the right layer.
 LEARNED_MIN_TILES = 2
+#: The count of tiles under a lifted tile: ``1 + argmax(P(k) * w_k)`` over k = 1, 2, 3+ with
+#: these weights. The cue's ordinal answer spreads over neighbouring counts, so its middle
+#: count is taken too often (stacked tuning scenes 16900-17099, found tiles on the right
+#: layer by truth 1 / 2 / 3 and what they got: truth 2 read 3 68 times, truth 3 read 2 90
+#: times). Chosen on cached readings of stacked tuning scenes 16900-17099 and 1,600,000-079
+#: (found tiles right of 874 / 348, ``runs/lead15/bars.py``, scratch; session 17): plain
+#: argmax 510 / 201; w1 / w3 1 / 1.4 518 / 206; 1.3 / 1.4 517 / 203; 1.5 / 1.4 519 / 204;
+#: 1.7 / 1.2 517 / 205; **1.7 / 1.4 521 / 207**; 1.7 / 1.6 514 / 207; 2 / 1.4 519 / 208;
+#: 2.5 / 1.4 512 / 209 (table tiles lifted 2 / 2 throughout); with the scenes' cameras
+#: 506 / 201 -> 516 / 207. A tile's count keeps the model's probability as its confidence.
+LEARNED_COUNT_WEIGHTS = np.array([1.7, 1.0, 1.4])
 STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
 #: With the camera given (a calibrated table), the candidates are lifted on a score that adds
@@ -506,6 +517,19 @@ CENTRE_MARGIN = 0.0
 #: and a height at the end of the search (:data:`MAX_HEIGHT_LAYERS`) gives none. Unweighted it
 #: lifted 34 of 630 tiles of flat held-out scenes (1000200-239) on the reader's outlines.
 PARALLAX_VOTE = 1.5
+#: Vote of the learned cue on which of two overlapping tiles is higher: this weight times the
+#: difference of their P(raised) (:class:`vision.layer_cue.LayerCue`, both views as in
+#: :meth:`~vision.layer_cue.LayerCue.under`). The upper tile of a pair shows its walls and
+#: shadow on the lower one; the lower tile's crop shows none. Below the order vote (2), so
+#: what the tracker watched still decides. The reader seldom finds both tiles of a pair (72
+#: pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair
+#: upside down (17 of 54 pairs whose tiles match the truth on different layers), the cue
+#: nearly always told them apart (``runs/lead17/pairs.py``, scratch). Session 17, cached
+#: readings through :func:`estimate_layers` (``runs/lead15/bars.py``, scratch): found tiles
+#: right on stacked tuning scenes 16900-17099 / 1,600,000-079, vote 0 -> 1: 507 / 200 ->
+#: 510 / 201 (2 and 4: the same as 1); table tiles lifted on the 500 tuning game scenes and
+#: flat tuning scenes 30850-30999 / 5340-5499 16 / 0 / 2 either way.
+LEARNED_PAIR_VOTE = 1.0
 #: Logistic weights of :func:`picture_features` (log-odds that the first tile lies above):
 #: fitted by ``python -m vision.render.layerfit`` (training seeds 200-279, corners moved
 #: 0, 0.5, 1, 2, 3 px; pairs right 0.948, 0.942, 0.931, 0.887, 0.843 of 7469).
@@ -1039,11 +1063,13 @@ def _pair_edges(pairs: list[tuple[int, int]],
                 size_x: dict[tuple[int, int], float], trust: np.ndarray,
                 vote_trust: np.ndarray,
                 layer_unit: float | None,
-                centres: dict[tuple[int, int], int] | None = None
+                centres: dict[tuple[int, int], int] | None = None,
+                raised: dict[int, float] | None = None
                 ) -> list[tuple[float, int, int, str, int]]:
     """Per overlapping pair, the summed votes of the cues: (strength, upper, lower, deciding
     cue, layers apart). ``trust``: per tile, whether its size counts layers; ``vote_trust``:
-    how much its size votes on which of two is higher (:data:`SIZE_VOTE_LOST`)."""
+    how much its size votes on which of two is higher (:data:`SIZE_VOTE_LOST`); ``raised``:
+    per tile of the pairs, the learned cue's P(raised) (:data:`LEARNED_PAIR_VOTE`)."""
     edges: list[tuple[float, int, int, str, int]] = []
     for i, j in pairs:
         votes: list[tuple[float, str]] = []
@@ -1068,6 +1094,8 @@ def _pair_edges(pairs: list[tuple[int, int]],
                           "occlusion"))
         if centres and centres.get((i, j)) and CENTRE_VOTE > 0:
             votes.append((CENTRE_VOTE * centres[(i, j)], "occlusion"))
+        if raised and i in raised and j in raised and LEARNED_PAIR_VOTE > 0:
+            votes.append((LEARNED_PAIR_VOTE * (raised[i] - raised[j]), "learned"))
         total = sum(v for v, _ in votes)
         if not votes or total == 0:
             continue
@@ -1241,9 +1269,10 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                      k in overlapping[j]] for i, j in pairs}
     pictures = {(i, j): picture_features(img, quads[i], quads[j]) for i, j in pairs}
     centres = {(i, j): _centre_under(quads[i], quads[j]) for i, j in pairs}
+    raised = _pair_raised(frame_bgr, quads, pairs) if learned else {}
     above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
         pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
-        layer_unit, centres))
+        layer_unit, centres, raised))
     if PICTURE_TWO_PASS:
         redo = False
         for i, j in pairs:
@@ -1254,7 +1283,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
         if redo:
             above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
                 pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
-                layer_unit, centres))
+                layer_unit, centres, raised))
     # the learned cue: a tile that nothing found lies under or on, whose surroundings show
     # tiles under it (:mod:`vision.layer_cue`), is put on the layer the model gives
     lifted = _learned_lifts(frame_bgr, quads, chain, above, geometry) if learned else {}
@@ -1334,7 +1363,7 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     with ``geometry`` instead those whose score with their
     apparent size (:func:`geo_lift_scores`) is at least :data:`GEO_LIFT` (or
     :data:`GEO_LIFT_STACKED`); each with the layer the model gives (1 + the likeliest count of
-    tiles under it), that count's probability and the cue that decided: ``learned``, or
+    tiles under it, weighed by :data:`LEARNED_COUNT_WEIGHTS`), that count's probability and the cue that decided: ``learned``, or
     ``parallax`` where the apparent size lifted a tile the image rule would have left. Empty
     without a shipped model."""
     from vision.layer_cue import shared_cue
@@ -1355,9 +1384,25 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     out: dict[int, tuple[int, float, str]] = {}
     for i, pi, up, by_cue in zip(cand, p, lift, alone):
         if up:
-            k = 1 + int(np.argmax(pi[1:]))
+            k = 1 + int(np.argmax(pi[1:] * LEARNED_COUNT_WEIGHTS))
             out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)), "learned" if by_cue else "parallax")
     return out
+
+
+def _pair_raised(frame_bgr: np.ndarray, quads: list[np.ndarray],
+                 pairs: list[tuple[int, int]]) -> dict[int, float]:
+    """The learned cue's P(raised) of every tile of an overlapping pair (empty without pairs
+    or without a shipped model)."""
+    which = sorted({i for pair in pairs for i in pair})
+    if not which:
+        return {}
+    from vision.layer_cue import shared_cue
+
+    model = shared_cue()
+    if model is None:
+        return {}
+    p = model.under(frame_bgr, quads, which)
+    return {i: float(1.0 - p[k, 0]) for k, i in enumerate(which)}
 
 
 def _lifted_where(score: np.ndarray, bar: float, bar_stacked: float, sure_at: float

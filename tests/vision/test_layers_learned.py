@@ -183,28 +183,28 @@ def test_the_cue_lifts_only_tiles_nothing_found_lies_under_or_on(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A tile the chain leaves on the table that the model calls raised is put on the layer it
     gives, with cue "learned"; a tile another lies on (its crop shows that tile, not its own
-    support) and a tile found on another are not asked; ``learned=False`` and a bar above the
-    model's probability leave the cue out. A stub model stands in so the rule is tested, not
-    the weights."""
+    support) and a tile found on another are asked only which of the two is higher (the pair
+    vote), never lifted by the cue; ``learned=False`` and a bar above the model's probability
+    leave the cue out. A stub model stands in so the rule is tested, not the weights."""
     frame = np.full((300, 400, 3), 60, np.uint8)
     low, top, lone = rect(120, 150, 120, 60, 0), rect(120, 150, 120, 60, 90), \
         rect(300, 150, 120, 60, 0)
     for q in (low, top, lone):
         draw_tile(frame, q)
-    asked: list[int] = []
+    asked: list[list[int]] = []
     # the stub calls the lone tile raised halfway between the shipped bar and certainty
     raised = (1.0 + layers.LEARNED_LIFT) / 2
 
     class Stub:
         def under(self, frame_bgr, quads, which):  # type: ignore[no-untyped-def]
-            asked.extend(which)
+            asked.append(list(which))
             rows = {0: [0.02, 0.9, 0.05, 0.03],
                     2: [1.0 - raised, raised - 0.87, 0.85, 0.02]}
             return np.array([rows.get(i, [0.5, 0.5, 0.0, 0.0]) for i in which], np.float32)
 
     monkeypatch.setattr(layer_cue, "shared_cue", lambda: Stub())
     est = estimate_layers(frame, [low, top, lone], outline_px=READER_OUTLINE_PX)
-    assert asked == [2]
+    assert asked == [[0, 1], [2]]  # the pair's vote (equal answers: no say), then the lift
     assert [e.layer for e in est] == [0, 1, 2]
     assert est[2].cue == "learned" and est[2].confidence == pytest.approx(0.85, abs=1e-4)
     assert est[1].cue != "learned" and est[1].supports == (0,)
@@ -381,3 +381,73 @@ def test_a_missing_cue_model_is_said_once_and_not_tried_again(monkeypatch) -> No
     with pytest.warns(RuntimeWarning, match="without the learned cue: no layer-cue model"):
         assert layer_cue.shared_cue() is None
     assert layer_cue.shared_cue() is None and len(tries) == 1
+
+
+def _pair_picture() -> tuple[np.ndarray, list[np.ndarray]]:
+    """Two tiles drawn crosswise, the second over the first, and a tile apart."""
+    frame = np.full((300, 400, 3), 60, np.uint8)
+    low, top, apart = rect(120, 150, 120, 60, 0), rect(120, 150, 120, 60, 90), \
+        rect(300, 150, 120, 60, 0)
+    for q in (low, top, apart):
+        draw_tile(frame, q)
+    return frame, [low, top, apart]
+
+
+def test_the_cue_votes_on_which_of_two_overlapping_tiles_is_higher(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Of an overlapping pair, the tile the cue calls raised gains LEARNED_PAIR_VOTE times the
+    difference of their P(raised): as shipped it adds to the picture's verdict; made to
+    outweigh the picture, it alone decides, with cue "learned"; equal answers change
+    nothing."""
+    frame, quads = _pair_picture()
+
+    def stub(p_raised: dict[int, float]):  # type: ignore[no-untyped-def]
+        class Stub:
+            def under(self, frame_bgr, qs, which):  # type: ignore[no-untyped-def]
+                return np.array([[1 - p_raised.get(i, 0.0), p_raised.get(i, 0.0), 0, 0]
+                                 for i in which], np.float32)
+        return Stub()
+
+    assert layers.LEARNED_PAIR_VOTE == 1.0
+    plain = estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX, learned=False)
+    assert [e.layer for e in plain] == [0, 1, 0]
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: stub({0: 0.3, 1: 0.3}))
+    same = estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)
+    assert [(e.layer, e.cue, e.confidence) for e in same] == \
+        [(e.layer, e.cue, e.confidence) for e in plain]
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: stub({1: 1.0}))
+    agree = estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)
+    assert [e.layer for e in agree] == [0, 1, 0] and agree[1].confidence >= plain[1].confidence
+    monkeypatch.setattr(layers, "LEARNED_PAIR_VOTE", 10.0)
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: stub({0: 1.0}))
+    flipped = estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)
+    assert [e.layer for e in flipped] == [1, 0, 0]
+    assert flipped[0].cue == "learned" and flipped[0].supports == (1,)
+    monkeypatch.setattr(layers, "LEARNED_PAIR_VOTE", 0.0)
+    assert [e.layer for e in estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)] \
+        == [0, 1, 0]
+
+
+@pytest.mark.parametrize(("p", "layer"), [
+    ([0.0, 0.40, 0.45, 0.15], 1),   # 0.40 * 1.7 = 0.68 > 0.45: argmax alone would say 2
+    ([0.0, 0.25, 0.45, 0.30], 2),   # 0.25 * 1.7 = 0.425 and 0.30 * 1.4 = 0.42 < 0.45
+    ([0.0, 0.20, 0.42, 0.38], 3),   # 0.38 * 1.4 = 0.532 > 0.42: argmax alone would say 2
+    ([0.0, 0.10, 0.80, 0.10], 2),
+])
+def test_the_count_under_a_lifted_tile_weighs_the_cues_answer(
+        monkeypatch: pytest.MonkeyPatch, p: list[float], layer: int) -> None:
+    """The lifted tile's layer is 1 + argmax(P(k) * LEARNED_COUNT_WEIGHTS) over k = 1, 2, 3+
+    (the cue's middle count was taken too often); its confidence stays the model's
+    probability of that count."""
+    frame, quads = _pair_picture()
+    lone = quads[2]
+
+    class Stub:
+        def under(self, frame_bgr, qs, which):  # type: ignore[no-untyped-def]
+            return np.array([p if i == 2 else [0.9, 0.1, 0, 0] for i in which], np.float32)
+
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: Stub())
+    assert list(layers.LEARNED_COUNT_WEIGHTS) == [1.7, 1.0, 1.4]
+    est = estimate_layers(frame, quads[:2] + [lone], outline_px=READER_OUTLINE_PX)
+    assert est[2].layer == layer and est[2].cue == "learned"
+    assert est[2].confidence == pytest.approx(p[layer], abs=1e-4)
