@@ -183,17 +183,6 @@ LEARNED_LIFT_STACKED = 0.8
 #: (7000-7099); watched through the tracking (1,605,000-009) 2 lifted first tiles put 843 ->
 #: 798 of 859 tile-frames on the right layer.
 LEARNED_MIN_TILES = 2
-#: The count of tiles under a lifted tile: ``1 + argmax(P(k) * w_k)`` over k = 1, 2, 3+ with
-#: these weights. The cue's ordinal answer spreads over neighbouring counts, so its middle
-#: count is taken too often (stacked tuning scenes 16900-17099, found tiles on the right
-#: layer by truth 1 / 2 / 3 and what they got: truth 2 read 3 68 times, truth 3 read 2 90
-#: times). Chosen on cached readings of stacked tuning scenes 16900-17099 and 1,600,000-079
-#: (found tiles right of 874 / 348, ``runs/lead15/bars.py``, scratch; session 17): plain
-#: argmax 510 / 201; w1 / w3 1 / 1.4 518 / 206; 1.3 / 1.4 517 / 203; 1.5 / 1.4 519 / 204;
-#: 1.7 / 1.2 517 / 205; **1.7 / 1.4 521 / 207**; 1.7 / 1.6 514 / 207; 2 / 1.4 519 / 208;
-#: 2.5 / 1.4 512 / 209 (table tiles lifted 2 / 2 throughout); with the scenes' cameras
-#: 506 / 201 -> 516 / 207. A tile's count keeps the model's probability as its confidence.
-LEARNED_COUNT_WEIGHTS = np.array([1.7, 1.0, 1.4])
 STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
 #: With the camera given (a calibrated table), the candidates are lifted on a score that adds
@@ -1363,7 +1352,7 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     with ``geometry`` instead those whose score with their
     apparent size (:func:`geo_lift_scores`) is at least :data:`GEO_LIFT` (or
     :data:`GEO_LIFT_STACKED`); each with the layer the model gives (1 + the likeliest count of
-    tiles under it, weighed by :data:`LEARNED_COUNT_WEIGHTS`), that count's probability and the cue that decided: ``learned``, or
+    tiles under it), that count's probability and the cue that decided: ``learned``, or
     ``parallax`` where the apparent size lifted a tile the image rule would have left. Empty
     without a shipped model."""
     from vision.layer_cue import shared_cue
@@ -1384,7 +1373,7 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     out: dict[int, tuple[int, float, str]] = {}
     for i, pi, up, by_cue in zip(cand, p, lift, alone):
         if up:
-            k = 1 + int(np.argmax(pi[1:] * LEARNED_COUNT_WEIGHTS))
+            k = 1 + int(np.argmax(pi[1:]))
             out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)), "learned" if by_cue else "parallax")
     return out
 

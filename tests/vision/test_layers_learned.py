@@ -426,28 +426,3 @@ def test_the_cue_votes_on_which_of_two_overlapping_tiles_is_higher(
     monkeypatch.setattr(layers, "LEARNED_PAIR_VOTE", 0.0)
     assert [e.layer for e in estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)] \
         == [0, 1, 0]
-
-
-@pytest.mark.parametrize(("p", "layer"), [
-    ([0.0, 0.40, 0.45, 0.15], 1),   # 0.40 * 1.7 = 0.68 > 0.45: argmax alone would say 2
-    ([0.0, 0.25, 0.45, 0.30], 2),   # 0.25 * 1.7 = 0.425 and 0.30 * 1.4 = 0.42 < 0.45
-    ([0.0, 0.20, 0.42, 0.38], 3),   # 0.38 * 1.4 = 0.532 > 0.42: argmax alone would say 2
-    ([0.0, 0.10, 0.80, 0.10], 2),
-])
-def test_the_count_under_a_lifted_tile_weighs_the_cues_answer(
-        monkeypatch: pytest.MonkeyPatch, p: list[float], layer: int) -> None:
-    """The lifted tile's layer is 1 + argmax(P(k) * LEARNED_COUNT_WEIGHTS) over k = 1, 2, 3+
-    (the cue's middle count was taken too often); its confidence stays the model's
-    probability of that count."""
-    frame, quads = _pair_picture()
-    lone = quads[2]
-
-    class Stub:
-        def under(self, frame_bgr, qs, which):  # type: ignore[no-untyped-def]
-            return np.array([p if i == 2 else [0.9, 0.1, 0, 0] for i in which], np.float32)
-
-    monkeypatch.setattr(layer_cue, "shared_cue", lambda: Stub())
-    assert list(layers.LEARNED_COUNT_WEIGHTS) == [1.7, 1.0, 1.4]
-    est = estimate_layers(frame, quads[:2] + [lone], outline_px=READER_OUTLINE_PX)
-    assert est[2].layer == layer and est[2].cue == "learned"
-    assert est[2].confidence == pytest.approx(p[layer], abs=1e-4)
