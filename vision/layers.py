@@ -512,12 +512,16 @@ PARALLAX_VOTE = 1.5
 #: shadow on the lower one; the lower tile's crop shows none. Below the order vote (2), so
 #: what the tracker watched still decides. The reader seldom finds both tiles of a pair (72
 #: pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair
-#: upside down (17 of 54 pairs whose tiles match the truth on different layers), the cue
-#: nearly always told them apart (``runs/lead17/pairs.py``, scratch). Session 17, cached
-#: readings through :func:`estimate_layers` (``runs/lead15/bars.py``, scratch): found tiles
-#: right on stacked tuning scenes 16900-17099 / 1,600,000-079, vote 0 -> 1: 507 / 200 ->
-#: 510 / 201 (2 and 4: the same as 1); table tiles lifted on the 500 tuning game scenes and
-#: flat tuning scenes 30850-30999 / 5340-5499 16 / 0 / 2 either way.
+#: upside down (16 of the 51 pairs whose tiles match the truth on different layers), the cue
+#: put the upper tile's P(raised) more than 0.5 above the lower one's in 13
+#: (``runs/lead17/pairs.py``, scratch). Session 17, cached readings through
+#: :func:`estimate_layers` (``runs/lead15/bars.py``, scratch): found tiles right on stacked
+#: tuning scenes 16900-17099 / 1,600,000-079, vote 0 -> 1: 507 / 200 -> 510 / 201 (2 and 4:
+#: the same as 1), on 1,600,080-279 468 -> 471 of 882; table tiles lifted on the 500 tuning
+#: game scenes and flat tuning scenes 30850-30999 / 5340-5499 16 / 0 / 2 either way. On
+#: ground-truth quads of stacked tuning scenes 1,600,280-319 with corners moved 1 / 2 px
+#: (``runs/lead17/pvjit.py``, scratch): vote 0 509 / 472, 0.5 539 / 517, 1 546 / 528, 2
+#: 553 / 526, 4 552 / 524 of 638.
 LEARNED_PAIR_VOTE = 1.0
 #: Logistic weights of :func:`picture_features` (log-odds that the first tile lies above):
 #: fitted by ``python -m vision.render.layerfit`` (training seeds 200-279, corners moved
