@@ -1066,10 +1066,9 @@ def _pair_edges(pairs: list[tuple[int, int]],
     edges: list[tuple[float, int, int, str, int]] = []
     for i, j in pairs:
         votes: list[tuple[float, str]] = []
-        if history is not None:
-            ti, tj = history.known(i), history.known(j)
-            if ti is not None and tj is not None and ti.layer != tj.layer:
-                votes.append((2.0 * float(np.sign(ti.layer - tj.layer)), "order"))
+        order = _watched_order(history, i, j)
+        if order:
+            votes.append((2.0 * order, "order"))
         if geometry is not None:
             dz = (heights[i][0] - heights[j][0]) / T
             w = min(vote_trust[i], vote_trust[j])
@@ -1262,7 +1261,9 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                      k in overlapping[j]] for i, j in pairs}
     pictures = {(i, j): picture_features(img, quads[i], quads[j]) for i, j in pairs}
     centres = {(i, j): _centre_under(quads[i], quads[j]) for i, j in pairs}
-    raised = _pair_raised(frame_bgr, quads, pairs) if learned else {}
+    # the learned cue's say on pairs the order in which they appeared does not already decide
+    raised = _pair_raised(frame_bgr, quads, [
+        (i, j) for i, j in pairs if not _watched_order(history, i, j)]) if learned else {}
     above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
         pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
         layer_unit, centres, raised))
@@ -1380,6 +1381,15 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
             k = 1 + int(np.argmax(pi[1:]))
             out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)), "learned" if by_cue else "parallax")
     return out
+
+
+def _watched_order(history: LayerTracker | None, i: int, j: int) -> int:
+    """+1 when the tracker watched tile ``i`` onto a higher layer than tile ``j``, -1 when
+    lower, 0 when it knows no such order (the order vote of their pair)."""
+    ti, tj = (history.known(i), history.known(j)) if history is not None else (None, None)
+    if ti is None or tj is None:
+        return 0
+    return int(np.sign(ti.layer - tj.layer))
 
 
 def _pair_raised(frame_bgr: np.ndarray, quads: list[np.ndarray],

@@ -426,3 +426,36 @@ def test_the_cue_votes_on_which_of_two_overlapping_tiles_is_higher(
     monkeypatch.setattr(layers, "LEARNED_PAIR_VOTE", 0.0)
     assert [e.layer for e in estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)] \
         == [0, 1, 0]
+
+
+def test_what_the_tracker_watched_outweighs_the_cues_pair_vote(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tile watched being laid on another stays above it however surely the cue calls the
+    lower one raised (what the tracker watched is kept, even with the pair vote made to
+    outweigh its order vote); without a model the pair vote is simply absent."""
+    from vision.layers import LayerTracker
+
+    base = np.full((300, 400, 3), 60, np.uint8)
+    low, top = rect(120, 150, 120, 60, 0), rect(120, 150, 120, 60, 90)
+    first = base.copy()
+    draw_tile(first, low)
+    both = first.copy()
+    draw_tile(both, top)
+
+    class Contrary:
+        def under(self, frame_bgr, quads, which):  # type: ignore[no-untyped-def]
+            return np.array([[0.0, 1.0, 0, 0] if i == 0 else [1.0, 0, 0, 0] for i in which],
+                            np.float32)
+
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: Contrary())
+    for weight in (layers.LEARNED_PAIR_VOTE, 5.0):
+        monkeypatch.setattr(layers, "LEARNED_PAIR_VOTE", weight)
+        tracker = LayerTracker()
+        tracker.update(first, [low])
+        watched = tracker.update(both, [low, top])
+        assert [e.layer for e in watched] == [0, 1] and watched[1].cue == "order"
+    cold = estimate_layers(both, [low, top], outline_px=READER_OUTLINE_PX)
+    assert [e.layer for e in cold] == [1, 0]  # the same cue, unwatched, at weight 5: flipped
+    monkeypatch.setattr(layer_cue, "shared_cue", lambda: None)
+    plain = estimate_layers(both, [low, top], outline_px=READER_OUTLINE_PX)
+    assert [e.layer for e in plain] == [0, 1]

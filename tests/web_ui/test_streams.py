@@ -165,11 +165,13 @@ def test_frame_source_refuses_non_jpeg() -> None:
         StillFrames().push(b"PNG...")
 
 
-def _served(tmp_path: Path) -> tuple[Flask, Any, threading.Thread]:
+def _served(tmp_path: Path, loop_timeout_s: float = 1.0
+            ) -> tuple[Flask, Any, threading.Thread]:
     from waitress import create_server
 
     app = make_app(tmp_path)
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    server = create_server(app, host="127.0.0.1", port=0, threads=4,
+                           asyncore_loop_timeout=loop_timeout_s)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     return app, server, thread
@@ -194,12 +196,15 @@ def _refused(port: int) -> bool:
 
 
 def test_stop_streams_ends_a_loop_running_in_another_thread(tmp_path: Path) -> None:
-    app, server, thread = _served(tmp_path)
+    """The loop waits up to a minute a turn here, so ending well before that shows that it was
+    woken, however busy the machine."""
+    app, server, thread = _served(tmp_path, loop_timeout_s=60.0)
     port = int(server.effective_port)
     url = f"http://127.0.0.1:{port}/api/state"
     with urllib.request.urlopen(url, timeout=5) as resp:  # a connection the loop holds
         assert resp.status in (200, 401)
     keep = socket.create_connection(("127.0.0.1", port), timeout=5)  # an idle client
+    time.sleep(0.5)  # the loop has seen both and waits in its poll: only the wake can end it
     failures: list[BaseException] = []
     old_hook = threading.excepthook
     threading.excepthook = lambda args: failures.append(args.exc_value)
@@ -213,7 +218,7 @@ def test_stop_streams_ends_a_loop_running_in_another_thread(tmp_path: Path) -> N
     assert not thread.is_alive() and not failures
     assert not server._map and server.trigger._closed and server.socket is None
     assert _refused(port)
-    assert took < 3.0, f"stopping waited {took:.1f} s: the loop was not woken"
+    assert took < 30.0, f"stopping waited {took:.1f} s: the loop was not woken"
 
 
 def test_stop_streams_survives_a_wake_up_pipe_already_closed(tmp_path: Path) -> None:
