@@ -153,8 +153,7 @@ SIZE_FIT_MAX = 0.1
 #: against session 15's 14 / 452 / 184 / 1.
 LEARNED_LIFT = 0.985
 #: A picture whose candidates for the learned cue look stacked (at least
-#: :data:`STACKED_SURE_MIN` of them, and more than :data:`STACKED_SHARE` of them, at P(raised)
-#: >= :data:`STACKED_SURE`)
+#: :data:`STACKED_SURE_MIN` of them, and more than half, at P(raised) >= :data:`STACKED_SURE`)
 #: lifts its candidates from :data:`LEARNED_LIFT_STACKED` instead: in a stacked picture most
 #: tiles the reader finds are raised (their supports are mostly not found: on stacked training
 #: scenes 4700-4899, 700 of 725 raised found tiles), and the cue's bar, set against flat
@@ -175,19 +174,7 @@ LEARNED_LIFT = 0.985
 #: table tiles lifted, stacked found tiles right of 874 and of 348, stacked table tiles
 #: lifted): 0.8 16, 459, 186, 6; 0.7 18, 460, 186, 9; 0.9 16, 457, 185, 3; 0.8 with
 #: :data:`STACKED_SURE` 0.8 17, 461, 187, 7.
-#: Session 17 (the pair vote in; cached tuning readings, ``runs/lead15/bars.py``, scratch:
-#: found tiles right on stacked 16900-17099 / 1,600,000-079 / 1,600,080-179 / 1,600,180-279
-#: (of 874 / 348 / 447 / 435), their table tiles lifted, and table tiles lifted on the 500
-#: tuning game scenes): a picture looks stacked when more than a quarter of its candidates
-#: look sure, not half (stacked towers among flat tiles left most of a picture's candidates
-#: flat, so its raised tiles met the flat bar), with this bar 0.85 and :data:`STACKED_SURE`
-#: 0.95. Share / bar / sure: 1/2, 0.8, 0.9 (before) 510 / 201 / 237 / 234, 11, 16; 1/4, 0.8,
-#: 0.9 532 / 207 / 246 / 240, 17, 23; 1/4, 0.9, 0.95 516 / 203 / 246 / 231, 7, 16; 1/4, 0.9,
-#: 0.9 516 / 205 / 246 / 234, 8, 19; **1/4, 0.85, 0.95 526 / 204 / 248 / 233, 11, 16**; 1/4,
-#: 0.85, 0.98 518 / 204 / 245 / 232, 10, 16; 1/3, 0.9, 0.95 513 / 200 / 245 / 231, 7, 16;
-#: any two sure (no share), 0.9, 0.95 516 / 203 / 245 / 231, 8, 21; 1/2, 0.9, 0.9 507 / 201 /
-#: 240 / 230, 5, 15. Flat tuning scenes 30850-30999 / 5340-5499: 0 / 2 lifted throughout.
-LEARNED_LIFT_STACKED = 0.85
+LEARNED_LIFT_STACKED = 0.8
 #: The learned cue is not asked about a picture with fewer found tiles than this: a lone tile is
 #: the first tile of a game far more often than a tower whose lower tiles are all hidden, and
 #: the live loop keeps what a cold start says (a lifted first tile lifts every tile laid on it
@@ -196,9 +183,8 @@ LEARNED_LIFT_STACKED = 0.85
 #: (7000-7099); watched through the tracking (1,605,000-009) 2 lifted first tiles put 843 ->
 #: 798 of 859 tile-frames on the right layer.
 LEARNED_MIN_TILES = 2
-STACKED_SURE = 0.95
+STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
-STACKED_SHARE = 0.25
 #: With the camera given (a calibrated table), the candidates are lifted on a score that adds
 #: the tile's apparent size to the cue's probabilities (instead of the rule above on
 #: P(raised) alone): the reader's outline cast back onto
@@ -232,11 +218,6 @@ GEO_LIFT_WEIGHTS = np.array([0.716, 0.007, -0.123, 0.596, 0.461, 0.626, -2.637])
 GEO_LIFT = 0.7
 GEO_LIFT_STACKED = 0.4
 GEO_STACKED_SURE = 0.6
-#: ... and more than this share of the candidates at :data:`GEO_STACKED_SURE` (half: the
-#: image rule's quarter, :data:`STACKED_SHARE`, with these bars lifted 19 table tiles of the
-#: 500 tuning game scenes against 16, for stacked found tiles right 506 / 201 / 245 / 235 ->
-#: 528 / 207 / 244 / 238; session 17).
-GEO_STACKED_SHARE = 0.5
 
 
 class LayerInputError(DominoError):
@@ -1393,7 +1374,7 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     lift = alone
     if geometry is not None:
         lift = _lifted_where(geo_lift_scores(p, [quads[i] for i in cand], geometry),
-                             GEO_LIFT, GEO_LIFT_STACKED, GEO_STACKED_SURE, GEO_STACKED_SHARE)
+                             GEO_LIFT, GEO_LIFT_STACKED, GEO_STACKED_SURE)
     out: dict[int, tuple[int, float, str]] = {}
     for i, pi, up, by_cue in zip(cand, p, lift, alone):
         if up:
@@ -1427,14 +1408,13 @@ def _pair_raised(frame_bgr: np.ndarray, quads: list[np.ndarray],
     return {i: float(1.0 - p[k, 0]) for k, i in enumerate(which)}
 
 
-def _lifted_where(score: np.ndarray, bar: float, bar_stacked: float, sure_at: float,
-                  share: float | None = None) -> np.ndarray:
+def _lifted_where(score: np.ndarray, bar: float, bar_stacked: float, sure_at: float
+                  ) -> np.ndarray:
     """Which candidates a picture lifts: ``score >= bar``, or ``>= bar_stacked`` where the
-    candidates look stacked (at least :data:`STACKED_SURE_MIN` of them, and more than
-    ``share`` of them (:data:`STACKED_SHARE` unless given), at ``sure_at`` or more)."""
+    candidates look stacked (at least :data:`STACKED_SURE_MIN` of them, and more than half, at
+    ``sure_at`` or more)."""
     sure = int(np.count_nonzero(score >= sure_at))
-    part = STACKED_SHARE if share is None else share
-    stacked = sure >= STACKED_SURE_MIN and sure > part * len(score)
+    stacked = sure >= STACKED_SURE_MIN and 2 * sure > len(score)
     return np.asarray(score >= (bar_stacked if stacked else bar), bool)
 
 

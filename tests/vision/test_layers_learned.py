@@ -244,41 +244,35 @@ def test_a_lone_tile_is_not_lifted_by_the_cue(monkeypatch: pytest.MonkeyPatch) -
 
 def test_a_picture_whose_candidates_look_stacked_lifts_them_from_a_lower_bar(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where more than ``STACKED_SHARE`` of the cue's candidates (and at least
-    ``STACKED_SURE_MIN``) are at ``STACKED_SURE`` or more, the picture is a stacked one and
-    every candidate at ``LEARNED_LIFT_STACKED`` or more is lifted; more candidates on the
-    table keep the picture's bar at ``LEARNED_LIFT`` (a flat table with two tiles the cue
-    mistakes). A stub model stands in so the rule is tested, not the weights."""
-    frame = np.full((420, 700, 3), 60, np.uint8)
-    quads = [rect(100 + 160 * (k % 4), 120 + 180 * (k // 4), 120, 60, 0) for k in range(8)]
+    """Where most of the cue's candidates (and at least ``STACKED_SURE_MIN``) are at
+    ``STACKED_SURE`` or more, the picture is a stacked one and every candidate at
+    ``LEARNED_LIFT_STACKED`` or more is lifted; one candidate more on the table keeps the
+    picture's bar at ``LEARNED_LIFT`` (a flat table with two tiles the cue mistakes). A stub
+    model stands in so the rule is tested, not the weights."""
+    frame = np.full((300, 700, 3), 60, np.uint8)
+    quads = [rect(100 + 160 * k, 150, 120, 60, 0) for k in range(4)]
     for q in quads:
         draw_tile(frame, q)
-    raised = {0: 0.96, 1: 0.955, 2: 0.85}
+    raised = {0: 0.95, 1: 0.92, 2: 0.85, 3: 0.1}
 
     class Stub:
         def under(self, frame_bgr, quads, which):  # type: ignore[no-untyped-def]
-            return np.array([[1.0 - raised.get(i, 0.1), raised.get(i, 0.1), 0.0, 0.0]
-                             for i in which], np.float32)
+            return np.array([[1.0 - raised[i], raised[i], 0.0, 0.0] for i in which],
+                            np.float32)
 
     monkeypatch.setattr(layer_cue, "shared_cue", lambda: Stub())
-    assert (layers.STACKED_SHARE, layers.STACKED_SURE, layers.LEARNED_LIFT_STACKED) == \
-        (0.25, 0.95, 0.85)
     monkeypatch.setattr(layers, "LEARNED_LIFT", 0.97)
+    monkeypatch.setattr(layers, "LEARNED_LIFT_STACKED", 0.8)
+    monkeypatch.setattr(layers, "STACKED_SURE", 0.9)
     monkeypatch.setattr(layers, "STACKED_SURE_MIN", 2)
-
-    def layers_of(n: int) -> list[int]:
-        return [e.layer for e in estimate_layers(frame, quads[:n], outline_px=READER_OUTLINE_PX)]
-
-    assert layers_of(3) == [1, 1, 1]
-    assert all(e.cue == "learned" for e in estimate_layers(frame, quads[:3],
-                                                           outline_px=READER_OUTLINE_PX))
-    assert layers_of(5) == [1, 1, 1, 0, 0]  # 2 sure of 5: more than a quarter
-    assert layers_of(8) == [0] * 8  # 2 sure of 8: not more than a quarter
-    monkeypatch.setattr(layers, "STACKED_SHARE", 0.5)  # the rule before session 17
-    assert layers_of(5) == [0] * 5
-    monkeypatch.setattr(layers, "STACKED_SHARE", 0.25)
+    three = estimate_layers(frame, quads[:3], outline_px=READER_OUTLINE_PX)
+    assert [e.layer for e in three] == [1, 1, 1]
+    assert all(e.cue == "learned" for e in three)
+    four = estimate_layers(frame, quads, outline_px=READER_OUTLINE_PX)
+    assert [e.layer for e in four] == [0, 0, 0, 0]  # 2 sure of 4: not most of them
     monkeypatch.setattr(layers, "STACKED_SURE_MIN", 3)  # 2 sure: too few
-    assert layers_of(3) == [0, 0, 0]
+    assert [e.layer for e in estimate_layers(frame, quads[:3],
+                                             outline_px=READER_OUTLINE_PX)] == [0, 0, 0]
 
 
 @functools.cache
