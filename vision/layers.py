@@ -174,6 +174,13 @@ LEARNED_LIFT = 0.985
 #: table tiles lifted, stacked found tiles right of 874 and of 348, stacked table tiles
 #: lifted): 0.8 16, 459, 186, 6; 0.7 18, 460, 186, 9; 0.9 16, 457, 185, 3; 0.8 with
 #: :data:`STACKED_SURE` 0.8 17, 461, 187, 7.
+#: Session 17 (the pair vote in) tried calling a picture stacked when more than a quarter of
+#: its candidates look sure, with this bar 0.85 and :data:`STACKED_SURE` 0.95: found tiles
+#: right on stacked tuning scenes 16900-17099 / 1,600,000-079 / 1,600,080-179 /
+#: 1,600,180-279 510 / 201 / 237 / 234 -> 526 / 204 / 248 / 233, table tiles lifted there 11
+#: -> 11 and on the 500 tuning game scenes 16 -> 16 (``runs/lead15/bars.py``, scratch; of ten
+#: share / bar / sure settings), but held out (``python -m vision.render.layerlive``) one
+#: photo 109 -> 107 of 175 (one table tile more lifted) and 102 -> 102 of 177: not kept.
 LEARNED_LIFT_STACKED = 0.8
 #: The learned cue is not asked about a picture with fewer found tiles than this: a lone tile is
 #: the first tile of a game far more often than a tower whose lower tiles are all hidden, and
