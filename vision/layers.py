@@ -54,11 +54,13 @@ Cues, strongest first:
   table, the bar is :data:`LEARNED_LIFT_STACKED`. With :class:`Geometry` the lift weighs the
   tile's apparent size too: its outline cast back onto a table tile's top plane, against the
   tile's real width and length (:func:`size_excess`, :func:`geo_lift_scores`,
-  :data:`GEO_LIFT`); a tile only that lifts is reported with cue ``parallax``.
+  :data:`GEO_LIFT`); a tile only that lifts is reported with cue ``parallax``. Where the reader
+  found both tiles of an overlapping pair, the difference of their probabilities of lying on
+  something votes on which is higher (:data:`LEARNED_PAIR_VOTE`).
 
 Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0 with
 outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture 1, the
-covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge);
+learned cue 1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge);
 a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under
 a square tower) is missing from such a chain; without calibration an edge therefore counts as many
 layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a tile's own
@@ -516,8 +518,8 @@ PARALLAX_VOTE = 1.5
 #: Vote of the learned cue on which of two overlapping tiles is higher: this weight times the
 #: difference of their P(raised) (:class:`vision.layer_cue.LayerCue`, both views as in
 #: :meth:`~vision.layer_cue.LayerCue.under`). The upper tile of a pair shows its walls and
-#: shadow on the lower one; the lower tile's crop shows none. Below the order vote (2), so
-#: what the tracker watched still decides. The reader seldom finds both tiles of a pair (72
+#: shadow on the lower one; the lower tile's crop shows none. A pair the tracker watched onto
+#: different layers is not asked (its order decides it). The reader seldom finds both tiles of a pair (72
 #: pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair
 #: upside down (16 of the 51 pairs whose tiles match the truth on different layers), the cue
 #: put the upper tile's P(raised) more than 0.5 above the lower one's in 13
