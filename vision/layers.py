@@ -192,6 +192,17 @@ LEARNED_LIFT_STACKED = 0.8
 #: (7000-7099); watched through the tracking (1,605,000-009) 2 lifted first tiles put 843 ->
 #: 798 of 859 tile-frames on the right layer.
 LEARNED_MIN_TILES = 2
+#: A tile the cue lifts is reported as sure of its layer as the model's probability of that
+#: count, to this power: the model is over-sure of its counts. On the raised tiles it lifted
+#: in stacked tuning scenes 16900-17099 (635) its probability averaged 0.70 where 0.59 of the
+#: counts were right (0.86-0.95 sure: 0.80 right; 0.5-0.6 sure: 0.42). Chosen there by the
+#: log-loss of "right" against the reported confidence (power 1 0.655, 1.2 0.637, 1.4 0.629,
+#: **1.5 0.629**, 1.6 0.630, 2 0.648): mean confidence 0.594 for 0.589 right; on 1,600,000-079
+#: 0.593 for 0.584; on 1,600,080-279 (637 lifted) 0.576 for 0.534 right (0.680 as the
+#: model's probability), by reported confidence below 0.5 / 0.5-0.7 / 0.7-0.9 / 0.9 and up
+#: 0.38 / 0.60 / 0.79 / 0.95 for 0.41 / 0.56 / 0.62 / 0.86 right (``runs/lead17/feat.py``,
+#: scratch; session 17).
+LEARNED_CONFIDENCE_POWER = 1.5
 STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
 #: With the camera given (a calibrated table), the candidates are lifted on a score that adds
@@ -1366,9 +1377,9 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     with ``geometry`` instead those whose score with their
     apparent size (:func:`geo_lift_scores`) is at least :data:`GEO_LIFT` (or
     :data:`GEO_LIFT_STACKED`); each with the layer the model gives (1 + the likeliest count of
-    tiles under it), that count's probability and the cue that decided: ``learned``, or
-    ``parallax`` where the apparent size lifted a tile the image rule would have left. Empty
-    without a shipped model."""
+    tiles under it), that count's probability (to the power :data:`LEARNED_CONFIDENCE_POWER`)
+    and the cue that decided: ``learned``, or ``parallax`` where the apparent size lifted a
+    tile the image rule would have left. Empty without a shipped model."""
     from vision.layer_cue import shared_cue
 
     if len(quads) < LEARNED_MIN_TILES:
@@ -1388,7 +1399,8 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     for i, pi, up, by_cue in zip(cand, p, lift, alone):
         if up:
             k = 1 + int(np.argmax(pi[1:]))
-            out[i] = (k, float(np.clip(pi[k], 0.0, 1.0)), "learned" if by_cue else "parallax")
+            conf = float(np.clip(pi[k], 0.0, 1.0)) ** LEARNED_CONFIDENCE_POWER
+            out[i] = (k, conf, "learned" if by_cue else "parallax")
     return out
 
 
