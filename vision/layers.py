@@ -201,7 +201,9 @@ LEARNED_MIN_TILES = 2
 #: 0.593 for 0.584; on 1,600,080-279 (637 lifted) 0.576 for 0.534 right (0.680 as the
 #: model's probability), by reported confidence below 0.5 / 0.5-0.7 / 0.7-0.9 / 0.9 and up
 #: 0.38 / 0.60 / 0.79 / 0.95 for 0.41 / 0.56 / 0.62 / 0.86 right (``runs/lead17/feat.py``,
-#: scratch; session 17).
+#: scratch; session 17). Measured after the choice on the held-out stacked scenes of
+#: ``layerlive`` (1,000,100-139, 118 lifted): 0.584 reported for 0.636 right (0.684 as the
+#: model's probability): under-sure there by about as much as over-sure before.
 LEARNED_CONFIDENCE_POWER = 1.5
 STACKED_SURE = 0.9
 STACKED_SURE_MIN = 2
