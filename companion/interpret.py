@@ -77,12 +77,11 @@ from companion.interpret_base import (  # noqa: F401
     _play_proposal,
     _read_again,
     _seen_elsewhere,
-    _untaken_alternatives,
     _with_value,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
-from companion.tiles import Tile
+from companion.tiles import Tile, untaken_alternatives
 from companion.tracking import Seen, TableChange, contacts_of
 
 #: How far (tile widths) a line game's added tile may lie from a tile it is played on when
@@ -192,7 +191,7 @@ def _legal_alternatives(s: Seen, taken: set[Tile]) -> list[Seen]:
     first; each asks a person (confidence at most ``s``'s and 0.5) and offers the value read
     and the other alternatives."""
     out = []
-    for tile, text, _ in _untaken_alternatives(s, taken):
+    for tile, text, _ in untaken_alternatives(s.alternatives, taken | {s.tile}):
         others = tuple((t, q) for t, q in s.alternatives if t != text)
         out.append(dataclasses.replace(
             _with_value(s, tile), confidence=min(float(s.confidence), 0.5),

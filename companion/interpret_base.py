@@ -16,7 +16,7 @@ from companion.errors import DominoError
 from companion.games import Game
 from companion.moves import Move
 from companion.session import REREAD
-from companion.tiles import Tile
+from companion.tiles import Tile, untaken_alternatives
 from companion.tracking import Seen, TableChange
 
 
@@ -91,27 +91,14 @@ def _as_misread(s: Seen, taken: set[Tile]) -> Seen:
     right, with the confidence :data:`DUPLICATE_CONFIDENCE` at most; with no such alternative,
     as read, at that confidence. Its alternatives are the untaken ones (the dashboard's quick
     picker)."""
-    alts = [(text, p) for _, text, p in _untaken_alternatives(s, taken)]
+    alts = [(text, p) for _, text, p in
+            untaken_alternatives(s.alternatives, taken | {s.tile})]
     if not alts:
         return dataclasses.replace(s, confidence=min(float(s.confidence), DUPLICATE_CONFIDENCE),
                                    alternatives=())
     return dataclasses.replace(_with_value(s, Tile.parse(alts[0][0])),
                                confidence=min(float(alts[0][1]), DUPLICATE_CONFIDENCE),
                                alternatives=tuple(alts[1:]))
-
-
-def _untaken_alternatives(s: Seen, taken: set[Tile]) -> list[tuple[Tile, str, float]]:
-    """The reader's other values for ``s`` (tile, its text, probability), likeliest first,
-    less those in ``taken`` and unparsable ones."""
-    out: list[tuple[Tile, str, float]] = []
-    for text, p in s.alternatives:
-        try:
-            tile = Tile.parse(text)
-        except ValueError:
-            continue
-        if tile not in taken and tile != s.tile:
-            out.append((tile, text, p))
-    return out
 
 
 def _with_value(s: Seen, tile: Tile) -> Seen:

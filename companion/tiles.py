@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from companion.errors import SetError, TileParseError
 
@@ -177,3 +177,22 @@ def check_set(tiles: Iterable[Tile], n: int, colour: str | None = None) -> None:
 def pip_total(tiles: Iterable[Tile]) -> int:
     """Sum of the pips of ``tiles``."""
     return sum(t.pips for t in tiles)
+
+
+def untaken_alternatives(alternatives: Sequence[tuple[str, float]], taken: Iterable[Tile]
+                         ) -> list[tuple[Tile, str, float]]:
+    """Of a reading's other values ``(text, probability)`` (likeliest first), those whose tile
+    is not in ``taken``: each as (tile, its text, probability), in the same order; texts that
+    are not tiles are passed over. A picture or a table of one set holds each tile once, so a
+    tile read as a value already taken is read as the first of these (the reader's
+    :func:`vision.read.one_of_each`, the live interpreter's ``_as_misread``)."""
+    gone = set(taken)
+    out: list[tuple[Tile, str, float]] = []
+    for text, p in alternatives:
+        try:
+            tile = Tile.parse(text)
+        except ValueError:
+            continue
+        if tile not in gone:
+            out.append((tile, text, p))
+    return out

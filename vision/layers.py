@@ -60,8 +60,8 @@ Cues, strongest first:
 
 Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0 with
 outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture 1, the
-learned cue 1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at their weakest edge);
-a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under
+learned cue 1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at
+their weakest edge); a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under
 a square tower) is missing from such a chain; without calibration an edge therefore counts as many
 layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a tile's own
 size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the chain's count (a tower
@@ -532,8 +532,8 @@ PARALLAX_VOTE = 1.5
 #: difference of their P(raised) (:class:`vision.layer_cue.LayerCue`, both views as in
 #: :meth:`~vision.layer_cue.LayerCue.under`). The upper tile of a pair shows its walls and
 #: shadow on the lower one; the lower tile's crop shows none. A pair the tracker watched onto
-#: different layers is not asked (its order decides it). The reader seldom finds both tiles of a pair (72
-#: pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair
+#: different layers is not asked (its order decides it). The reader seldom finds both tiles
+#: of a pair (72 pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair
 #: upside down (16 of the 51 pairs whose tiles match the truth on different layers), the cue
 #: put the upper tile's P(raised) more than 0.5 above the lower one's in 13
 #: (``runs/lead17/pairs.py``, scratch). Session 17, cached readings through
@@ -1073,7 +1073,7 @@ def _reaches(above: dict[int, list[int]], src: int, dst: int) -> bool:
 
 def _pair_edges(pairs: list[tuple[int, int]],
                 pictures: dict[tuple[int, int], tuple[np.ndarray, int]],
-                history: LayerTracker | None, geometry: Geometry | None,
+                orders: dict[tuple[int, int], int], geometry: Geometry | None,
                 heights: list[tuple[float, float]], T: float,
                 size_x: dict[tuple[int, int], float], trust: np.ndarray,
                 vote_trust: np.ndarray,
@@ -1082,13 +1082,15 @@ def _pair_edges(pairs: list[tuple[int, int]],
                 raised: dict[int, float] | None = None
                 ) -> list[tuple[float, int, int, str, int]]:
     """Per overlapping pair, the summed votes of the cues: (strength, upper, lower, deciding
-    cue, layers apart). ``trust``: per tile, whether its size counts layers; ``vote_trust``:
-    how much its size votes on which of two is higher (:data:`SIZE_VOTE_LOST`); ``raised``:
-    per tile of the pairs, the learned cue's P(raised) (:data:`LEARNED_PAIR_VOTE`)."""
+    cue, layers apart). ``orders``: per pair, the order the tracker watched
+    (:func:`_watched_order`); ``trust``: per tile, whether its size counts layers;
+    ``vote_trust``: how much its size votes on which of two is higher
+    (:data:`SIZE_VOTE_LOST`); ``raised``: per tile of the pairs, the learned cue's P(raised)
+    (:data:`LEARNED_PAIR_VOTE`)."""
     edges: list[tuple[float, int, int, str, int]] = []
     for i, j in pairs:
         votes: list[tuple[float, str]] = []
-        order = _watched_order(history, i, j)
+        order = orders.get((i, j), 0)
         if order:
             votes.append((2.0 * order, "order"))
         if geometry is not None:
@@ -1283,11 +1285,12 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                      k in overlapping[j]] for i, j in pairs}
     pictures = {(i, j): picture_features(img, quads[i], quads[j]) for i, j in pairs}
     centres = {(i, j): _centre_under(quads[i], quads[j]) for i, j in pairs}
+    orders = {(i, j): _watched_order(history, i, j) for i, j in pairs}
     # the learned cue's say on pairs the order in which they appeared does not already decide
-    raised = _pair_raised(frame_bgr, quads, [
-        (i, j) for i, j in pairs if not _watched_order(history, i, j)]) if learned else {}
+    raised = _pair_raised(frame_bgr, quads, [ij for ij in pairs if not orders[ij]]
+                          ) if learned else {}
     above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
-        pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
+        pairs, pictures, orders, geometry, heights, T, size_x, trust, vote_trust,
         layer_unit, centres, raised))
     if PICTURE_TWO_PASS:
         redo = False
@@ -1298,7 +1301,7 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 redo = True
         if redo:
             above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
-                pairs, pictures, history, geometry, heights, T, size_x, trust, vote_trust,
+                pairs, pictures, orders, geometry, heights, T, size_x, trust, vote_trust,
                 layer_unit, centres, raised))
     # the learned cue: a tile that nothing found lies under or on, whose surroundings show
     # tiles under it (:mod:`vision.layer_cue`), is put on the layer the model gives

@@ -71,7 +71,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DominoError
-from companion.tiles import MAX_PIPS, Tile
+from companion.tiles import MAX_PIPS, Tile, untaken_alternatives
 from vision.detect import detect_tiles
 from vision.halves import (
     half_crops as half_crops,  # re-exported: callers cut halves from here
@@ -485,7 +485,7 @@ def one_of_each(tiles: list[TileReading]) -> tuple[list[TileReading], list[str]]
             seen[t.tile] = t
             continue
         kept = seen[t.tile]
-        free = [(a, p) for a, p in t.alternatives if Tile.parse(a) not in read]
+        free = untaken_alternatives(t.alternatives, read)
         where = (f"a second {t.tile} at ({t.center[0]:.0f}, {t.center[1]:.0f}) (confidence "
                  f"{t.confidence:.2f})")
         why = (f"one set holds one {t.tile}, and the surer one at ({kept.center[0]:.0f}, "
@@ -494,14 +494,13 @@ def one_of_each(tiles: list[TileReading]) -> tuple[list[TileReading], list[str]]
             out[i] = None
             warnings.append(f"{where} is left out: {why}; no other value fits it")
             continue
-        text, p = free[0]
-        tile = Tile.parse(text)
+        tile, _, p = free[0]
         read.add(tile)
         assert t.halves is not None  # a tile with a value has its halves (TileReading)
         halves, half_confidences = _oriented(tile, p, t.halves, t.half_confidences)
         out[i] = dataclasses.replace(
             t, tile=tile, halves=halves, confidence=float(p), half_confidences=half_confidences,
-            alternatives=((str(t.tile), t.confidence),) + tuple(free[1:]))
+            alternatives=((str(t.tile), t.confidence),) + tuple((a, q) for _, a, q in free[1:]))
         warnings.append(f"{where} is read as {tile} instead, its likeliest value that no "
                         f"tile reads (probability {p:.2f}): {why}")
     return [t for t in out if t is not None], warnings
