@@ -1148,7 +1148,10 @@ CLEAR_FACE_MIN = 0.4
 #: tile (``vision.render.closeup.render_phone_closeup``, choice seeds 3,000,000-599, 100 px,
 #: the reader enlarging them to 400; 2026-11-22): found 0.965 -> 0.970, real-style right 0.937
 #: -> 0.942, false tiles 2 -> 3; (128, 192, 96, 256) found 0.977 but false 6.
-CLOSE_UP_SIDES: tuple[int, ...] = (128, 192)
+#: Session 18 (2026-11-23): 256 added (with ``vision.tile_finder.RETRY_SCORE``; figures there):
+#: a small tile on lit wood whose kernel at 192 and 128 px gives an outline with no divider or
+#: pips shows them at 256 px.
+CLOSE_UP_SIDES: tuple[int, ...] = (128, 192, 256)
 #: Whether a close-up whose passing tiles all run out of the picture (``cut``) is worked at the
 #: other CLOSE_UP_SIDES too, the first pass giving a whole passing tile taken (where none does,
 #: the cut tiles stay). A phone photo of one tile holds it whole; the close-up network can

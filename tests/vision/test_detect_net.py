@@ -332,6 +332,28 @@ def test_a_close_up_whose_tiles_fail_the_checks_is_worked_at_the_other_sides(
         assert finder.asked == [128]  # 192 was the first pass's side
 
 
+def test_a_close_up_tile_seen_only_at_256_px_is_found(monkeypatch):
+    """A small tile on lit wood: at 192 and 128 px the finder's quad shows neither divider nor
+    pips, at 256 px it holds the tile. The shipped CLOSE_UP_SIDES (session 18) reach 256 and
+    keep it; the sides before (128, 192) find nothing."""
+    monkeypatch.setattr(detect, "CLOSE_UP_INK", 0.0)
+    monkeypatch.setattr(detect, "CLOSE_UP_CLASSICAL", False)
+    img, true = _close_up_with_a_tile()
+    bare = FoundTile(synth.tile_corners((80, 80), 0, 40), False, 0.95)
+    monkeypatch.setattr(tile_finder, "tiles_from_maps",
+                        lambda k, f, s, w, h: ([FoundTile(true, False, 0.95)]
+                                               if k.max() > 0.5 else []))
+    for sides, kept in ((detect.CLOSE_UP_SIDES, True), ((128, 192), False)):
+        finder = _SidesFinder([bare], FoundTile(true, False, 0.95), 256)
+        monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+        monkeypatch.setattr(detect, "CLOSE_UP_SIDES", sides)
+        tiles = detect_tiles(img).tiles
+        assert len(tiles) == (1 if kept else 0)
+        assert finder.asked == [128, 256] if kept else finder.asked == [128]
+        if kept:
+            assert _poly_iou(tiles[0].corners, true) > 0.9
+
+
 @pytest.mark.parametrize("uncut", [True, False])
 def test_a_close_up_whose_only_tile_runs_out_is_worked_at_the_other_sides(monkeypatch, uncut):
     """The first close-up pass stretches the quad of a whole tile past the picture's edge (a

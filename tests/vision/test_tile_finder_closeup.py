@@ -65,15 +65,34 @@ def test_a_small_picture_of_a_table_is_still_read_at_the_table_size(monkeypatch)
 def test_a_close_up_with_no_sure_tile_is_worked_again_at_the_retry_sides(monkeypatch) -> None:
     finder = tf.shared_finder()
     monkeypatch.setattr(tf, "RETRY_SIDES", (128, 256))
-    one = _kernels(128, [(20, 32, 20, 26)])
+    one = _kernels(128, [(16, 40, 20, 30)])  # kernel score 0.92: sure (RETRY_SCORE)
     asked = _fake(finder, monkeypatch, {128: one})
     found, maps, s = finder.find_with_maps(np.zeros((SIDE, SIDE, 3), np.uint8))
     assert asked == [tf.CLOSE_UP_SIDE, 128]  # the first side that finds a sure tile is taken
-    assert len(found) == 1 and found[0].score >= tf.ZOOM_SCORE
+    assert len(found) == 1 and found[0].score >= tf.RETRY_SCORE
     assert s == 128 / SIDE and maps.shape[1:] == (64, 64)  # the maps are that pass's
     monkeypatch.setattr(tf, "RETRY_SIDES", ())
     found, _, s = finder.find_with_maps(np.zeros((SIDE, SIDE, 3), np.uint8))
     assert found == [] and s == tf.CLOSE_UP_SIDE / SIDE
+
+
+def test_a_close_up_whose_tile_is_only_fairly_sure_is_worked_again(monkeypatch) -> None:
+    """A kernel of 0.85 at the close-up side is sure enough for the detector's least score but
+    not for the retry (RETRY_SCORE): the picture is worked again, and the pass at 256 px, whose
+    kernel is surer, is taken; with the bar at the detector's least score it is worked once."""
+    finder = tf.shared_finder()
+    monkeypatch.setattr(tf, "RETRY_SIDES", (128, 256))
+    fair = _kernels(tf.CLOSE_UP_SIDE, [(30, 50, 30, 40)]) * (0.85 / 0.95)
+    sure = _kernels(256, [(40, 66, 40, 53)])
+    asked = _fake(finder, monkeypatch, {tf.CLOSE_UP_SIDE: fair, 256: sure})
+    found, _, s = finder.find_with_maps(np.zeros((SIDE, SIDE, 3), np.uint8))
+    assert asked == [tf.CLOSE_UP_SIDE, 128, 256]
+    assert len(found) == 1 and found[0].score >= tf.RETRY_SCORE and s == 256 / SIDE
+    monkeypatch.setattr(tf, "RETRY_SCORE", tf.ZOOM_SCORE)
+    asked.clear()
+    found, _, s = finder.find_with_maps(np.zeros((SIDE, SIDE, 3), np.uint8))
+    assert asked == [tf.CLOSE_UP_SIDE] and len(found) == 1
+    assert tf.ZOOM_SCORE <= found[0].score < 0.9 and s == tf.CLOSE_UP_SIDE / SIDE
 
 
 def test_a_close_up_with_a_sure_tile_is_worked_once(monkeypatch) -> None:
