@@ -16,7 +16,7 @@ from companion.errors import DominoError
 from companion.games import Game
 from companion.moves import Move
 from companion.session import REREAD
-from companion.tiles import Tile, untaken_alternatives
+from companion.tiles import Tile, oriented_halves, untaken_alternatives
 from companion.tracking import Seen, TableChange
 
 
@@ -102,13 +102,9 @@ def _as_misread(s: Seen, taken: set[Tile]) -> Seen:
 
 
 def _with_value(s: Seen, tile: Tile) -> Seen:
-    """``s`` read as ``tile``: a half whose value was read right keeps its place (the other
-    half takes the other value); otherwise the canonical order."""
-    a, b = tile.halves
-    r0, r1 = s.halves
-    halves = (r0, b if r0 == a else a) if r0 in (a, b) else \
-        ((b if r1 == a else a), r1) if r1 in (a, b) else (a, b)
-    return dataclasses.replace(s, tile=tile, halves=halves)
+    """``s`` read as ``tile``, its halves in the reading's order
+    (:func:`companion.tiles.oriented_halves`)."""
+    return dataclasses.replace(s, tile=tile, halves=oriented_halves(tile, s.halves))
 
 
 def _camera_meta(seen: Seen) -> dict[str, Any]:

@@ -60,7 +60,7 @@ import numpy as np
 
 from companion.interpret import Interpreter, interpreter_for
 from companion.session import Session
-from companion.tiles import Tile
+from companion.tiles import Tile, oriented_halves
 from companion.tracking import (LAID_MIN_CHANGED, Seen, change_picture, changed_fractions,
                                 diff)
 from vision.still import ChangedRegion, small_grey
@@ -590,7 +590,7 @@ class LiveLoop:
                     del self._pins[s.tile]
                 else:
                     real = pin[2]
-                    s = dataclasses.replace(s, tile=real, halves=_oriented(real, s.halves))
+                    s = dataclasses.replace(s, tile=real, halves=oriented_halves(real, s.halves))
             out.append(s)
         return out
 
@@ -872,17 +872,6 @@ def _width(corners: np.ndarray) -> float:
     """The short side of a tile's outline."""
     c = np.asarray(corners, dtype=np.float64)
     return float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
-
-
-def _oriented(tile: Tile, read_halves: tuple[int, int]) -> tuple[int, int]:
-    """``tile``'s halves in the order the reader saw the misread tile: a half whose value was
-    read right keeps its place; otherwise the canonical order."""
-    a, b = tile.halves
-    if read_halves[0] in (a, b):
-        return (read_halves[0], b if read_halves[0] == a else a)
-    if read_halves[1] in (a, b):
-        return (b if read_halves[1] == a else a, read_halves[1])
-    return (a, b)
 
 
 def _majority(reads: list[list[Seen]], tol: float = 0.5) -> list[Seen]:

@@ -196,3 +196,21 @@ def untaken_alternatives(alternatives: Sequence[tuple[str, float]], taken: Itera
         if tile not in gone:
             out.append((tile, text, p))
     return out
+
+
+def oriented_halves(tile: Tile, read_halves: tuple[int, int],
+                    half_confidences: tuple[float, float] | None = None) -> tuple[int, int]:
+    """``tile``'s two values in the corner order of a reading ``read_halves`` of the same tile
+    (a misreading, now known or taken to be ``tile``): the order that keeps the surer of the
+    read halves in place (``half_confidences``, else both alike), then the more of them, then
+    the first one; where none was read right, the order low-high. A tile read 2-2 that is 2-3
+    keeps its surer 2 where it was; one read 3-3 keeps the first 3. The one rule for the
+    reader's re-read tiles (``vision.read``), the live loop's set corrections
+    (``companion.live``) and the interpreter's misreads (``companion.interpret_base``)."""
+    confs = (1.0, 1.0) if half_confidences is None else half_confidences
+
+    def kept(order: tuple[int, int]) -> tuple[float, int, bool]:
+        same = [c for v, old, c in zip(order, read_halves, confs) if v == old]
+        return (sum(same), len(same), order[0] == read_halves[0])
+
+    return max(((tile.low, tile.high), (tile.high, tile.low)), key=kept)

@@ -71,7 +71,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DominoError
-from companion.tiles import MAX_PIPS, Tile, untaken_alternatives
+from companion.tiles import MAX_PIPS, Tile, oriented_halves, untaken_alternatives
 from vision.detect import detect_tiles
 from vision.halves import (
     half_crops as half_crops,  # re-exported: callers cut halves from here
@@ -510,14 +510,10 @@ def _oriented(tile: Tile, p: float, halves: tuple[int, int],
               half_confidences: tuple[float, float]
               ) -> tuple[tuple[int, int], tuple[float, float]]:
     """``tile`` (read again at probability ``p``) as halves in corner order, with their
-    confidences: the order that keeps the surer of the old ``halves`` where it was (a tile read
-    2-2 that is 2-3 keeps its surer 2), else the more of them; a half kept keeps its confidence,
-    a half changed is as sure as ``p``."""
-    def kept(order: tuple[int, int]) -> tuple[float, int]:
-        same = [c for v, old, c in zip(order, halves, half_confidences) if v == old]
-        return (sum(same), len(same))
-
-    order = max(((tile.low, tile.high), (tile.high, tile.low)), key=kept)
+    confidences: the order of :func:`companion.tiles.oriented_halves` (the surer of the old
+    ``halves`` keeps its place); a half kept keeps its confidence, a half changed is as sure
+    as ``p``."""
+    order = oriented_halves(tile, halves, half_confidences)
     confs = tuple(c if v == old else float(p)
                   for v, old, c in zip(order, halves, half_confidences))
     return order, (confs[0], confs[1])

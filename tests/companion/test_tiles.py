@@ -1,5 +1,5 @@
 """Tiles and sets: the text round trip, canonical order, ordering that agrees with equality,
-set sizes and the set checker's messages."""
+set sizes, the set checker's messages and a misread tile's order of halves."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.errors import SetError, TileParseError
-from companion.tiles import SET_SIZES, Tile, check_set, full_set, parse_tiles, pip_total
+from companion.tiles import (SET_SIZES, Tile, check_set, full_set, oriented_halves, parse_tiles,
+                             pip_total)
 
 
 def test_parse_is_canonical_smaller_first() -> None:
@@ -98,3 +99,17 @@ def test_parse_tiles_names_the_item() -> None:
 
 def test_pip_total() -> None:
     assert pip_total(parse_tiles(["3-0", "6-5"])) == 14
+
+
+@pytest.mark.parametrize("tile, read, confs, want", [
+    ("2-3", (2, 5), None, (2, 3)),         # the first half read right keeps its place
+    ("2-3", (5, 3), None, (2, 3)),         # the second half read right keeps its place
+    ("2-3", (3, 5), None, (3, 2)),
+    ("2-3", (3, 3), None, (3, 2)),         # both fit: the first half keeps its place
+    ("2-3", (5, 6), None, (2, 3)),         # none read right: low-high
+    ("2-3", (2, 2), (0.6, 0.9), (3, 2)),   # the surer 2 keeps its place
+    ("2-3", (2, 2), (0.9, 0.6), (2, 3)),
+    ("4-4", (4, 1), None, (4, 4)),
+])
+def test_a_tile_takes_the_order_of_its_misreading(tile, read, confs, want) -> None:
+    assert oriented_halves(Tile.parse(tile), read, confs) == want
