@@ -1214,6 +1214,24 @@ CLOSE_UP_CLASSICAL_PIPS = 12
 #: real single-tile photos' figure fell (``evaluate --real``: 0.9878 -> 0.9871, a second tile
 #: in one photo).
 PIP_ROWS = 2
+
+#: Whether a sure network tile that shows neither a divider nor pips is kept where it lies in
+#: the layout (:func:`_plain_in_layout`): touching (its outline grown by PLAIN_TOUCH) a kept
+#: tile that shows them, as wide as that tile within PLAIN_WIDTH. A blank double of a set
+#: without divider lines is a plain tile like a face-down back; backs lie in the boneyard, a
+#: blank double in the line. Frames of a table only (not close-ups). Chosen on the rendered
+#: tuning scenes (session 18, 2026-11-23; PLAIN_TOUCH and PLAIN_WIDTH set beforehand, not
+#: tuned): of 28 such plain tiles in the 500 cached scenes 1,600,000-499, the 6 touching a kept
+#: tile were all face up (two 0-0 doubles without divider, a 0-15 and a 0-9 whose pips the
+#: gate missed, two others), and none of the 15 face-down backs touched one. Through the reader
+#: (``runs/lead11/tune.py``, scratch): tiles right 7068 -> 7072 of 7143, frames 450 -> 453, false
+#: 8 -> 8, sure-wrong 6 -> 6 (the two doubles read 0-0 at 0.84 and 0.87, so asked about); fresh
+#: tuning scenes 1,600,500-619 (``python -m vision.tune --seed 1600500 --scenes 120``) 0.9835 ->
+#: 0.9841, precision unchanged; decorated 1,660,000-039 and stacked 1,600,000-039
+#: (``layerlive --seed 1600000``) unchanged; the 8 demos read the same plays.
+PLAIN_IN_LAYOUT = True
+PLAIN_TOUCH = 1.12
+PLAIN_WIDTH = 0.25
 ROW_SHORT = (0.08, 0.25)
 ROW_LONG = (0.5, 0.95)
 ROW_FILL = 0.6
@@ -1807,6 +1825,39 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
     return tiles, scores, split
 
 
+def _plain_in_layout(found: list, net_maps: np.ndarray, net_scale: float,
+                     kept: list[TileCandidate], frame_bgr: np.ndarray,
+                     ink_maps: dict[str, np.ndarray]) -> list[TileCandidate]:
+    """Network tiles of ``found`` that the checks refused only for showing neither a divider nor
+    pips, kept where they lie in the layout (:data:`PLAIN_IN_LAYOUT`): a sure kernel
+    (:data:`NET_LOW_SCORE`), whole, network face over them (:data:`FACE_MIN`), at no kept tile's
+    place, about as wide as a kept tile that shows a divider or pips and touches them (their
+    outline grown by :data:`PLAIN_TOUCH`)."""
+    out: list[TileCandidate] = []
+    marked = [t for t in kept if t.is_tile and not t.cut]
+    if not marked:
+        return out
+    for f in found:
+        if f.score < NET_LOW_SCORE or f.cut:
+            continue
+        if any(_at_one_place(f.corners, t.corners) for t in kept + out):
+            continue
+        if _face_support(net_maps[1], net_scale, f.corners) < FACE_MIN:
+            continue
+        width = _sides(f.corners)[0]
+        centre = quad_centre(f.corners)
+        grown = (centre + (f.corners - centre) * PLAIN_TOUCH).astype(np.float32)
+        touching = [t for t in marked
+                    if abs(_sides(t.corners)[0] / width - 1.0) <= PLAIN_WIDTH
+                    and cv2.intersectConvexConvex(grown, t.corners.astype(np.float32))[0] > 0]
+        if not touching:
+            continue
+        (divider, fill, pips), polarity = _quad_score(
+            ink_maps, f.corners, frame_bgr if COLOUR_AXIS else None, first=True)
+        out.append(TileCandidate(f.corners, False, divider, polarity, fill, pips))
+    return out
+
+
 def _surer(tiles: list[TileCandidate], scores: list[float], split: list[bool], speckled: bool
            ) -> tuple[list[TileCandidate], list[float], list[bool]]:
     """The checked network tiles (with their kernel scores and split flags) that a picture of a
@@ -1918,6 +1969,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         tiles += extra
     else:
         tiles += large
+    if PLAIN_IN_LAYOUT and max(h, w) >= SMALL_SIDE and not close_up:
+        tiles += _plain_in_layout(found, net_maps, net_scale, tiles, frame_bgr, ink_maps)
     if backs:
         tiles = [dataclasses.replace(t, back=True) if id(t) in backs else t for t in tiles]
     widths = [_sides(t.corners)[0] for t in tiles if not t.cut]

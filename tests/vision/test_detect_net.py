@@ -72,6 +72,7 @@ def test_white_pips_on_saturated_faces_show_on_the_weakest_channel(monkeypatch):
     look finds seed 1,710,001's tile without the colour channels too."""
     from vision.render import random_scene_spec, render_scene
     monkeypatch.setattr(detect, "INNER_SCORE", 1.01)
+    monkeypatch.setattr(detect, "PLAIN_IN_LAYOUT", False)  # it keeps that tile in the line too
     for seed in (1_710_001, 1_710_019):
         scene = render_scene(random_scene_spec(seed, held_out=True, set_max=6,
                                                tile_families=("coloured",), n_tiles=10))
@@ -300,6 +301,58 @@ class _SidesFinder:
         self.asked.append(side)
         s = side / max(h, w)
         return self._maps(h, w, s, [self.tile] if side == self.side else []), s
+
+
+class _TableFinder:
+    """A stand-in for the tile finder that finds ``tiles`` in a frame of a table (sure kernels,
+    face maps backing them) and nothing in any other pass."""
+
+    def __init__(self, tiles: list[FoundTile]) -> None:
+        self.tiles = tiles
+
+    def find_with_maps(self, frame_bgr: np.ndarray) -> tuple[list[FoundTile], np.ndarray, float]:
+        h, w = frame_bgr.shape[:2]
+        s = tile_finder.WORK_SIDE / max(h, w)
+        maps = np.zeros((2, (round(h * s) + 1) // 2, (round(w * s) + 1) // 2), np.float32)
+        for t in self.tiles:
+            q = np.round(((t.corners + 0.5) * s / 2 - 0.5) * 16).astype(np.int32)
+            cv2.fillConvexPoly(maps[0], q, 1.0, cv2.LINE_8, 4)
+            cv2.fillConvexPoly(maps[1], q, 1.0, cv2.LINE_8, 4)
+        return list(self.tiles), maps, s
+
+    def larger(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+def _plain_tile(img: np.ndarray, center: tuple[float, float], width: float,
+                face=(225, 240, 245)) -> np.ndarray:
+    """A tile face with neither divider nor pips (a blank double of a set without divider
+    lines, or a face-down back), drawn level; its corners."""
+    corners = synth.tile_corners(center, 0, width)
+    cv2.fillConvexPoly(img, np.round(corners * 8).astype(np.int32),
+                       tuple(int(v * 0.55) for v in face), cv2.LINE_AA, 3)
+    inner = corners + (corners.mean(axis=0) - corners) * (2.0 / width)
+    cv2.fillConvexPoly(img, np.round(inner * 8).astype(np.int32), face, cv2.LINE_AA, 3)
+    return corners
+
+
+def test_a_plain_tile_in_the_layout_is_kept_and_one_apart_is_not(monkeypatch):
+    """A 3-5 and, touching its end, a plain tile (a blank double without a divider line); a
+    second plain tile lies apart (a face-down back). The finder gives all three; the checks
+    refuse both plain ones for showing no divider and no pips, and PLAIN_IN_LAYOUT keeps the one
+    in the layout only."""
+    img = synth.table(640, 480, seed=3)
+    marked = synth.draw_tile(img, (200, 240), 0, 40, (3, 5))
+    in_line = _plain_tile(img, (281, 240), 40)
+    apart = _plain_tile(img, (500, 100), 40)
+    finder = _TableFinder([FoundTile(q, False, 0.95) for q in (marked, in_line, apart)])
+    monkeypatch.setattr(tile_finder, "shared_finder", lambda: finder)
+    for on, want in ((True, [marked, in_line]), (False, [marked])):
+        monkeypatch.setattr(detect, "PLAIN_IN_LAYOUT", on)
+        tiles = [t for t in detect_tiles(img).tiles if not t.back]
+        assert len(tiles) == len(want), (on, [t.center for t in tiles])
+        assert all(any(_poly_iou(t.corners, q) > 0.9 for t in tiles) for q in want)
+        assert not any(_poly_iou(t.corners, apart) > 0.5 for t in tiles)
 
 
 def _close_up_with_a_tile() -> tuple[np.ndarray, np.ndarray]:
