@@ -18,6 +18,7 @@ squares are the input of the ONNX pip classifier (:mod:`vision.classifier`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal, overload
 
@@ -371,13 +372,17 @@ def _warp_tile(frame: np.ndarray, quad: np.ndarray, out: np.ndarray) -> None:
 
 
 def outline_variants(corners: np.ndarray | Sequence[Sequence[float]],
-                     moves: Sequence[float]) -> list[np.ndarray]:
-    """The tile's outline with its ends moved along its long axis: one (4, 2) float64 outline
-    for every pair ``(m0, m1)`` of ``moves`` (the unmoved one, ``(0, 0)``, left out). End 0
-    (``corners[0]-corners[1]``) moves inwards by ``m0`` and end 1 by ``m1`` times the tile's
-    width (a negative move pushes the end outwards); the corner order is kept, so the halves
-    keep their ends. Outlines of touching tiles found a little long or short, or slid along a
-    chain, are read again this way (:mod:`vision.read`)."""
+                     moves: Sequence[float], turns: Sequence[float] = (),
+                     widths: Sequence[float] = ()) -> list[np.ndarray]:
+    """The tile's outline moved a little, as (4, 2) float64 outlines: first, for every pair
+    ``(m0, m1)`` of ``moves`` (the unmoved one, ``(0, 0)``, left out), its ends moved along its
+    long axis: end 0 (``corners[0]-corners[1]``) inwards by ``m0`` and end 1 by ``m1`` times the
+    tile's width (a negative move pushes the end outwards); then the outline turned about its
+    centre by each of ``turns`` (degrees, positive clockwise in image coordinates); then its
+    width scaled by each of ``widths`` about its long axis (its length kept). The corner order
+    is kept, so the halves keep their ends. Outlines of touching tiles found a little long or
+    short, slid along a chain, a little turned or a little wide are read again this way
+    (:mod:`vision.read`)."""
     quad = np.asarray(corners, dtype=np.float64)
     if quad.shape != (4, 2) or not np.all(np.isfinite(quad)):
         raise CornersError(f"corners must be 4 finite [x, y] points, got {quad.tolist()}")
@@ -396,6 +401,16 @@ def outline_variants(corners: np.ndarray | Sequence[Sequence[float]],
             moved[:2] += along * (m0 * width)
             moved[2:] -= along * (m1 * width)
             out.append(moved)
+    centre = quad.mean(axis=0)
+    for deg in turns:
+        a = math.radians(float(deg))
+        turn = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        out.append((quad - centre) @ turn.T + centre)
+    for factor in widths:
+        wider = quad.copy()
+        wider[:2] = first + (quad[:2] - first) * float(factor)
+        wider[2:] = second + (quad[2:] - second) * float(factor)
+        out.append(wider)
     return out
 
 

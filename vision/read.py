@@ -20,8 +20,9 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   with its outline turned 18-45 degrees is read at that outline (:data:`TURN_FAR_BELOW`);
 - ``refine``: only with the classifier, when a tile reads with less confidence than
   :data:`REFINE_BELOW`: that tile (at most :data:`REFINE_MAX_TILES` a frame) is read again at
-  outlines with its ends moved along its length (:func:`vision.halves.outline_variants`,
-  :data:`REFINE_MOVES`; the classifier ranks them and the two likeliest are read in full), and
+  outlines with its ends moved along its length, turned a little and made a little narrower
+  and wider (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`,
+  :data:`REFINE_TURNS`, :data:`REFINE_WIDTHS`; the classifier ranks them and the two likeliest are read in full), and
   the most confident reading kept, with a confidence that counts how many outlines agree
   (:func:`vision.pips.best_of_outlines`) and is not raised above the tile's own outline's
   unless a moved outline reads at :data:`REFINE_SURE` or more; the reported corners stay
@@ -123,6 +124,21 @@ REFINE_BELOW = 0.95
 #: the refine work (and on the real board photos, seen before this re-measurement, board-14's
 #: 2-6 read 2-2).
 REFINE_MOVES = (-0.15, 0.0, 0.15)
+#: A doubtful tile is also read at its outline turned by each of these angles (degrees) and at
+#: its width scaled by each of REFINE_WIDTHS (stage ``refine``; empty: never): outlines of
+#: misread tuning tiles that read right at their true outline are often 15-25 degrees turned
+#: or 15-25 % wide or narrow (``runs/lead18/outerr.py``, scratch). Chosen on the 500 tuning
+#: scenes 1,600,000-499 (session 18, 2026-11-23, with the detector's PLAIN_IN_LAYOUT; tiles
+#: right / frames, ``runs/lead11/tune.py``): none 7072 / 453; turns (-8, 8) 7078 / 456, the
+#: same with (-16, -8, 8, 16), (-20, -10, 10, 20) or (-12, -6, 6, 12); widths (0.85, 1.15)
+#: alone 7077 / 456; (-16, -8, 8, 16) with (0.85, 1.15) 7080 / 458; **(-8, 8) with (0.85,
+#: 1.15) 7081 / 459** (with (0.9, 1.1) 7081 / 458); false 8 and sure-wrong 6 throughout. The
+#: same outline read twice more (turns of 0.01 degree) gives 7073: the gain is the moved
+#: outlines', not more votes. Fresh tuning scenes 1,600,500-619 (``python -m vision.tune
+#: --seed 1600500 --scenes 120``): 0.9841 -> 0.9853; rendered phone close-ups 585 -> 585 of
+#: 600, small-tile close-ups 523 -> 524 of 616, live-size crops 1374 -> 1376 of 1464.
+REFINE_TURNS: tuple[float, ...] = (-8.0, 8.0)
+REFINE_WIDTHS: tuple[float, ...] = (0.85, 1.15)
 #: A moved outline read less surely than REFINE_SURE may change a tile's value in stage
 #: ``refine`` but not raise its confidence above its own outline's: the likeliest of several
 #: outlines reads surer than the tile is by being picked. On the 500 tuning scenes (seeds
@@ -724,7 +740,7 @@ class Reader:
                           key=lambda i: values[i].confidence
                           )[:REFINE_MAX_TILES if max_tiles is None else max_tiles]
         for i in sorted(doubtful):
-            variants = outline_variants(outlines[i], REFINE_MOVES)
+            variants = outline_variants(outlines[i], REFINE_MOVES, REFINE_TURNS, REFINE_WIDTHS)
             # one moved out of the frame or too small is not read
             for moved, ok in zip(variants, readable(frame_bgr, variants)):
                 if ok:

@@ -180,6 +180,25 @@ def test_outline_variants_move_each_end_along_the_tile():
         outline_variants([[0, 0], [0, 10], [0, 10], [0, 0]], (0.1,))
 
 
+def test_outline_variants_turn_and_widen_the_outline_about_its_centre():
+    """After the moves, one outline per turn (about the centre, length and width kept) and one
+    per width factor (about the long axis, ends in place), corners in the same order."""
+    quad = LEFT_TO_RIGHT.astype(float)
+    centre = quad.mean(axis=0)
+    turned, wider, narrower = outline_variants(quad, (0.0,), turns=(90.0,), widths=(1.5, 0.5))
+    # a quarter turn clockwise in image coordinates: the first end now lies above the centre
+    np.testing.assert_allclose(turned.mean(axis=0), centre, atol=1e-9)
+    first = (turned[0] + turned[1]) / 2
+    np.testing.assert_allclose(first, centre + [0.0, -100.0], atol=1e-9)
+    for q in (turned, wider, narrower):
+        np.testing.assert_allclose(np.linalg.norm((q[2] + q[3]) / 2 - (q[0] + q[1]) / 2), 200.0)
+    for q, factor in ((wider, 1.5), (narrower, 0.5)):
+        np.testing.assert_allclose(np.linalg.norm(q[1] - q[0]), 100.0 * factor)
+        np.testing.assert_allclose(q.mean(axis=0), centre, atol=1e-9)
+        np.testing.assert_allclose(q[:, 0], quad[:, 0])  # the ends stay where they were
+    assert outline_variants(quad, (0.0,)) == []
+
+
 def test_readable_agrees_with_check_corners_outline_by_outline():
     from vision.halves import check_corners, readable
     frame = np.zeros((120, 160, 3), np.uint8)
