@@ -98,6 +98,7 @@ from vision.outline import (
     turned_far,
 )
 from vision.pips import (
+    SHORTLIST,
     WASHED_DOUBT,
     PipReader,
     TileReader,
@@ -136,9 +137,19 @@ REFINE_MOVES = (-0.15, 0.0, 0.15)
 #: same outline read twice more (turns of 0.01 degree) gives 7073: the gain is the moved
 #: outlines', not more votes. Fresh tuning scenes 1,600,500-619 (``python -m vision.tune
 #: --seed 1600500 --scenes 120``): 0.9841 -> 0.9853; rendered phone close-ups 585 -> 585 of
-#: 600, small-tile close-ups 523 -> 524 of 616, live-size crops 1374 -> 1376 of 1464.
+#: 600, small-tile close-ups 523 -> 524 of 616, live-size crops 1374 -> 1376 of 1464. Sharing
+#: the classifier's shortlist of two full reads with the moved ends let a turned outline crowd
+#: them out: a 3-6 whose outline slid 0.4 widths along its chain read 2-6 (the test
+#: ``test_an_outline_slid_along_its_chain_still_reads_right``), so the turned and narrower /
+#: wider outlines have a shortlist of their own (REFINE_SHAPE_KEEP): with 1, 7080 / 458, right
+#: but unsure 146 -> 155, fresh 0.9847 (2: 7082 / 458, right but unsure 165; one shortlist of
+#: three for all: 7079 / 457).
 REFINE_TURNS: tuple[float, ...] = (-8.0, 8.0)
 REFINE_WIDTHS: tuple[float, ...] = (0.85, 1.15)
+#: How many of a tile's turned and narrower / wider outlines (REFINE_TURNS, REFINE_WIDTHS) the
+#: classifier's shortlist lets be read in full, beside ``vision.pips.SHORTLIST`` of its moved
+#: ones (0: none).
+REFINE_SHAPE_KEEP = 1
 #: A moved outline read less surely than REFINE_SURE may change a tile's value in stage
 #: ``refine`` but not raise its confidence above its own outline's: the likeliest of several
 #: outlines reads surer than the tile is by being picked. On the 500 tuning scenes (seeds
@@ -734,23 +745,31 @@ class Reader:
         :func:`vision.pips.best_of_outlines`. ``washed``: the blown-out fraction of each
         tile's halves at its own outline ((2N,), :func:`vision.halves.tile_crops_washed`),
         used for its moved outlines too (they cover nearly the same pixels)."""
-        owners: list[int] = []
-        moved_outlines: list[np.ndarray] = []
         doubtful = sorted((i for i, v in enumerate(values) if v.confidence < REFINE_BELOW),
                           key=lambda i: values[i].confidence
                           )[:REFINE_MAX_TILES if max_tiles is None else max_tiles]
-        for i in sorted(doubtful):
-            variants = outline_variants(outlines[i], REFINE_MOVES, REFINE_TURNS, REFINE_WIDTHS)
-            # one moved out of the frame or too small is not read
-            for moved, ok in zip(variants, readable(frame_bgr, variants)):
-                if ok:
-                    owners.append(i)
-                    moved_outlines.append(moved)
-        if not moved_outlines:
-            return values
-        crops = tile_crops(frame_bgr, moved_outlines)
-        again = self.pips.read_shortlist(crops, owners, set_max,
-                                         washed=_washed_of(washed, owners))
+        again: dict[int, list[TileValue]] = {}
+        # the moved ends first, then the turned and narrower / wider outlines, each family
+        # shortlisted on its own, so the one does not crowd the other out of the full reads
+        for moves, turns, widths, keep in ((REFINE_MOVES, (), (), SHORTLIST),
+                                           ((0.0,), REFINE_TURNS, REFINE_WIDTHS,
+                                            REFINE_SHAPE_KEEP)):
+            owners: list[int] = []
+            moved_outlines: list[np.ndarray] = []
+            for i in sorted(doubtful):
+                variants = outline_variants(outlines[i], moves, turns, widths)
+                # one moved out of the frame or too small is not read
+                for moved, ok in zip(variants, readable(frame_bgr, variants)):
+                    if ok:
+                        owners.append(i)
+                        moved_outlines.append(moved)
+            if not moved_outlines or keep < 1:
+                continue
+            crops = tile_crops(frame_bgr, moved_outlines)
+            for i, readings in self.pips.read_shortlist(
+                    crops, owners, set_max, washed=_washed_of(washed, owners),
+                    keep=keep).items():
+                again.setdefault(i, []).extend(readings)
         out = list(values)
         for i, readings in again.items():
             joined = best_of_outlines(values[i], readings)
