@@ -20,9 +20,11 @@ Stages (their times in milliseconds land in ``Reading.timings_ms``):
   with its outline turned 18-45 degrees is read at that outline (:data:`TURN_FAR_BELOW`);
 - ``refine``: only with the classifier, when a tile reads with less confidence than
   :data:`REFINE_BELOW`: that tile (at most :data:`REFINE_MAX_TILES` a frame) is read again at
-  outlines with its ends moved along its length, turned a little and made a little narrower
-  and wider (:func:`vision.halves.outline_variants`, :data:`REFINE_MOVES`,
-  :data:`REFINE_TURNS`, :data:`REFINE_WIDTHS`; the classifier ranks them and the two likeliest are read in full), and
+  outlines with its ends moved along its length (:data:`REFINE_MOVES`), turned a little and
+  made a little narrower and wider (:data:`REFINE_TURNS`, :data:`REFINE_WIDTHS`;
+  :func:`vision.halves.outline_variants`); the classifier ranks each family and the two
+  likeliest moved ones and the likeliest turned or resized one (:data:`REFINE_SHAPE_KEEP`) are
+  read in full, and
   the most confident reading kept, with a confidence that counts how many outlines agree
   (:func:`vision.pips.best_of_outlines`) and is not raised above the tile's own outline's
   unless a moved outline reads at :data:`REFINE_SURE` or more; the reported corners stay
