@@ -1287,7 +1287,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
     centres = {(i, j): _centre_under(quads[i], quads[j]) for i, j in pairs}
     orders = {(i, j): _watched_order(history, i, j) for i, j in pairs}
     # the learned cue's say on pairs the order in which they appeared does not already decide
-    raised = _pair_raised(frame_bgr, quads, [ij for ij in pairs if not orders[ij]]
+    cue_memo: dict[int, np.ndarray] = {}  # the learned cue's answers, asked once a tile
+    raised = _pair_raised(frame_bgr, quads, [ij for ij in pairs if not orders[ij]], cue_memo
                           ) if learned else {}
     above, kept, gaps, chain = _decide(n, pairs, _pair_edges(
         pairs, pictures, orders, geometry, heights, T, size_x, trust, vote_trust,
@@ -1305,7 +1306,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
                 layer_unit, centres, raised))
     # the learned cue: a tile that nothing found lies under or on, whose surroundings show
     # tiles under it (:mod:`vision.layer_cue`), is put on the layer the model gives
-    lifted = _learned_lifts(frame_bgr, quads, chain, above, geometry) if learned else {}
+    lifted = _learned_lifts(frame_bgr, quads, chain, above, geometry, cue_memo
+                            ) if learned else {}
     for i, (layer_i, _, _) in lifted.items():
         chain[i] = layer_i
     # without calibration, each tile's height from its size: where clear, it replaces the
@@ -1372,7 +1374,8 @@ def estimate_layers(frame_bgr: np.ndarray, tiles: Sequence[Any],
 
 
 def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[int],
-                   above: dict[int, list[int]], geometry: Geometry | None = None
+                   above: dict[int, list[int]], geometry: Geometry | None = None,
+                   memo: dict[int, np.ndarray] | None = None
                    ) -> dict[int, tuple[int, float, str]]:
     """The tiles the learned cue lifts off the table: of the tiles the chain leaves on layer 0
     with no tile found on them (a covered tile's crop shows the tiles on it, not what it lies
@@ -1384,7 +1387,8 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     :data:`GEO_LIFT_STACKED`); each with the layer the model gives (1 + the likeliest count of
     tiles under it), that count's probability (to the power :data:`LEARNED_CONFIDENCE_POWER`)
     and the cue that decided: ``learned``, or ``parallax`` where the apparent size lifted a
-    tile the image rule would have left. Empty without a shipped model."""
+    tile the image rule would have left. Empty without a shipped model. ``memo``: as for
+    :func:`_cue_under`."""
     from vision.layer_cue import shared_cue
 
     if len(quads) < LEARNED_MIN_TILES:
@@ -1394,7 +1398,7 @@ def _learned_lifts(frame_bgr: np.ndarray, quads: list[np.ndarray], chain: list[i
     model = shared_cue() if cand else None
     if model is None:
         return {}
-    p = model.under(frame_bgr, quads, cand)
+    p = _cue_under(model, frame_bgr, quads, cand, memo)
     alone = _lifted_where(1.0 - p[:, 0], LEARNED_LIFT, LEARNED_LIFT_STACKED, STACKED_SURE)
     lift = alone
     if geometry is not None:
@@ -1419,9 +1423,10 @@ def _watched_order(history: LayerTracker | None, i: int, j: int) -> int:
 
 
 def _pair_raised(frame_bgr: np.ndarray, quads: list[np.ndarray],
-                 pairs: list[tuple[int, int]]) -> dict[int, float]:
+                 pairs: list[tuple[int, int]], memo: dict[int, np.ndarray] | None = None
+                 ) -> dict[int, float]:
     """The learned cue's P(raised) of every tile of an overlapping pair (empty without pairs
-    or without a shipped model)."""
+    or without a shipped model); ``memo``: as for :func:`_cue_under`."""
     which = sorted({i for pair in pairs for i in pair})
     if not which:
         return {}
@@ -1430,8 +1435,23 @@ def _pair_raised(frame_bgr: np.ndarray, quads: list[np.ndarray],
     model = shared_cue()
     if model is None:
         return {}
-    p = model.under(frame_bgr, quads, which)
+    p = _cue_under(model, frame_bgr, quads, which, memo)
     return {i: float(1.0 - p[k, 0]) for k, i in enumerate(which)}
+
+
+def _cue_under(model: Any, frame_bgr: np.ndarray, quads: list[np.ndarray],
+               which: list[int], memo: dict[int, np.ndarray] | None) -> np.ndarray:
+    """``model.under(frame_bgr, quads, which)`` (:meth:`vision.layer_cue.LayerCue.under`),
+    asking the model only about tiles not yet in ``memo`` (tile index -> its row of
+    probabilities, filled here; one estimate asks about a pair's tiles and then about the
+    tiles left on the table, often the same ones, in one frame with the same quads)."""
+    if memo is None or not which:
+        return model.under(frame_bgr, quads, which)
+    new = [i for i in which if i not in memo]
+    if new:
+        for i, row in zip(new, model.under(frame_bgr, quads, new)):
+            memo[i] = row
+    return np.stack([memo[i] for i in which])
 
 
 def _lifted_where(score: np.ndarray, bar: float, bar_stacked: float, sure_at: float

@@ -461,3 +461,31 @@ def test_what_the_tracker_watched_outweighs_the_cues_pair_vote(
     monkeypatch.setattr(layer_cue, "shared_cue", lambda: None)
     plain = estimate_layers(both, [low, top], outline_px=READER_OUTLINE_PX)
     assert [e.layer for e in plain] == [0, 1]
+
+
+def test_the_cue_is_asked_about_each_tile_once_an_estimate() -> None:
+    """One estimate asks the learned cue about a pair's tiles and later about the tiles left on
+    the table, often the same ones: with a memo each tile is asked about once, and the rows come
+    back in the order asked, as the model gives them."""
+    from vision.layers import _cue_under
+
+    class Counting:
+        asked: list[list[int]] = []
+
+        def under(self, frame_bgr, quads, which):
+            self.asked.append(list(which))
+            return np.array([[0.1 * i, 0.2, 0.3, 0.4] for i in which], np.float32)
+
+    model = Counting()
+    frame = np.zeros((40, 40, 3), np.uint8)
+    quads = [np.zeros((4, 2))] * 5
+    memo: dict[int, np.ndarray] = {}
+    first = _cue_under(model, frame, quads, [1, 3], memo)
+    second = _cue_under(model, frame, quads, [3, 0, 1, 4], memo)
+    assert model.asked == [[1, 3], [0, 4]]
+    np.testing.assert_allclose(first[:, 0], [0.1, 0.3])
+    np.testing.assert_allclose(second[:, 0], [0.3, 0.0, 0.1, 0.4])
+    model.asked.clear()
+    _cue_under(model, frame, quads, [1, 3], None)  # without a memo: asked every time
+    _cue_under(model, frame, quads, [1, 3], None)
+    assert model.asked == [[1, 3], [1, 3]]
