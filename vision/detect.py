@@ -1773,7 +1773,8 @@ def _unstraddled(tiles: list[TileCandidate], unexplained: tuple, scale: float,
 def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
                        frame_bgr: np.ndarray, ink_maps: dict[str, np.ndarray],
                        backs: set[int] | None = None, face_min: float = FACE_MIN,
-                       ink_least: float | None = None
+                       ink_least: float | None = None,
+                       plain: list[TileCandidate] | None = None
                        ) -> tuple[list[TileCandidate], list[float], list[bool]]:
     """The network tiles ``found`` (:class:`vision.tile_finder.FoundTile`, from the maps
     ``net_maps`` at ``net_scale`` working px per image px) that pass the checks of a single
@@ -1784,7 +1785,9 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
     divider and no ink darker than a back's veins (:data:`BACK_CONTRAST`) is added to it: a
     face-down tile (a tile all the same, a size reference for its neighbours) or grain. With
     ``ink_least``, a whole tile showing neither a divider nor pips passes where its inner part
-    shows that much ink contrast (:data:`CLOSE_UP_INK`)."""
+    shows that much ink contrast (:data:`CLOSE_UP_INK`). With ``plain``, each whole tile with a
+    sure kernel refused only for showing neither a divider nor pips (nor rows) is added to it
+    (:func:`_plain_in_layout` looks at those)."""
     tiles: list[TileCandidate] = []
     scores: list[float] = []
     split: list[bool] = []
@@ -1812,6 +1815,8 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
         cand = TileCandidate(corners, f.cut, divider, polarity, fill, pips)
         if not (divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE or rows):
             if ink_least is None or f.cut:
+                if plain is not None and not f.cut:
+                    plain.append(cand)
                 continue
             if _ink_contrast(frame_bgr, inner, ink_least) < ink_least:
                 continue
@@ -1827,39 +1832,27 @@ def _checked_net_tiles(found: list, net_maps: np.ndarray, net_scale: float,
     return tiles, scores, split
 
 
-def _plain_in_layout(found: list, net_maps: np.ndarray, net_scale: float,
-                     kept: list[TileCandidate], frame_bgr: np.ndarray,
-                     ink_maps: dict[str, np.ndarray]) -> list[TileCandidate]:
-    """Network tiles of ``found`` that the checks refused only for showing neither a divider nor
-    pips, kept where they lie in the layout (:data:`PLAIN_IN_LAYOUT`): a sure kernel
-    (:data:`NET_LOW_SCORE`), whole, network face over them (:data:`FACE_MIN`), at no kept tile's
-    place, about as wide as a kept tile that shows a divider or pips and touches them (their
-    outline grown by :data:`PLAIN_TOUCH`). A tile that shows a divider or pips was refused for
-    another reason and stays refused."""
+def _plain_in_layout(plain: list[TileCandidate], net_maps: np.ndarray, net_scale: float,
+                     kept: list[TileCandidate]) -> list[TileCandidate]:
+    """Of the ``plain`` network tiles (a sure kernel, whole, refused by
+    :func:`_checked_net_tiles` only for showing neither a divider nor pips), those that lie in
+    the layout (:data:`PLAIN_IN_LAYOUT`): network face over them (:data:`FACE_MIN`), at no kept
+    tile's place, about as wide as a kept tile that shows a divider or pips and touches them
+    (their outline grown by :data:`PLAIN_TOUCH`)."""
     out: list[TileCandidate] = []
     marked = [t for t in kept if t.is_tile and not t.cut]
-    if not marked:
-        return out
-    for f in found:
-        if f.score < NET_LOW_SCORE or f.cut:
+    for c in plain if marked else ():
+        if _face_support(net_maps[1], net_scale, c.corners) < FACE_MIN:
             continue
-        if any(_at_one_place(f.corners, t.corners) for t in kept + out):
+        if any(_at_one_place(c.corners, t.corners) for t in kept + out):
             continue
-        if _face_support(net_maps[1], net_scale, f.corners) < FACE_MIN:
-            continue
-        width = _sides(f.corners)[0]
-        centre = quad_centre(f.corners)
-        grown = (centre + (f.corners - centre) * PLAIN_TOUCH).astype(np.float32)
-        touching = [t for t in marked
-                    if abs(_sides(t.corners)[0] / width - 1.0) <= PLAIN_WIDTH
-                    and cv2.intersectConvexConvex(grown, t.corners.astype(np.float32))[0] > 0]
-        if not touching:
-            continue
-        (divider, fill, pips), polarity = _quad_score(
-            ink_maps, f.corners, frame_bgr if COLOUR_AXIS else None, first=True)
-        if divider >= MIN_DIVIDER_SCORE or pips >= PIPS_ALONE:
-            continue  # refused for another reason (its size, a textured table): stays refused
-        out.append(TileCandidate(f.corners, False, divider, polarity, fill, pips))
+        width = _sides(c.corners)[0]
+        centre = quad_centre(c.corners)
+        grown = (centre + (c.corners - centre) * PLAIN_TOUCH).astype(np.float32)
+        if any(abs(_sides(t.corners)[0] / width - 1.0) <= PLAIN_WIDTH
+               and cv2.intersectConvexConvex(grown, t.corners.astype(np.float32))[0] > 0
+               for t in marked):
+            out.append(c)
     return out
 
 
@@ -1910,9 +1903,10 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     # a textured table (speckled stone, grain) where the network sees many weak kernels
     speckled = (SPECKLE_WEAK > 0 and max(h, w) >= SMALL_SIDE
                 and sum(SPECKLE_LOW <= f.score < NET_LOW_SCORE for f in found) >= SPECKLE_WEAK)
+    plain: list[TileCandidate] = []  # sure tiles refused for showing no divider and no pips
     tiles, scores, split = _surer(*_checked_net_tiles(
         found, net_maps, net_scale, frame_bgr, ink_maps, backs,
-        CLOSE_UP_FACE_MIN if close_up else FACE_MIN), speckled)
+        CLOSE_UP_FACE_MIN if close_up else FACE_MIN, plain=plain), speckled)
     only_cut = bool(tiles) and all(t.cut for t in tiles)
     if max(h, w) < SMALL_SIDE and (not tiles or (CLOSE_UP_UNCUT and only_cut)):
         # a close-up in which no tile passed the checks, or only tiles running out of the
@@ -1956,8 +1950,9 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         larger = finder.larger(frame_bgr, found, net_scale, split_only=False)
         if larger is not None:
             found, net_maps, net_scale = larger
+            plain = []
             tiles, scores, split = _checked_net_tiles(found, net_maps, net_scale, frame_bgr,
-                                                      ink_maps, backs, FACE_MIN)
+                                                      ink_maps, backs, FACE_MIN, plain=plain)
             tiles, large = _plausible_net_tiles(tiles, scores, split)
             whole = [_sides(t.corners)[0] for t in tiles if not t.cut]
             unexplained = None
@@ -1975,7 +1970,7 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
     else:
         tiles += large
     if PLAIN_IN_LAYOUT and max(h, w) >= SMALL_SIDE and not close_up and not speckled:
-        tiles += _plain_in_layout(found, net_maps, net_scale, tiles, frame_bgr, ink_maps)
+        tiles += _plain_in_layout(plain, net_maps, net_scale, tiles)
     if backs:
         tiles = [dataclasses.replace(t, back=True) if id(t) in backs else t for t in tiles]
     widths = [_sides(t.corners)[0] for t in tiles if not t.cut]

@@ -61,19 +61,19 @@ Cues, strongest first:
 Pairwise decisions (votes: order 2, calibrated parallax 1.5 with exact outlines down to 0 with
 outlines off by two layers' size change, uncalibrated size 2 down to 0.15, the picture 1, the
 learned cue 1, the covered middle 0.3, each clipped) make a "lies above" graph (cycles broken at
-their weakest edge); a tile's layer from the image is the longest chain of tiles below it. A tile hidden entirely (under
-a square tower) is missing from such a chain; without calibration an edge therefore counts as many
-layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`), and where a tile's own
-size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the chain's count (a tower
-whose bottom is hidden, a gap counted too wide) while the tile stays above every tile it was found
-to lie on. With geometry, parallax also gives each tile an absolute height: it decides when it is
-confident and says more than the chain (a tile whose support was not detected). Both absolute
-heights weigh how far the outlines may be off (``outline_px``): with the reader's outlines
-(:data:`READER_OUTLINE_PX`) on tiles of ordinary size they are not used. The uncalibrated size
-heights need outlines true to a few hundredths of a pixel (one layer changes a 50 px tile's length
-by well under a pixel, and the vanishing line and lens come from the same corners); they are used
-only where the scene's sizes fall on whole layers (:data:`SIZE_FIT_MAX`), which outlines 0.1 px off
-(random) already break.
+their weakest edge); a tile's layer from the image is the longest chain of tiles below it. A tile
+hidden entirely (under a square tower) is missing from such a chain; without calibration an edge
+therefore counts as many layers as the two tiles' sizes differ in units (:data:`SIZE_GAP_BOUNDS`),
+and where a tile's own size height is within :data:`HEIGHT_CLEAR` of a whole layer it replaces the
+chain's count (a tower whose bottom is hidden, a gap counted too wide) while the tile stays above
+every tile it was found to lie on. With geometry, parallax also gives each tile an absolute height:
+it decides when it is confident and says more than the chain (a tile whose support was not
+detected). Both absolute heights weigh how far the outlines may be off (``outline_px``): with the
+reader's outlines (:data:`READER_OUTLINE_PX`) on tiles of ordinary size they are not used. The
+uncalibrated size heights need outlines true to a few hundredths of a pixel (one layer changes a 50
+px tile's length by well under a pixel, and the vanishing line and lens come from the same
+corners); they are used only where the scene's sizes fall on whole layers (:data:`SIZE_FIT_MAX`),
+which outlines 0.1 px off (random) already break.
 
 A ray from the camera only goes down, so where the top faces of two tiles overlap in the
 picture the higher one is seen: tiles of one layer never overlap in the picture, and an overlap
@@ -530,20 +530,19 @@ CENTRE_MARGIN = 0.0
 PARALLAX_VOTE = 1.5
 #: Vote of the learned cue on which of two overlapping tiles is higher: this weight times the
 #: difference of their P(raised) (:class:`vision.layer_cue.LayerCue`, both views as in
-#: :meth:`~vision.layer_cue.LayerCue.under`). The upper tile of a pair shows its walls and
-#: shadow on the lower one; the lower tile's crop shows none. A pair the tracker watched onto
-#: different layers is not asked (its order decides it). The reader seldom finds both tiles
-#: of a pair (72 pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair
-#: upside down (16 of the 51 pairs whose tiles match the truth on different layers), the cue
-#: put the upper tile's P(raised) more than 0.5 above the lower one's in 13
-#: (``runs/lead17/pairs.py``, scratch). Session 17, cached readings through
-#: :func:`estimate_layers` (``runs/lead15/bars.py``, scratch): found tiles right on stacked
-#: tuning scenes 16900-17099 / 1,600,000-079, vote 0 -> 1: 507 / 200 -> 510 / 201 (2 and 4:
-#: the same as 1), on 1,600,080-279 468 -> 471 of 882; table tiles lifted on the 500 tuning
-#: game scenes and flat tuning scenes 30850-30999 / 5340-5499 16 / 0 / 2 either way. On
-#: ground-truth quads of stacked tuning scenes 1,600,280-319 with corners moved 1 / 2 px
-#: (``runs/lead17/pvjit.py``, scratch): vote 0 509 / 472, 0.5 539 / 517, 1 546 / 528, 2
-#: 553 / 526, 4 552 / 524 of 638.
+#: :meth:`~vision.layer_cue.LayerCue.under`). The upper tile of a pair shows its walls and shadow
+#: on the lower one; the lower tile's crop shows none. A pair the tracker watched onto different
+#: layers is not asked (its order decides it). The reader seldom finds both tiles of a pair (72
+#: pairs in the 280 stacked tuning scenes below); where it did and the votes had the pair upside
+#: down (16 of the 51 pairs whose tiles match the truth on different layers), the cue put the upper
+#: tile's P(raised) more than 0.5 above the lower one's in 13 (``runs/lead17/pairs.py``, scratch).
+#: Session 17, cached readings through :func:`estimate_layers` (``runs/lead15/bars.py``, scratch):
+#: found tiles right on stacked tuning scenes 16900-17099 / 1,600,000-079, vote 0 -> 1: 507 / 200
+#: -> 510 / 201 (2 and 4: the same as 1), on 1,600,080-279 468 -> 471 of 882; table tiles lifted on
+#: the 500 tuning game scenes and flat tuning scenes 30850-30999 / 5340-5499 16 / 0 / 2 either way.
+#: On ground-truth quads of stacked tuning scenes 1,600,280-319 with corners moved 1 / 2 px
+#: (``runs/lead17/pvjit.py``, scratch): vote 0 509 / 472, 0.5 539 / 517, 1 546 / 528, 2 553 / 526,
+#: 4 552 / 524 of 638.
 LEARNED_PAIR_VOTE = 1.0
 #: Logistic weights of :func:`picture_features` (log-odds that the first tile lies above):
 #: fitted by ``python -m vision.render.layerfit`` (training seeds 200-279, corners moved

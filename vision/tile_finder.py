@@ -29,15 +29,15 @@ tiles right 0.9672 -> 0.9790, false tiles 18 -> 8). That pass is dropped when it
 sure tiles than the first (:data:`ZOOM_GROWTH`: table grain at twice the scale).
 
 A small picture (a close-up) is worked at :data:`CLOSE_UP_SIDE`; where that pass finds several
-tiles narrower than :data:`CLOSE_UP_MIN_WIDTH` of its side it is taken for a picture of a table
-and worked at :data:`WORK_SIDE`, unless that finds no sure tile while the close-up pass did
+tiles narrower than :data:`CLOSE_UP_MIN_WIDTH` of its side it is taken for a picture of a table and
+worked at :data:`WORK_SIDE`, unless that finds no sure tile while the close-up pass did
 (:data:`TABLE_KEEPS_SURE`: two to four small tiles in a phone close-up); where the close-up pass
 finds no sure tile at all (:data:`RETRY_SCORE`), it is worked again at the :data:`RETRY_SIDES`
-(small tiles under glare, on pale card or on lit wood). Rendered small-tile close-ups (``render_small_closeup`` drawn 100 and
-160 px, enlarged to 400 as the reader does; choice seeds 1,750,000-149, shipped finder): tiles
-found 0.4513 -> 0.5877 (table pass kept) -> 0.6104 (retry at 128 px); held-out check seeds
-1,700,000-149: 0.5000 -> 0.6378, tiles right 0.4872 -> 0.6106 (2026-11-22). Frames of a table
-(long side :data:`SMALL_SIDE` or more) are never worked this way.
+(small tiles under glare, on pale card or on lit wood). Rendered small-tile close-ups
+(``render_small_closeup`` drawn 100 and 160 px, enlarged to 400 as the reader does; choice seeds
+1,750,000-149, shipped finder): tiles found 0.4513 -> 0.5877 (table pass kept) -> 0.6104 (retry at
+128 px); held-out check seeds 1,700,000-149: 0.5000 -> 0.6378, tiles right 0.4872 -> 0.6106
+(2026-11-22). Frames of a table (long side :data:`SMALL_SIDE` or more) are never worked this way.
 
 One ``onnxruntime`` session is made per :class:`TileFinder`, on the CPU with a fixed thread
 count; :func:`shared_finder` keeps one for the process. Nothing is downloaded.
