@@ -470,7 +470,8 @@ def test_the_cue_is_asked_about_each_tile_once_an_estimate() -> None:
     from vision.layers import _cue_under
 
     class Counting:
-        asked: list[list[int]] = []
+        def __init__(self) -> None:
+            self.asked: list[list[int]] = []
 
         def under(self, frame_bgr, quads, which):
             self.asked.append(list(which))
