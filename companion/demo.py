@@ -48,6 +48,10 @@ from companion.errors import DominoError
 DEMO_GAMES = ("allfives", "chickenfoot", "super", "castlerock", "fortytwo", "moon", "buildup",
               "stackernoes")
 
+#: Seconds the dashboard demo waits, once stopped (Ctrl-C), for its player to end: it checks
+#: between frames, and one frame's read takes well under a second on the 2-core machine.
+PLAYER_STOP_WAIT_S = 10.0
+
 
 def recording_path(game: str) -> Path:
     """The bundled recording of ``game``."""
@@ -155,10 +159,14 @@ class DemoPlayer:
                 [still] * self.still_frames
             before = len(self.session.history)
             for img in frames:
+                if self.stop.is_set():  # asked to stop mid-step: end after this frame
+                    break
                 self.loop.process(self._noisy(img))
                 self.report.frames += 1
                 if self.pace is not None:
                     self.pace()
+            if self.stop.is_set():
+                break
             if self.wait_for_person is not None and self.session.alerts:
                 self.wait_for_person(self.session)
             self._person(step, before)
@@ -331,21 +339,30 @@ def _run_dashboard(args: argparse.Namespace, rec: Any, tmp: Path) -> int:
     player = DemoPlayer(rec, session, loop, pace=pace, wait_for_person=wait_for_person)
 
     def play() -> None:
-        time.sleep(2.0)  # let the browser connect first
+        if player.stop.wait(2.0):  # let the browser connect first; stopped meanwhile: done
+            return
         report = player.run()
         result = session.game.result()
         print(f"demo finished: scores {result['scores']}, winner {result['winner']} (recording's "
               f"truth: {rec.truth['scores']}, winner {rec.truth['winner']}); "
               f"{json.dumps(report.to_json())}", flush=True)
 
-    threading.Thread(target=play, name="demo-player", daemon=True).start()
+    thread = threading.Thread(target=play, name="demo-player", daemon=True)
+    thread.start()
     ns = argparse.Namespace(host="127.0.0.1", port=args.port, trusted_host=[], max_streams=32,
                             max_video=5, no_browser=args.no_browser)
     try:
         return serve.serve_dashboard(ns, store, holder, tmp, tmp / "demo.sqlite", frames=frames,
                                      banner=f"demo: {rec.game} recording, {len(rec.steps)} steps")
     finally:
+        # the player ends within one frame; the store is closed only after it has, and the
+        # process never exits while the player is inside the reader (a native thread pool
+        # torn down under a running inference aborts the process)
         player.stop.set()
+        thread.join(PLAYER_STOP_WAIT_S)
+        if thread.is_alive():
+            print(f"domino-companion demo: the player did not stop within "
+                  f"{PLAYER_STOP_WAIT_S:g} s; closing anyway", file=sys.stderr, flush=True)
         store.close()
 
 

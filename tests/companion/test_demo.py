@@ -195,3 +195,75 @@ def test_the_players_amend_a_play_read_again_only_when_it_was_misread(
     got = player.report.to_json()
     assert (len(got["amended_by_tap"]), len(got["kept_as_logged"])) == \
         ((1, 0) if how == "amended" else (0, 1))
+
+
+class _StoppingLoop:
+    """A live loop stand-in that asks ``player`` to stop while it reads its first frame."""
+
+    def __init__(self) -> None:
+        self.player: DemoPlayer | None = None
+        self.frames = 0
+
+    def process(self, frame_bgr: np.ndarray) -> None:
+        self.frames += 1
+        assert self.player is not None
+        self.player.stop.set()
+
+
+def test_a_stopped_player_ends_after_the_frame_it_is_reading(tmp_path: Path) -> None:
+    """Ctrl-C on the dashboard demo sets the player's stop while a step's frames are read: it
+    reads no further frame and gives no answer for the step (the store is closed next)."""
+    rec = _prefix(load_recording(recording_path("allfives")), 2)
+    store = LogStore(tmp_path / "demo.db")
+    session = Session.start(store, rec.game, list(rec.players), dict(rec.options))
+    loop = _StoppingLoop()
+    player = DemoPlayer(rec, session, loop)
+    loop.player = player
+    report = player.run()
+    assert loop.frames == 1 and report.frames == 1
+    assert session.history == [] and report.corrected == [] and report.missed == []
+    store.close()
+
+
+def test_the_dashboard_demo_closes_its_store_only_after_the_player_ended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopping the dashboard demo waits for its player thread before the store is closed (a
+    player still inside the reader when the process exits can abort it: 'terminate called
+    without an active exception' was seen once on Ctrl-C, session 19)."""
+    import threading
+    import time
+
+    from companion import serve
+
+    rec = load_recording(recording_path("allfives"))
+    events: list[str] = []
+    reading = threading.Event()
+
+    class SlowLoop:
+        def process(self, frame_bgr: np.ndarray) -> None:
+            reading.set()
+            time.sleep(0.3)
+            events.append("frame")
+
+        def _render_annotated(self) -> None:
+            pass
+
+    class Store:
+        def close(self) -> None:
+            events.append("store closed")
+
+    session = Session.start(LogStore(tmp_path / "d.db"), rec.game, list(rec.players),
+                            dict(rec.options))
+    monkeypatch.setattr(demo, "_live_parts", lambda r, db: (Store(), session, SlowLoop()))
+    monkeypatch.setattr("companion.live.LiveFrames", lambda loop: None)
+
+    def serve_until_a_frame_is_read(*_: Any, **__: Any) -> int:
+        assert reading.wait(60), "the player never read a frame"
+        return 0  # as after Ctrl-C
+
+    monkeypatch.setattr(serve, "serve_dashboard", serve_until_a_frame_is_read)
+    args = argparse.Namespace(game="allfives", port=0, no_browser=True, fps=1000.0, wait=0.0)
+    assert demo._run_dashboard(args, rec, tmp_path) == 0
+    assert events[-1] == "store closed" and events.count("store closed") == 1
+    assert "frame" in events
+    assert not any(t.name == "demo-player" and t.is_alive() for t in threading.enumerate())
