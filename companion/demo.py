@@ -343,6 +343,10 @@ def _run_dashboard(args: argparse.Namespace, rec: Any, tmp: Path) -> int:
             return
         report = player.run()
         result = session.game.result()
+        if player.stop.is_set():  # Ctrl-C before the recording's end: say so, not "finished"
+            print(f"demo stopped after {report.frames} frames: scores so far {result['scores']} "
+                  f"(the recording ends at {rec.truth['scores']})", flush=True)
+            return
         print(f"demo finished: scores {result['scores']}, winner {result['winner']} (recording's "
               f"truth: {rec.truth['scores']}, winner {rec.truth['winner']}); "
               f"{json.dumps(report.to_json())}", flush=True)

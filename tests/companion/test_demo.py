@@ -226,10 +226,12 @@ def test_a_stopped_player_ends_after_the_frame_it_is_reading(tmp_path: Path) -> 
 
 
 def test_the_dashboard_demo_closes_its_store_only_after_the_player_ended(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
     """Stopping the dashboard demo waits for its player thread before the store is closed (a
     player still inside the reader when the process exits can abort it: 'terminate called
-    without an active exception' was seen once on Ctrl-C, session 19)."""
+    without an active exception' was seen once on Ctrl-C, session 19), and says it stopped
+    rather than that the demo finished."""
     import threading
     import time
 
@@ -266,4 +268,6 @@ def test_the_dashboard_demo_closes_its_store_only_after_the_player_ended(
     assert demo._run_dashboard(args, rec, tmp_path) == 0
     assert events[-1] == "store closed" and events.count("store closed") == 1
     assert "frame" in events
+    said = capsys.readouterr().out
+    assert "demo stopped after" in said and "demo finished" not in said
     assert not any(t.name == "demo-player" and t.is_alive() for t in threading.enumerate())
