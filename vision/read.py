@@ -756,6 +756,8 @@ class Reader:
         for moves, turns, widths, keep in ((REFINE_MOVES, (), (), SHORTLIST),
                                            ((0.0,), REFINE_TURNS, REFINE_WIDTHS,
                                             REFINE_SHAPE_KEEP)):
+            if keep < 1:
+                continue  # this family is never read in full: not worth cutting
             owners: list[int] = []
             moved_outlines: list[np.ndarray] = []
             for i in sorted(doubtful):
@@ -765,7 +767,7 @@ class Reader:
                     if ok:
                         owners.append(i)
                         moved_outlines.append(moved)
-            if not moved_outlines or keep < 1:
+            if not moved_outlines:
                 continue
             crops = tile_crops(frame_bgr, moved_outlines)
             for i, readings in self.pips.read_shortlist(

@@ -12,6 +12,8 @@ import argparse
 import dataclasses
 import io
 import json
+import threading
+import time
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from companion import demo
+from companion import demo, serve
 from companion.demo import DEMO_GAMES, DemoPlayer, recording_path
 from companion.live import LiveLoop
 from companion.moves import Move
@@ -232,10 +234,6 @@ def test_the_dashboard_demo_closes_its_store_only_after_the_player_ended(
     player still inside the reader when the process exits can abort it: 'terminate called
     without an active exception' was seen once on Ctrl-C, session 19), and says it stopped
     rather than that the demo finished."""
-    import threading
-    import time
-
-    from companion import serve
 
     rec = load_recording(recording_path("allfives"))
     events: list[str] = []
