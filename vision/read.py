@@ -74,7 +74,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DominoError
-from companion.tiles import MAX_PIPS, Tile, oriented_halves, untaken_alternatives
+from companion.tiles import MAX_PIPS, SET_SIZES, Tile, oriented_halves, untaken_alternatives
 from vision.detect import detect_tiles
 from vision.halves import (
     half_crops as half_crops,  # re-exported: callers cut halves from here
@@ -1050,7 +1050,8 @@ def configure(parser) -> None:  # argparse.ArgumentParser
     parser.add_argument("photo", help="a PNG or JPEG photo of the table, seen from above")
     parser.add_argument("--json", action="store_true",
                         help="print the full reading as JSON (default: one line per tile)")
-    parser.add_argument("--set", type=int, default=MAX_PIPS, metavar="N",
+    parser.add_argument("--set", type=int, default=MAX_PIPS, choices=sorted(SET_SIZES),
+                        metavar="N",
                         help=f"largest pip value of the set in play (6, 9, 12, 15; default "
                              f"{MAX_PIPS})")
     parser.add_argument("--one-set", action="store_true",

@@ -179,6 +179,16 @@ def test_commands_on_bad_input_exit_2_with_a_message(tmp_path, capsys, command):
     assert "not an image" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("command", ["read", "count"])
+def test_commands_refuse_a_set_that_does_not_exist_and_name_the_real_ones(table_png, capsys,
+                                                                          command):
+    with pytest.raises(SystemExit) as stop:
+        main([command, str(table_png), "--set", "4"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 4" in err and "6, 9, 12, 15" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("ext", [".png", ".jpg"])
 def test_header_size_is_read_before_decoding(tmp_path, ext):
     img = np.zeros((30, 70, 3), np.uint8)
