@@ -10,16 +10,12 @@ import argparse
 import json
 import sys
 
-from companion.tiles import MAX_PIPS, SET_SIZES
-from vision.read import Reader, pip_total
+from vision.read import Reader, add_set_argument, pip_total
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("photo", help="a PNG or JPEG photo of the tiles left in a hand")
-    parser.add_argument("--set", type=int, default=MAX_PIPS, choices=sorted(SET_SIZES),
-                        metavar="N",
-                        help=f"largest pip value of the set in play (6, 9, 12, 15; default "
-                             f"{MAX_PIPS})")
+    add_set_argument(parser)
     parser.add_argument("--one-set", action="store_true",
                         help="the hand's tiles come from one set: no value is counted twice (the "
                              "other tile is read as a value no tile reads, or left out, with a "

@@ -1045,15 +1045,21 @@ def pip_total(reading: Reading) -> int:
 # the `read` command
 
 
+def add_set_argument(parser) -> None:  # argparse.ArgumentParser
+    """``--set N``: the largest pip value of the set in play, one of the sets that exist
+    (:data:`companion.tiles.SET_SIZES`); argparse names them when given another."""
+    parser.add_argument("--set", type=int, default=MAX_PIPS, choices=sorted(SET_SIZES),
+                        metavar="N",
+                        help=f"largest pip value of the set in play "
+                             f"({', '.join(map(str, sorted(SET_SIZES)))}; default {MAX_PIPS})")
+
+
 def configure(parser) -> None:  # argparse.ArgumentParser
     """Arguments of ``domino-companion read``."""
     parser.add_argument("photo", help="a PNG or JPEG photo of the table, seen from above")
     parser.add_argument("--json", action="store_true",
                         help="print the full reading as JSON (default: one line per tile)")
-    parser.add_argument("--set", type=int, default=MAX_PIPS, choices=sorted(SET_SIZES),
-                        metavar="N",
-                        help=f"largest pip value of the set in play (6, 9, 12, 15; default "
-                             f"{MAX_PIPS})")
+    add_set_argument(parser)
     parser.add_argument("--one-set", action="store_true",
                         help="the photo holds tiles of one set only: no value is reported twice "
                              "(the surer tile keeps it; the other is read as its likeliest value "
