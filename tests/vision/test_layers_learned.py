@@ -63,6 +63,7 @@ def test_the_model_says_its_crop_side_and_is_given_crops_of_it(tmp_path) -> None
     """A model taking 48-pixel crops gets 48-pixel crops from :meth:`LayerCue.under`; crops of
     another side are refused naming the side it takes."""
     torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")  # torch.onnx.export needs it (the `train` extra)
 
     class Tiny(torch.nn.Module):
         def forward(self, x):  # type: ignore[no-untyped-def]
