@@ -45,6 +45,10 @@ def card_text(meta: dict) -> str:
         "- Network: a stride-2 3x3 conv (8 channels), three 3x3 conv + batch norm + ReLU + 2x2 "
         "max-pool blocks (16, 32, 32 channels), dropout 0.1, one linear layer; about 20 k "
         "weights, about 1.7 M multiply-adds per half.",
+        "- Served at two onnxruntime threads whose idle threads sleep since session 20 "
+        "(`vision.onnx_session.INFERENCE_THREADS`): one batch of 60 halves 2.40 -> 1.60 ms "
+        "median on that session's 2-core Intel Xeon (`python -m vision.classifier --bench "
+        "--threads 1`, then without `--threads`).",
         "",
         "## Training data",
         "",

@@ -21,7 +21,7 @@ import numpy as np
 
 from domino_models import model_path as _shipped_model_path
 from vision.halves import HALF_SIZE
-from vision.onnx_session import open_session
+from vision.onnx_session import INFERENCE_THREADS, open_session
 
 MODEL_NAME = "pip_classifier.onnx"
 """File name of the shipped pip classifier in ``models/``."""
@@ -50,11 +50,13 @@ def default_model_path() -> Path:
 class PipClassifier:
     """Pip counts of half-tile squares, from the shipped ONNX model (or ``model_path``).
 
-    ``threads`` is onnxruntime's ``intra_op_num_threads`` (1 keeps a frame's 60 halves well
-    inside the frame budget on a small CPU and leaves the other cores to the camera).
+    ``threads`` is onnxruntime's ``intra_op_num_threads`` (default
+    :data:`vision.onnx_session.INFERENCE_THREADS`; its idle threads sleep, leaving the cores to
+    the camera and the other stages).
     """
 
-    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+    def __init__(self, model_path: str | Path | None = None,
+                 threads: int = INFERENCE_THREADS) -> None:
         path = default_model_path() if model_path is None else Path(model_path)
         if not path.is_file():
             raise ModelMissingError(f"no pip classifier model at {path}; pass the path of an "
@@ -100,7 +102,8 @@ class PipClassifier:
         return values, probabilities[np.arange(len(values)), values]
 
 
-def benchmark(halves: int = 60, repeats: int = 200, threads: int = 1, seed: int = 0) -> dict:
+def benchmark(halves: int = 60, repeats: int = 200, threads: int = INFERENCE_THREADS,
+              seed: int = 0) -> dict:
     """Median and 90th-percentile seconds of one batched ``predict`` of ``halves`` squares."""
     classifier = PipClassifier(threads=threads)
     rng = np.random.default_rng(seed)
@@ -143,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--crops", action="store_true",
                         help="also time cutting the halves of a rendered 30-tile frame")
     parser.add_argument("--halves", type=int, default=60, help="halves per batch (default 60)")
-    parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads")
+    parser.add_argument("--threads", type=int, default=INFERENCE_THREADS,
+                        help="onnxruntime threads")
     parser.add_argument("--repeats", type=int, default=200, help="timed runs")
     args = parser.parse_args(argv)
     if not args.bench:

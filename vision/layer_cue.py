@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 from domino_models import model_path as _shipped_model_path
 
-from vision.onnx_session import open_session
+from vision.onnx_session import INFERENCE_THREADS, open_session
 
 MODEL_NAME = "layer_cue.onnx"
 #: Side of a crop in pixels: the shipped model's (128 since session 13; the first models took 80).
@@ -161,9 +161,11 @@ def default_model_path() -> Path:
 
 class LayerCue:
     """Probabilities of 0, 1, 2, 3+ tiles under each tile, from the shipped ONNX model (or
-    ``model_path``), on the CPU with ``threads`` intra-op threads."""
+    ``model_path``), on the CPU with ``threads`` intra-op threads (default
+    :data:`vision.onnx_session.INFERENCE_THREADS`)."""
 
-    def __init__(self, model_path: str | Path | None = None, threads: int = 1) -> None:
+    def __init__(self, model_path: str | Path | None = None,
+                 threads: int = INFERENCE_THREADS) -> None:
         path = default_model_path() if model_path is None else Path(model_path)
         if not path.is_file():
             raise LayerCueError(f"no layer-cue model at {path}; pass the path of an .onnx "

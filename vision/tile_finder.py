@@ -55,7 +55,7 @@ import numpy as np
 from domino_models import MODEL_DIR
 
 from companion.errors import DominoError
-from vision.onnx_session import open_session
+from vision.onnx_session import INFERENCE_THREADS, open_session
 from vision.quad_math import quad_centre, vec_length
 
 MODEL_NAME = "tile_finder.onnx"
@@ -250,7 +250,9 @@ def default_close_up_model_path() -> Path:
 
 
 class TileFinder:
-    """Tiles in BGR pictures from the ONNX tile finder (the shipped one, or ``model_path``).
+    """Tiles in BGR pictures from the ONNX tile finder (the shipped one, or ``model_path``), on
+    the CPU with ``threads`` intra-op threads (default
+    :data:`vision.onnx_session.INFERENCE_THREADS`).
 
     A small picture (long side under :data:`SMALL_SIDE`) worked at a close-up size (not at
     :data:`WORK_SIDE`) is seen by the close-up network ``close_up_path``: by default the shipped
@@ -262,7 +264,7 @@ class TileFinder:
     table frames worse than the shipped table network (``evaluate --rendered 40``: tiles right
     0.9874 -> 0.9820), hence two networks."""
 
-    def __init__(self, model_path: str | Path | None = None, threads: int = 1,
+    def __init__(self, model_path: str | Path | None = None, threads: int = INFERENCE_THREADS,
                  close_up_path: str | Path | None = None) -> None:
         path = default_model_path() if model_path is None else Path(model_path)
         if close_up_path is not None:
