@@ -130,6 +130,29 @@ def test_bad_input_is_refused_clearly():
         TileFinder(default_model_path(), threads=0)
 
 
+def test_the_shipped_networks_give_the_same_answers_at_one_thread_and_at_their_default():
+    """The networks run at :data:`vision.onnx_session.INFERENCE_THREADS` threads for speed; the
+    reading must not depend on it: the finder's maps of a rendered table and the layer cue's
+    and the pip classifier's probabilities are the same at one thread (session 20: largest
+    difference 0.0)."""
+    from vision.classifier import PipClassifier
+    from vision.layer_cue import CHANNELS, CROP, LayerCue
+    from vision.onnx_session import INFERENCE_THREADS
+    from vision.render import random_scene_spec, render_scene
+
+    frame = render_scene(random_scene_spec(11)).image_bgr
+    one, default = TileFinder(threads=1), TileFinder()
+    assert default.threads == INFERENCE_THREADS
+    np.testing.assert_allclose(one.maps(frame)[0], default.maps(frame)[0], atol=1e-5)
+    rng = np.random.default_rng(3)
+    crops = rng.normal(0.0, 0.3, (6, CHANNELS, CROP, CROP)).astype(np.float32)
+    np.testing.assert_allclose(LayerCue(threads=1).predict(crops), LayerCue().predict(crops),
+                               atol=1e-5)
+    halves = rng.uniform(-0.5, 1.5, (20, 48, 48)).astype(np.float32)
+    np.testing.assert_allclose(PipClassifier(threads=1).predict(halves),
+                               PipClassifier().predict(halves), atol=1e-5)
+
+
 @pytest.mark.parametrize("rescue", [True, False])
 def test_a_kernel_marked_only_in_part_takes_the_outline_of_its_face(monkeypatch, rescue):
     """A tile 80 x 40 working px whose kernel the network marked only 28 px long (as square as
