@@ -43,7 +43,8 @@ Cues, strongest first:
 
 * ``learned`` (image only): a tile that no pair puts above another may still stand on tiles
   the reader never found (most supports of raised tiles are less than a third visible). A very
-  small network (:mod:`vision.layer_cue`, ``models/layer_cue.onnx``, trained on the reader's
+  small network (:mod:`vision.layer_cue`, ``models/layer_cue.onnx`` served in 8 bits as
+  ``models/layer_cue_int8.onnx``, trained on the reader's
   tiles in rendered scenes of training seeds) reads the picture around the tile (wall bands
   stacked below its face, its shadow on a tile, a lower tile's edge) and gives the
   probabilities of 0, 1, 2, 3+ tiles under it; a tile the chain leaves on the table whose
