@@ -78,8 +78,12 @@ def scene_crops(first: int, count: int) -> np.ndarray:
 
 def quantize(source: Path, target: Path, crops: np.ndarray) -> None:
     """Write the 8-bit network of ``source`` to ``target``, calibrated on ``crops``."""
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                          QuantType, quantize_static)
+    try:
+        from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod,
+                                              QuantFormat, QuantType, quantize_static)
+    except ImportError as exc:  # onnxruntime's quantization tool needs the onnx package
+        raise ValueError(f"onnxruntime's quantization tool cannot be loaded ({exc}); install "
+                         "the training extras: pip install -e '.[train]'") from exc
 
     class Batches(CalibrationDataReader):
         def __init__(self) -> None:

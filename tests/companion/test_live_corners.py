@@ -102,8 +102,10 @@ def test_a_table_calibrated_by_hand_gives_the_live_loop_its_camera(tmp_path: Pat
 def test_a_straight_down_table_by_hand_says_the_focal_length_is_assumed(tmp_path: Path,
                                                                          capsys) -> None:
     """A view 0.5 degrees from straight down: the corners cannot tell the focal length, the
-    calibration warns that it is assumed and the start line says so; the layers are still
-    those of the true camera."""
+    calibration warns that it is assumed and the start line says so; the assumed camera costs
+    no layer against the true camera (until session 20 both put 3 of the 7 found tiles on their
+    layer; with the 8-bit layer cue of session 21 the assumed camera puts 4, the true camera 3:
+    one tile near the camera-weighed lift bar)."""
     scene, spec, layout = _scene(FLAT_SEED)
     _, err = _calibrate_by_hand(scene.image_bgr, tapped_corners(spec, FLAT_SEED), layout,
                                 tmp_path, capsys)
@@ -115,19 +117,26 @@ def test_a_straight_down_table_by_hand_says_the_focal_length_is_assumed(tmp_path
     line = camera_layers_line(tracker, *camera_tiles(None, scene.truth["set_max"]))
     assert "focal length assumed" in line and "four corners given by hand" in line
     got = _layers_three_ways(tmp_path, scene, tracker)
-    assert got["calibrated"] == got["truecam"] and got["calibrated"][0] >= 4
+    assert got["calibrated"][0] == got["truecam"][0] >= 4
+    assert got["calibrated"][1] >= got["truecam"][1]
 
 
-@pytest.mark.parametrize("seed", [TILTED_SEED, FLAT_SEED])
-@pytest.mark.xfail(strict=True, reason=(
-    "known failure (session 13): these seeds were chosen (session 12) where the camera put more "
-    "found tiles on their layer than the picture alone (4759: 1 -> 2 of 4, 4741: 0 -> 2 of 5); "
-    "with the retrained layer cue and tile finder the picture alone does as well as any camera "
-    "on them. Held out the same: livelayers 83 / 83 / 83 / 83 of 156 (no calibration, corners, "
-    "markers, true camera). Session 16 (the layer cue retrained on more scenes): 4759 3 of 4 and "
-    "4741 3 of 7 with or without a camera; livelayers 90 / 92 / 92 / 92 of 156"))
+@pytest.mark.parametrize("seed", [
+    pytest.param(TILTED_SEED, marks=pytest.mark.xfail(strict=True, reason=(
+        "known failure (session 13): this seed was chosen (session 12) where the camera put more "
+        "found tiles on their layer than the picture alone (4759: 1 -> 2 of 4); with the "
+        "retrained layer cue and tile finder the picture alone does as well as any camera on "
+        "it. Held out the same: livelayers 83 / 83 / 83 / 83 of 156 (no calibration, corners, "
+        "markers, true camera). Session 16 (the layer cue retrained on more scenes): 3 of 4 "
+        "with or without a camera; livelayers 90 / 92 / 92 / 92 of 156. Session 21 (the 8-bit "
+        "cue): 3 of 4 either way; livelayers 95 / 98 / 98 / 98 of 158"))),
+    FLAT_SEED,
+])
 def test_the_corners_camera_puts_more_layers_right_than_the_picture_alone(
         tmp_path: Path, capsys, seed: int) -> None:
+    """Seed 4741 (chosen in session 12: 0 -> 2 of 5): a known failure from session 13 to 20 (3
+    of 7 with or without a camera); with the 8-bit layer cue of session 21 the corners camera
+    puts 4 of 7 on their layer, the picture alone 3 (the true camera 3 too)."""
     scene, spec, layout = _scene(seed)
     _calibrate_by_hand(scene.image_bgr, tapped_corners(spec, seed), layout, tmp_path, capsys)
     tracker, _ = tracker_from_store(tmp_path)

@@ -84,3 +84,14 @@ def test_the_quantize_script_refuses_held_out_or_shared_seeds(tmp_path, args, me
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / MODEL_NAME).exists()
+
+
+def test_without_the_quantization_tool_the_script_says_what_to_install(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("quantize_layer_cue", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # import fails
+    with pytest.raises(ValueError, match=r"pip install -e '\.\[train\]'"):
+        module.quantize(Path("in.onnx"), Path("out.onnx"), np.zeros((1, 5, 8, 8), np.float32))
