@@ -14,7 +14,11 @@ Sources:
   (each one a confirmation a person must give); on the single-tile photos, tiles read that are
   not the photo's tile at :data:`SURE` or more, and the photo's tile read alone below it.
   ``lifted`` counts tiles lying on the table (truth layer 0; every tile of a real photo, whose
-  tiles all lie flat) that the reader reported on a layer above it.
+  tiles all lie flat) that the reader reported on a layer above it. ``cut_flagged`` counts the
+  face-up tiles the frame edge cuts (more than 0.3 visible) that the reader reported as cut;
+  ``cut_read`` those it read as whole tiles instead (a tile only a sliver of which is out of
+  the picture shows all its pips) and ``cut_read_wrong`` those of them read with a value they
+  do not have: a guess.
 - **real** (``../shared/real``): ``bjorkwall-dev`` single-tile photos (right when exactly one
   tile is read and it is the folder's tile) and ``ddd-dev`` board photos (right when exactly the
   28 tiles of a double-six set are read, each once). Both are read as pictures of one set
@@ -80,6 +84,8 @@ class Row:
     right_unsure: int = 0   # right tiles read below SURE
     cut_truth: int = 0      # cut truth tiles that are face up and in view
     cut_flagged: int = 0    # of those, reported as cut
+    cut_read: int = 0       # cut truth tiles read as whole tiles (their outline matched)
+    cut_read_wrong: int = 0  # of those, read with a value they do not have (a guess)
     lifted: int = 0         # read tiles lying on the table reported on a layer above it
     frame_right: bool = False
     ms_detect: float = 0.0
@@ -158,6 +164,12 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
             row.false += 1
             continue
         used.add(best)
+        if g.get("cut"):
+            # a tile the frame edge cuts, read as a whole tile: right when little of it is out
+            # of the picture and its pips all show; a value it does not have is a guess
+            row.cut_read += 1
+            row.cut_read_wrong += int(t.tile is None
+                                      or t.tile.plain() != Tile.parse(g["tile"]).plain())
         if not (g.get("visible", 0) >= 0.9 and not g.get("cut")):
             continue  # a partly hidden or cut tile: neither right nor false
         row.matched += 1
@@ -318,6 +330,8 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
             "right_unsure": sum(r.right_unsure for r in rs),
             "lifted": sum(r.lifted for r in rs),
             "cut_flagged": (f"{sum(r.cut_flagged for r in rs)}/{sum(r.cut_truth for r in rs)}"),
+            "cut_read": sum(r.cut_read for r in rs),
+            "cut_read_wrong": sum(r.cut_read_wrong for r in rs),
         }
         for stage in STAGES:
             summary[f"median_ms_{stage}"] = statistics.median(getattr(r, f"ms_{stage}") for r in rs)
@@ -449,6 +463,7 @@ def run(args: argparse.Namespace) -> int:
               f"halves right {'n/a' if s['halves_right'] is None else format(s['halves_right'], '.4f')}, "
               f"tiles right {s['tiles_right']:.4f}, "
               f"frames right {s['frames_right']:.4f}, cut flagged {s['cut_flagged']}, "
+              f"cut read whole {s['cut_read']} ({s['cut_read_wrong']} wrong), "
               f"sure-wrong {s['sure_wrong']}, right-unsure {s['right_unsure']}, "
               f"lifted {s['lifted']}; "
               f"median ms detect {s['median_ms_detect']:.1f} outline {s['median_ms_outline']:.1f} "

@@ -191,3 +191,22 @@ def test_every_reader_stage_gets_a_column_and_a_skipped_stage_counts_zero(tmp_pa
     assert [(r["ms_turn"], r["ms_blank"], r["ms_glint"], r["ms_drop"], r["ms_refine"],
              r["ms_layers"]) for r in got] == [("0.25", "3.25", "0.75", "0.5", "1.5", "8.0"),
                                                ("0.0", "0.0", "0.0", "0.0", "0.0", "0.0")]
+
+
+def test_a_cut_tile_read_as_a_whole_tile_is_counted_and_a_wrong_value_is_a_guess():
+    """Tiles the frame edge cuts are neither right nor false; read as whole tiles they are
+    counted (``cut_read``), and read with a value they do not have (``cut_read_wrong``)."""
+    truth = {"tiles": [
+        _truth_tile(0, 0, (1, 2)),
+        _truth_tile(100, 0, (3, 4), cut=True, visible=0.97),   # a sliver out: read right
+        _truth_tile(200, 0, (5, 6), cut=True, visible=0.6),    # half out: read as 5-5, a guess
+        _truth_tile(300, 0, (0, 6), cut=True, visible=0.6),    # reported cut
+    ]}
+    reading = Reading((_read(0, 0, (1, 2)), _read(100, 0, (4, 3)), _read(200, 0, (5, 5)),
+                       _read(300, 0, None, cut=True)), 800, 200)
+    row = score_rendered(reading, truth, "x")
+    assert (row.truth, row.matched, row.tiles_right, row.false) == (1, 1, 1, 0)
+    assert (row.cut_truth, row.cut_flagged, row.cut_read, row.cut_read_wrong) == (3, 1, 2, 1)
+    assert row.frame_right  # a frame's own tiles are all right; the cut ones are counted apart
+    s = summarise([row])["rendered"]
+    assert (s["cut_flagged"], s["cut_read"], s["cut_read_wrong"]) == ("1/3", 2, 1)
