@@ -29,9 +29,7 @@ import argparse
 import hashlib
 import json
 import logging
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -93,20 +91,18 @@ def quantize(source: Path, target: Path, crops: np.ndarray) -> None:
             i = next(self._it, None)
             return None if i is None else {"crops": crops[i:i + BATCH]}
 
-    # onnxruntime may leave helper files in the working folder: work in a scratch one; its
-    # advice to pre-process the graph is logged as a warning (measured: the same network)
-    here = Path.cwd()
-    logging.getLogger().setLevel(logging.ERROR)
-    with tempfile.TemporaryDirectory() as tmp:
-        os.chdir(tmp)
-        try:
-            quantize_static(str(source), str(Path(tmp) / "int8.onnx"), Batches(),
-                            quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                            weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
-                            calibrate_method=CalibrationMethod.MinMax)
-        finally:
-            os.chdir(here)
-        target.write_bytes((Path(tmp) / "int8.onnx").read_bytes())
+    # onnxruntime logs advice to pre-process the graph as a warning (measured: the same
+    # network either way); quiet for this call only
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        quantize_static(str(source), str(target), Batches(), quant_format=QuantFormat.QDQ,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        per_channel=True, reduce_range=True,
+                        calibrate_method=CalibrationMethod.MinMax)
+    finally:
+        root.setLevel(level)
 
 
 def agreement(float_path: Path, int8_path: Path, crops: np.ndarray) -> dict[str, Any]:
