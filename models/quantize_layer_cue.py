@@ -20,7 +20,7 @@ The agreement of the two networks is measured on ``--check-scenes`` other traini
 and written with the file's size and sha256 under ``int8`` in ``models/layer_cue.json``; the
 card ``models/layer_cue.md`` is written again from it. ::
 
-    python models/quantize_layer_cue.py            # the shipped file, about 30 s
+    python models/quantize_layer_cue.py            # the shipped file, about 15 s
 """
 
 from __future__ import annotations
