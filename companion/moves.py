@@ -224,9 +224,7 @@ class Move:
             s = f"{who} plays {self.tile}"
             if self.on is not None:
                 s += f" on {self.on}"
-            for key, val in self.extra.items():
-                s += f" {key}={json.dumps(val, separators=(',', ':'))}"
-            return s
+            return s + _placement_text(self.extra)
         if k == "draw":
             named = self.drawn
             return f"{who} draws " + (" ".join(map(str, named)) if named else str(self.count))
@@ -243,6 +241,34 @@ class Move:
         if k == "deal":
             return "deal"
         return "end of round"
+
+
+def _cells_text(cells: Any) -> str | None:
+    """``[[x, y], [x, y]]`` as ``(x, y) and (x, y)``; None when it is not a list of cells."""
+    if not isinstance(cells, (list, tuple)) or not cells or not all(
+            isinstance(c, (list, tuple)) and len(c) == 2 for c in cells):
+        return None
+    return " and ".join(f"({c[0]}, {c[1]})" for c in cells)
+
+
+def _placement_text(extra: Mapping[str, Any]) -> str:
+    """A play's game-specific placement keys as words for people: Stackernoes' ``level`` and
+    ``at`` (" on level 1 at cells (3, 0) and (4, 0)"; level 0 " on the table"), Super
+    Dominoes' ``spinner_side`` (" (end side)"); any other key as "key value" with its JSON
+    value."""
+    parts: list[str] = []
+    if "level" in extra:
+        parts.append(" on the table" if extra["level"] == 0 else f" on level {extra['level']}")
+    if "at" in extra:
+        cells = _cells_text(extra["at"])
+        parts.append(f" at cells {cells}" if cells is not None
+                     else f" at {json.dumps(extra['at'], separators=(',', ':'))}")
+    if "spinner_side" in extra:
+        parts.append(f" ({extra['spinner_side']} side)")
+    for key, val in extra.items():
+        if key not in ("level", "at", "spinner_side"):
+            parts.append(f" {key.replace('_', ' ')} {json.dumps(val, separators=(',', ':'))}")
+    return "".join(parts)
 
 
 def _jsonable(d: Mapping[str, Any]) -> dict[str, Any]:

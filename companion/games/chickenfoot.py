@@ -144,8 +144,18 @@ class Chickenfoot(LineGame):
         double with toes, centre first: ``{"double", "toes": [toe tiles], "centre"}``),
         ``must_complete`` (``{"double", "toes_left", "centre"}`` while a double still needs
         toes before any other play, else None), ``rounds`` (10), ``lower_is_better`` (true:
-        round scores are penalty pips) and ``round_penalties`` (the penalty grid so far)."""
+        round scores are penalty pips) and ``round_penalties`` (the penalty grid so far).
+
+        A chickenfoot double still without a toe ends no open arm (its end waits for its
+        toes), so its arm would not be drawn at all: it is added to ``arms`` with ``open`` the
+        number its toes must carry and ``toes_left``; it is not in ``open_ends``."""
         out = self.line_view()
+        if self.pending is not None and self.pending[0] != self.hub:
+            double, left = self.pending
+            if not any(double in self.chain_to(t) for t, _ in self.ends):
+                out["arms"].append({"tiles": [str(t) for t in self.chain_to(double)],
+                                    "end": str(double), "open": double.low,
+                                    "double_end": True, "toes_left": left})
         toes: dict[Tile, list[str]] = {}
         for child, parent in self.parents.items():
             if parent.is_double and (parent == self.hub or parent in self.parents):

@@ -434,7 +434,7 @@ def test_a_logged_tile_the_tracking_reads_again_as_another_value_asks_to_amend_i
     assert asked.status == "amend" and asked.alert is not None
     alert = asked.alert
     assert alert.kind == "amend" and alert.amend == {"seq": seq, "was": "2-7",
-                                                     "text": "Ann plays 2-7 at=[[2,0],[3,0]] level=0"}
+                                                     "text": "Ann plays 2-7 on the table at cells (2, 0) and (3, 0)"}
     assert alert.message.startswith("the camera now reads 2-8 where it first read 2-7: amend "
                                     "the play of 2-7 to 2-8?")
     assert [h["entry"]["play"] for h in s.history] == ["2-2", "2-5", "2-7"]  # not changed yet
@@ -480,8 +480,9 @@ def test_a_tile_read_again_the_rules_refuse_stays_a_notice_that_says_why(tmp_pat
     assert got.status == "notice" and got.alert is not None and got.alert.kind == "notice"
     assert got.alert.message.startswith("the camera now reads 2-5 where it first read 2-7, but "
                                         "the play of 2-7 cannot be amended to 2-5 (")
-    assert "line 3, the amended entry itself, breaks: Ann plays 2-5 at=[[2,0],[3,0]] level=0: " \
-        "2-5 is already on the table): if 2-5 was played there" in got.alert.message
+    assert ("line 3, the amended entry itself, breaks: Ann plays 2-5 on the table at cells "
+            "(2, 0) and (3, 0): 2-5 is already on the table): if 2-5 was played there"
+            in got.alert.message)
     assert "legal:" not in got.alert.message
     assert [h["entry"] for h in s.history] == before
 

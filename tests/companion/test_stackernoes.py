@@ -80,7 +80,7 @@ def test_bridge_ends_the_root_and_is_only_along_the_run() -> None:
 def test_lead_is_the_lowest_double_dealt() -> None:
     g = play([{"deal": {"Ann": ANN, "Bob": BOB}}])
     assert g.lead == Tile.parse("1-1") and g.current_player == "Bob"
-    assert [str(m) for m in g.legal_moves()] == ["Bob plays 1-1 at=[[0,0],[1,0]] level=0"]
+    assert [str(m) for m in g.legal_moves()] == ["Bob plays 1-1 on the table at cells (0, 0) and (1, 0)"]
     with pytest.raises(IllegalMoveError, match="the lowest double dealt, 1-1, is led first"):
         g.apply(at("Bob", "1-2", [[0, 0], [1, 0]], 0))
     with pytest.raises(IllegalMoveError, match="it is Bob's turn"):

@@ -100,6 +100,9 @@ def test_chickenfoot_toes_and_foot_to_complete() -> None:
     v = g.view()
     assert v["must_complete"] == {"double": "3-3", "toes_left": 3, "centre": False}
     assert 3 not in v["open_ends"]  # the double's end waits for its toes
+    # ... but its arm is still drawn, up to the double, with the toes it waits for
+    assert {"tiles": ["9-9", "3-9", "3-3"], "end": "3-3", "open": 3, "double_end": True,
+            "toes_left": 3} in v["arms"]
     ek = kinds(g)
     assert all(e["on"] == "3-3" for e in ek["play"]["entries"])
     play(g, {"player": "Bob", "play": "3-7", "on": "3-3"})
@@ -108,6 +111,7 @@ def test_chickenfoot_toes_and_foot_to_complete() -> None:
     assert {"tiles": ["9-9", "3-9", "3-3", "3-7"], "end": "3-7", "open": 7,
             "double_end": False} in v["arms"]
     assert v["must_complete"]["toes_left"] == 2
+    assert not any("toes_left" in arm for arm in v["arms"])  # a toe's arm draws it now
 
 
 # ---- Super Dominoes -----------------------------------------------------------------------

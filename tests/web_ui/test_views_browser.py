@@ -4,6 +4,7 @@ editing a past entry (warning, refusal, history of changes). One screenshot per 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ CASES = [
     ("allfives", 3, 14, "#open-count"),
     ("chickenfoot", 3, 24, ".arms .arm"),
     ("super", 3, 16, ".arms .arm"),
-    ("castlerock", 1, 30, "#castle-row .tile"),
+    ("castlerock", 1, 28, "#castle-row .tile"),  # no removal due: nothing drawn for it
     ("fortytwo", 4, 12, "#trick"),
     ("moon", 3, 9, "#trick"),
     ("buildup", 2, 12, ".stack .tile.top"),
@@ -71,6 +72,8 @@ def test_game_view_drawn(browser: Any, live: Live, game: str, n: int, moves: int
     assert shown == offered
     assert small_targets(page) == [], "touch targets under 44 px"
     assert page.evaluate("document.documentElement.scrollWidth") <= 1024, "no sideways scrolling"
+    shown = page.inner_text("#view") + "\n" + page.inner_text("#history")
+    assert not re.search(r"\b(null|undefined|NaN)\b|\[object ", shown), shown
     page.locator("#view-card").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOT_DIR / f"view-{game}.png"))
     assert errors == []
@@ -99,6 +102,29 @@ def test_trick_view_shows_bidder_trump_and_trick(browser: Any, live: Live) -> No
     page.wait_for_selector("#trick .played >> nth=1")
     text = page.inner_text("#view")
     assert "Dee bid 31" in text and "led: trump (5s)" in text and "Dee led" in text
+    assert errors == []
+
+
+def test_a_chickenfoot_waiting_for_its_toes_is_drawn(browser: Any, live: Live) -> None:
+    """A double played as a chickenfoot ends no open arm until its first toe: its arm is still
+    drawn, with the toes it waits for. A camera entry says where it came from once (the chip),
+    and the last move names it."""
+    errors: list[str] = []
+    players = ["Ann", "Bob", "Cy"]
+    holder = live.app.extensions["session"]
+    holder.start("chickenfoot", players, {})
+    page = open_page(browser, live, errors)
+    for i, toe in enumerate(["9-0", "9-1", "9-2", "9-3", "9-4", "9-5"]):
+        assert holder.session.submit({"player": players[i % 3], "play": toe,
+                                      "on": "9-9"}).status == "accepted"
+    assert holder.session.submit({"player": "Ann", "play": "3-3", "on": "3-9",
+                                  "source": "camera"}).status == "accepted"
+    arm = page.wait_for_selector("#view .arm:has-text('toes to go')")
+    assert re.fullmatch(r"9\s*3\s*3\s*3\s*→\s*3\s*\(3 toes to go\)", arm.inner_text().strip()), \
+        arm.inner_text()
+    assert page.inner_text("#last-move") == "Ann plays 3-3 on 3-9 [camera]"
+    item = page.inner_text("#history > li >> nth=0")
+    assert "Ann plays 3-3 on 3-9" in item and "[camera]" not in item and "camera" in item
     assert errors == []
 
 

@@ -105,10 +105,12 @@ function renderPlayers(s) {
   $("#last-move").textContent = last ? describe(last) : "—";
 }
 
-function describe(h) {
+function describe(h, withSource = true) {
+  // the entry's text, where it came from unless the caller shows that itself (the history's
+  // chip), and what it scored; event names read as words ("extra_turn" -> "extra turn")
   const ev = (h.events || []).filter((e) => e.points || e.event !== "score")
-    .map((e) => `${e.event}${e.player ? " " + e.player : ""}${e.points ? (e.points > 0 ? " +" : " ") + e.points : ""}${e.detail ? " (" + e.detail + ")" : ""}`);
-  const src = h.entry && h.entry.source && h.entry.source !== "hand" ? ` [${h.entry.source}]` : "";
+    .map((e) => `${String(e.event).replace(/_/g, " ")}${e.player ? " " + e.player : ""}${e.points ? (e.points > 0 ? " +" : " ") + e.points : ""}${e.detail ? " (" + e.detail + ")" : ""}`);
+  const src = withSource && h.entry && h.entry.source && h.entry.source !== "hand" ? ` [${h.entry.source}]` : "";
   return h.text + src + (ev.length ? " — " + ev.join("; ") : "");
 }
 
@@ -217,7 +219,7 @@ let fullHistory = null;  // every entry, when "Show every entry" was tapped
 
 function historyItem(h) {
   const li = el("li", { "data-seq": h.seq, class: h.amended ? "amended" : "" },
-    el("span", { class: "htext" }, describe(h)), " ", chip(h.source || "hand", "src src-" + (h.source || "hand")));
+    el("span", { class: "htext" }, describe(h, false)), " ", chip(h.source || "hand", "src src-" + (h.source || "hand")));
   if (h.amended) {
     li.append(chip("edited", "edited"));
     const changes = el("ul", { class: "changes muted" }, el("li", {}, `first logged: ${h.original_text || "?"} (${(h.original && h.original.source) || "hand"})`),
@@ -310,8 +312,10 @@ function renderLine(v, s) {
       if (touching !== null) touching = a === b ? a : (String(a) === String(touching) ? b : (String(b) === String(touching) ? a : null));
       return e;
     });
+    // a chickenfoot double without a toe yet: its arm waits for toes carrying arm.open
+    const waits = typeof arm.toes_left === "number" ? ` (${arm.toes_left} toe${arm.toes_left === 1 ? "" : "s"} to go)` : "";
     arms.append(el("li", { class: "arm" }, el("span", { class: "chain" }, shown),
-      el("span", { class: "open" }, "→ ", chip(arm.open, "end"))));
+      el("span", { class: "open" }, "→ ", chip(arm.open, "end"), waits)));
   });
   if (!v.arms.length) arms.append(el("li", { class: "muted" }, v.table.length ? "no arm yet" : "no tile on the table yet"));
   box.append(arms);
@@ -355,7 +359,7 @@ function renderRow(v) {
   const box = el("div", { class: "row-view" });
   const removable = new Set(v.removals.flat());
   box.append(el("div", { class: "castle-row", id: "castle-row" }, v.row.length ? v.row.map((t) => tileEl(t, removable.has(t) ? "removable" : "")) : el("span", { class: "muted" }, "the row is empty")));
-  box.append(v.must_remove ? el("p", { class: "must" }, "A removal is due: ", v.removals.map((r) => chip(r.join(" "), "end"))) : null);
+  if (v.must_remove) box.append(el("p", { class: "must" }, "A removal is due: ", v.removals.map((r) => chip(r.join(" "), "end"))));
   box.append(facts([["tiles in the row", v.row.length], ["pile", v.pile], ["removed", v.removed.length],
     ["next draw", v.draw_next ? `${v.draw_next} tile${v.draw_next === 1 ? "" : "s"}` : null],
     ["a win needs", `at most ${v.win_limit} tiles left`], ["won as it stands", v.won_now ? "yes" : "no"]]));
