@@ -901,6 +901,12 @@ def _same_table(a: list[Seen], b: list[Seen], tol: float = 0.5) -> bool:
     return True
 
 
+#: Frame width (px) per unit of OpenCV font scale of the status line :func:`annotate` draws:
+#: 1280-px frames get scale 1.6, letters about 35 px tall, about 12 px on a tablet that shows
+#: the picture 430 px wide.
+MESSAGE_WIDTH_PER_SCALE = 800
+
+
 def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarray:
     """Draw each read tile's outline, value and confidence (green sure, amber unsure, red cut)."""
     img = frame_bgr.copy()
@@ -920,9 +926,17 @@ def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarr
             cv2.putText(img, label, (c[0] - 30, c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1,
                         cv2.LINE_AA)
     if message:
-        cv2.putText(img, message, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
-        cv2.putText(img, message, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 1,
-                    cv2.LINE_AA)
+        # the status line is sized to the frame: the tablet shows the picture a third of a
+        # 1280-px frame wide or less, where a fixed small font is no longer legible
+        (tw, _), _ = cv2.getTextSize(message, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
+        scale = min(max(0.7, img.shape[1] / MESSAGE_WIDTH_PER_SCALE),
+                    0.9 * img.shape[1] / max(tw, 1))  # a long message still fits the width
+        (_, th), _ = cv2.getTextSize(message, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+        org = (round(12 * scale), round(12 * scale) + th)
+        cv2.putText(img, message, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0),
+                    max(4, round(4 * scale)), cv2.LINE_AA)
+        cv2.putText(img, message, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255),
+                    max(1, round(1.5 * scale)), cv2.LINE_AA)
     return img
 
 
