@@ -367,7 +367,7 @@ class LiveLoop:
             if box is not None:
                 reading = _shifted(reading, x0, y0)
                 # the annotated video: the new tiles of the crop over the earlier reading's others
-                self.last_reading = _merged(self.last_reading, reading, box)
+                self.last_reading = _merged(self.last_reading, reading, box, size)
             else:
                 self.last_reading = reading
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
@@ -832,18 +832,49 @@ def _shifted(reading: Any, dx: int, dy: int) -> Any:
     return dataclasses.replace(reading, tiles=tuple(move(t) for t in reading.tiles))
 
 
-def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int]) -> Any:
-    """``crop_reading`` (whole-frame pixels) plus the tiles of ``earlier`` whose centre lies
-    outside ``box``: what the annotated video shows after a crop was read."""
-    if earlier is None:
-        return crop_reading
-    x0, y0, x1, y1 = box
-    keep = []
-    for t in earlier.tiles:
-        cx, cy = np.asarray(t.corners, dtype=np.float64).mean(axis=0)
-        if not (x0 <= cx < x1 and y0 <= cy < y1):
-            keep.append(t)
-    return dataclasses.replace(crop_reading, tiles=tuple(crop_reading.tiles) + tuple(keep))
+def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int],
+            frame_size: tuple[int, int]) -> Any:
+    """What the annotated video shows after a crop was read: ``crop_reading`` (whole-frame
+    pixels of a ``frame_size`` (width, height) frame) over the tiles of ``earlier`` whose centre
+    lies outside ``box``.
+
+    A tile the crop's edge cut where the frame's does not (its outline away from the frame's
+    edge) is a whole tile on the table, seen in part: it is not drawn as a cut tile (red), and
+    the earlier reading's tile it overlaps stays."""
+    w, h = frame_size
+    cropped = [t for t in crop_reading.tiles if t.cut and _inside_frame(t.corners, w, h)]
+    tiles = [t for t in crop_reading.tiles if not any(t is c for c in cropped)]
+    if earlier is not None:
+        x0, y0, x1, y1 = box
+        for t in earlier.tiles:
+            cx, cy = np.asarray(t.corners, dtype=np.float64).mean(axis=0)
+            if not (x0 <= cx < x1 and y0 <= cy < y1) or any(
+                    _overlap(c.corners, t.corners) > CROPPED_OVERLAP for c in cropped):
+                tiles.append(t)
+    return dataclasses.replace(crop_reading, tiles=tuple(tiles))
+
+
+#: How much of a tile the crop cut (the share of its outline's area) an earlier tile must
+#: cover to be kept in the annotated video in its place.
+CROPPED_OVERLAP = 0.3
+
+
+def _inside_frame(corners: Any, width: int, height: int, margin: float = 3.0) -> bool:
+    """Whether an outline lies at least ``margin`` px inside a ``width`` x ``height`` frame."""
+    c = np.asarray(corners, dtype=np.float64)
+    return bool(c[:, 0].min() >= margin and c[:, 1].min() >= margin
+                and c[:, 0].max() <= width - 1 - margin and c[:, 1].max() <= height - 1 - margin)
+
+
+def _overlap(part: Any, other: Any) -> float:
+    """The share of outline ``part``'s area that outline ``other`` covers (convex quads)."""
+    a = np.asarray(part, dtype=np.float32).reshape(-1, 1, 2)
+    b = np.asarray(other, dtype=np.float32).reshape(-1, 1, 2)
+    area = abs(cv2.contourArea(a))
+    if area <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return float(inter) / area
 
 
 def _span(lo: float, hi: float, size: int) -> tuple[int, int]:

@@ -1,11 +1,14 @@
-"""The picture the dashboard shows: the live loop's status line stays legible on a tablet."""
+"""The picture the dashboard shows: the live loop's status line stays legible on a tablet, and
+the tiles drawn after a crop of the frame was read."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from companion.live import annotate
+from companion.live import _merged, annotate
+from companion.tiles import Tile
+from vision.types import Reading, TileReading
 
 
 def _text_box(img: np.ndarray, background: int) -> tuple[int, int, int, int]:
@@ -35,3 +38,42 @@ def test_a_long_status_line_is_made_smaller_to_fit() -> None:
 def test_no_message_draws_nothing() -> None:
     frame = np.full((240, 320, 3), 120, np.uint8)
     assert np.array_equal(annotate(frame, None, ""), frame)
+
+
+# ---- what the video shows after a crop of the frame was read ---------------------------------
+
+
+
+def _tile(x0: float, y0: float, x1: float, y1: float, value: str | None) -> TileReading:
+    corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+    if value is None:
+        return TileReading(None, None, corners, centre, 0.0, cut=True)
+    t = Tile.parse(value)
+    return TileReading(t, (t.low, t.high), corners, centre, 0.0, confidence=0.99)
+
+
+def test_a_tile_the_crop_cut_inside_the_frame_is_not_drawn_as_cut() -> None:
+    """A crop (400-800 x 200-500 of a 1280x720 frame) cuts a whole tile at its left edge: the
+    video keeps the earlier reading's whole tile there, not a red cut box."""
+    earlier = Reading((_tile(350, 300, 450, 350, "2-5"), _tile(900, 300, 1000, 350, "1-1")),
+                      1280, 720)
+    crop = Reading((_tile(400, 300, 450, 350, None), _tile(600, 300, 700, 350, "3-4")), 400, 300)
+    shown = _merged(earlier, crop, (400, 200, 800, 500), (1280, 720))
+    assert sorted(str(t.tile) for t in shown.tiles) == ["1-1", "2-5", "3-4"]
+    assert not any(t.cut for t in shown.tiles)
+
+
+def test_a_tile_the_frame_cut_stays_cut_and_replaces_the_earlier_one() -> None:
+    """A crop at the frame's left edge: the tile running out of the frame is shown cut (the
+    earlier tile whose centre is in the crop is replaced by what the crop read)."""
+    earlier = Reading((_tile(0, 300, 60, 350, "2-5"),), 1280, 720)
+    crop = Reading((_tile(0, 300, 60, 350, None),), 300, 300)
+    shown = _merged(earlier, crop, (0, 200, 300, 500), (1280, 720))
+    assert len(shown.tiles) == 1 and shown.tiles[0].cut
+
+
+def test_a_crop_with_nothing_earlier_drops_only_the_tiles_it_cut() -> None:
+    crop = Reading((_tile(400, 300, 450, 350, None), _tile(600, 300, 700, 350, "3-4")), 400, 300)
+    shown = _merged(None, crop, (400, 200, 800, 500), (1280, 720))
+    assert [str(t.tile) for t in shown.tiles] == ["3-4"]
