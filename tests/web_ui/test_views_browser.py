@@ -128,6 +128,30 @@ def test_a_chickenfoot_waiting_for_its_toes_is_drawn(browser: Any, live: Live) -
     assert errors == []
 
 
+def test_the_rounds_table_says_what_its_two_numbers_are(browser: Any, live: Live) -> None:
+    """After a Chickenfoot round: each cell holds the round's penalty pips and the total after
+    it, and the table's note says so (and that lower is better)."""
+    errors: list[str] = []
+    players = default_players(3)
+    sim = play_random_game("chickenfoot", players, seed=4, max_moves=80)
+    holder = live.app.extensions["session"]
+    holder.start("chickenfoot", players, dict(sim.header.options))
+    page = open_page(browser, live, errors)
+    for m in sim.moves:
+        assert holder.session.submit(m).status == "accepted"
+    first = sim.game.round_scores[0]
+    page.wait_for_selector("#grid tbody tr:not(.now)")
+    row = page.locator("#grid tbody tr").nth(0)
+    for i, p in enumerate(players):
+        cell = row.locator("td").nth(i + 1)
+        assert cell.locator(".rs").inner_text() == str(first[p])
+        assert cell.locator(".rs").get_attribute("title") == "this round"
+        assert cell.locator(".tot").get_attribute("title") == "total after it"
+    assert page.inner_text("#grid-sub") == ("(penalty pips: lower is better; each round: its "
+                                            "points, then the total after it)")
+    assert errors == []
+
+
 def test_edit_a_past_entry_with_warning_refusal_and_history(browser: Any, live: Live) -> None:
     errors: list[str] = []
     holder = live.app.extensions["session"]

@@ -204,12 +204,13 @@ function renderGrid(s) {
   s.round_scores.forEach((rs, i) => {
     tbody.append(el("tr", {}, el("td", {}, i + 1), s.players.map((p) => {
       totals[p] += rs[p] || 0;
-      return el("td", {}, el("span", { class: "rs" }, (rs[p] || 0)), el("span", { class: "tot" }, totals[p]));
+      return el("td", {}, el("span", { class: "rs", title: "this round" }, (rs[p] || 0)), el("span", { class: "tot", title: "total after it" }, totals[p]));
     })));
   });
   // Chickenfoot: round scores are penalty pips, the lowest total wins
   const penalty = !!(s.view && s.view.lower_is_better);
-  $("#grid-sub").textContent = penalty ? "(penalty pips: lower is better)" : "";
+  const notes = [penalty ? "penalty pips: lower is better" : "", s.round_scores.length ? "each round: its points, then the total after it" : ""].filter(Boolean);
+  $("#grid-sub").textContent = notes.length ? `(${notes.join("; ")})` : "";
   const low = Math.min(...s.players.map((p) => scoreOf(s, p)));
   tbody.append(el("tr", { class: "now" }, el("td", {}, s.finished ? "final" : "now"), s.players.map((p) => el("td", { class: penalty && scoreOf(s, p) === low ? "best" : "" },
     el("strong", {}, penalty ? `${scoreOf(s, p)} pips` : scoreOf(s, p)), penalty && scoreOf(s, p) === low ? el("span", { class: "muted" }, " lowest") : null))));
