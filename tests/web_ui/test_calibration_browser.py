@@ -104,6 +104,8 @@ def test_tapping_the_four_corners_calibrates_when_markers_are_missing(browser: A
         wait_js(page, "document.getElementById('preview').naturalWidth > 0")
         page.screenshot(path=str(SHOT_DIR / "calibration-corners-1024x768.png"),
                         full_page=True)
+        # the stored calibration's card shows it without a reload, and after one
+        page.wait_for_selector("#stored-marker:has-text('corners given by hand')")
         page.reload()
         assert "corners given by hand" in page.inner_text("#stored-marker")
     finally:

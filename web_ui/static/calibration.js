@@ -73,6 +73,21 @@
     return data;
   }
 
+  async function refreshStored() {
+    // The "Stored calibration" card is drawn by the server: after a save, take the page's
+    // new card in place of the old one (on failure the old card stays; a reload shows it).
+    try {
+      const resp = await fetch(window.location.pathname, {credentials: "same-origin"});
+      if (!resp.ok) return;
+      const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+      const fresh = doc.getElementById("stored");
+      const card = document.getElementById("stored");
+      if (fresh && card) card.replaceWith(document.importNode(fresh, true));
+    } catch (err) {
+      // the server did not answer: the saved result above still says what was stored
+    }
+  }
+
   function showRun(data, result, list) {
     // A calibration answer: saved or not, the problems, the preview and top-down images.
     list.replaceChildren();
@@ -85,8 +100,9 @@
           t.camera_tilt_deg + "°";
       }
       result.className = "cal-ok";
-      result.textContent = text + ". Reload to see it as the stored calibration.";
+      result.textContent = text + ".";
       showImage("topdown", "/calibration/topdown.png");
+      refreshStored();
     } else {
       result.className = "cal-bad";
       result.textContent = "Not saved: fix the problems below and try again.";
