@@ -331,3 +331,23 @@ def test_base_default_view_and_round_over_entry() -> None:
     while not g.round_over:
         g.apply(next_move(g, sim_rng))
     assert [k["kind"] for k in g.entry_kinds()] == ["end_round"]
+
+
+@pytest.mark.parametrize("name", ["allfives", "chickenfoot", "super"])
+def test_every_tile_on_the_table_is_drawn_in_an_arm(name: str) -> None:
+    """The line view draws each tile on the table in some arm (or as the centre double or
+    spinner) after every move of seeded random games: a Chickenfoot double waiting for its
+    first toe used to vanish with the tiles leading to it."""
+    from companion.simulate import play_random_game
+
+    players = default_players(3)
+    for seed in range(8):
+        sim = play_random_game(name, players, seed=seed, max_moves=300)
+        game = new_game(name, players, dict(sim.header.options))
+        for i, move in enumerate(sim.moves):
+            game.apply(move)
+            view = game.view()
+            drawn = {t for arm in view["arms"] for t in arm["tiles"]}
+            drawn.add(view.get("spinner") or view.get("hub"))
+            missing = [t for t in view["table"] if t not in drawn]
+            assert not missing, f"seed {seed}, after move {i} ({move}): {missing} not drawn"
