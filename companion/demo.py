@@ -213,6 +213,8 @@ class DemoPlayer:
                                                   for h in s.history[before:])
 
         for alert in list(s.alerts):
+            if all(a.id != alert.id for a in s.alerts):
+                continue  # settled by an earlier answer (a held play rechecked and logged)
             if alert.kind == "notice":
                 self.report.notices.append(alert.message)
                 s.dismiss(alert.id)

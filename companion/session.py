@@ -24,6 +24,15 @@ A tile the camera reads again as another value at the place of a logged play (th
 kind ``amend`` whose one tap (:meth:`Session.confirm`) makes that amendment and whose dismissal
 keeps the play as logged; otherwise a notice says why it cannot be amended.
 
+One question can hold up the plays after it: while a camera entry waits for an answer (an
+uncertain reading, or an illegal one a person will correct), the camera's later plays are judged
+without it (a play on a tile not yet in the log, the turn one player behind) and become illegal
+alerts of their own; their messages say an earlier question is open. When that question is
+answered with an entry logged, the camera's plays raised as illegal after it are tried again, in
+order (:meth:`Session._recheck_later`): each the rules take now is logged (with the player whose
+turn it is now, where only the turn refused it) and its alert closed as ``rechecked``; the
+others stay open.
+
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
 store (after a restart) has them open again, with the same ids. An answer that logs an entry
@@ -35,7 +44,9 @@ last version they saw and get the new :meth:`Session.state` when anything change
 
 from __future__ import annotations
 
+import copy
 import csv
+import dataclasses
 import io
 import json
 import threading
@@ -211,7 +222,9 @@ class Session:
                 alert = self._alert("confirm", f"Is this right? {move} (confidence {conf:.2f})",
                                     move.to_json(), alternatives=alternatives or list(meta.get("alternatives", [])))
                 return SubmitResult("confirm", alert=alert)
-            return self._apply(move)
+            waiting = meta["source"] == "camera" and move.kind == "play" and any(
+                _holds_up(a) for a in self.alerts)
+            return self._apply(move, WAITING_NOTE if waiting else "")
 
     def _open_question(self, move: Move) -> Alert | None:
         """The open confirm or illegal alert about the same camera entry as ``move`` (the same
@@ -227,11 +240,15 @@ class Session:
                 return a
         return None
 
-    def _apply(self, move: Move) -> SubmitResult:
+    def _apply(self, move: Move, note: str = "") -> SubmitResult:
+        """Fold ``move`` in and log it, or raise an illegal alert (``note`` added to the
+        reason in its message, before the legal moves)."""
         try:
             events = self.game.apply(move)
         except IllegalMoveError as exc:
-            alert = self._alert("illegal", str(exc), move.to_json(), legal=exc.legal)
+            message = str(IllegalMoveError(exc.tried, exc.reason + note, exc.legal)) if note \
+                else str(exc)
+            alert = self._alert("illegal", message, move.to_json(), legal=exc.legal)
             return SubmitResult("illegal", alert=alert)
         seq = self.store.append(self.game_id, move)
         self._record(seq, move, events)
@@ -281,7 +298,60 @@ class Session:
                 self._put_back(alert)
                 raise MoveFormatError(f"alert {alert_id} is an illegal placement or a notice; "
                                       "correct or dismiss it")
-            return self._log_answer(alert, Move.from_json(alert.entry), "confirmed")
+            result = self._log_answer(alert, Move.from_json(alert.entry), "confirmed")
+            self._recheck_later(alert, result)
+            return result
+
+    def _recheck_later(self, answered: Alert, result: SubmitResult) -> list[SubmitResult]:
+        """The camera's plays raised as illegal after ``answered`` (a question about a camera
+        entry, answered with ``result``), tried again in order when the answer logged an entry:
+        each one the rules take now is logged (as raised, else with the player whose turn it is
+        now) and its alert closed as ``rechecked``; the others stay open. Returns what was
+        logged. A failure to store leaves that alert open and stops the recheck (the answer
+        itself stands)."""
+        if result.status != "accepted":
+            return []
+        logged: list[SubmitResult] = []
+        for alert in [a for a in self.alerts if a.id > answered.id and a.kind == "illegal"
+                      and a.entry.get("source") == "camera" and "play" in a.entry]:
+            move = self._legal_now(alert.entry)
+            if move is None:
+                continue
+            self._take_alert(alert.id)
+            try:
+                with self.store.transaction():
+                    done = self._apply(move)
+                    if done.status != "accepted":  # checked legal just now: never expected
+                        raise DominoError(f"the recheck of alert {alert.id} was refused")
+                    self._close(alert, "rechecked", done)
+            except BaseException:
+                self._restore_alert(alert)
+                break
+            logged.append(done)
+        if logged:
+            self._changed()
+        return logged
+
+    def _legal_now(self, entry: dict[str, Any]) -> Move | None:
+        """A held camera play as the rules take it now: as raised, else by the player whose
+        turn it is now (the turn was judged without the entry an open question held back), or
+        None when neither is legal."""
+        try:
+            move = Move.from_json({k: v for k, v in entry.items() if k != "alternatives"})
+        except DominoError:
+            return None
+        candidates = [move]
+        now = self.game.current_player
+        if move.player is not None and now is not None and move.player != now:
+            candidates.append(dataclasses.replace(move, player=now))
+        for candidate in candidates:
+            trial = copy.deepcopy(self.game)
+            try:
+                trial.apply(candidate)
+            except DominoError:
+                continue
+            return candidate
+        return None
 
     def _amend_answer(self, alert: Alert) -> SubmitResult:
         """Make the amendment of an ``amend`` alert and close the alert as ``amended``, both in
@@ -325,7 +395,9 @@ class Session:
             except BaseException:
                 self._restore_alert(alert)
                 raise
-            return self._log_answer(alert, move, "corrected")
+            result = self._log_answer(alert, move, "corrected")
+            self._recheck_later(alert, result)
+            return result
 
     def _log_answer(self, alert: Alert, move: Move, how: str) -> SubmitResult:
         """Log a person's answer to ``alert`` and close the alert as ``how``, both in one
@@ -556,6 +628,18 @@ class Session:
             w.writerow([i] + [rs.get(p, 0) for p in players] + [totals[p] for p in players])
         w.writerow(["now"] + ["" for _ in players] + [self.game.scores[p] for p in players])
         return buf.getvalue()
+
+
+#: Added to the message of a camera play found illegal while an earlier question is open.
+WAITING_NOTE = (" (an earlier question is still open: this play is checked again when it is "
+                "answered)")
+
+
+def _holds_up(alert: Alert) -> bool:
+    """Whether an open alert holds back a camera entry the later plays may build on: an
+    uncertain reading or an illegal play from the camera (answered, either may be logged)."""
+    return alert.kind in ("confirm", "illegal") and bool(alert.entry) and \
+        alert.entry.get("source") == "camera"
 
 
 def _plays(entry: dict[str, Any], tile: Tile) -> bool:

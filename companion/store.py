@@ -71,8 +71,9 @@ CREATE INDEX IF NOT EXISTS alerts_game ON alerts(game_id, seq);
 """
 
 #: How an alert can be closed (the ``how`` of its closing row; ``amended``: an amend alert's
-#: tap amended the logged play, ``seq`` names it).
-CLOSED_HOW = ("confirmed", "corrected", "dismissed", "taken_back", "amended")
+#: tap amended the logged play, ``seq`` names it; ``rechecked``: a camera play held up by an
+#: earlier question, logged once that was answered, ``seq`` names it).
+CLOSED_HOW = ("confirmed", "corrected", "dismissed", "taken_back", "amended", "rechecked")
 
 
 class StoreError(DominoError):

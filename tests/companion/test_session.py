@@ -343,3 +343,97 @@ def test_the_camera_proposing_a_pending_tile_again_asks_no_second_time(tmp_path:
     # a person typing the same entry is not the camera: it is checked and logged as usual
     assert again.submit({"player": "Ann", "play": "3-5", "on": "5-5"}).status == "accepted"
     store.close()
+
+
+# ---- a question that holds up the camera's later plays ---------------------------------------
+
+def _held_up(tmp_path: Path) -> tuple[LogStore, Session, list[int]]:
+    """Ann's 5-5 and Bob's 0-5 logged; the camera then reads Ann's 3-5 on the spinner unsure
+    (a question), and while it waits sees Bob's 2-3 on it and Ann's 2-2 on the 2-3: both are
+    illegal without the 3-5 (no 3 is open; the turn is still Ann's, so the 2-3 is proposed as
+    Ann's)."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS[:2]:
+        assert s.submit(e).status == "accepted"
+    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
+                     source="camera")
+    first = s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99},
+                     source="camera")
+    second = s.submit({"player": "Ann", "play": "2-2", "on": "2-3", "confidence": 0.98},
+                      source="camera")
+    assert (asked.status, first.status, second.status) == ("confirm", "illegal", "illegal")
+    return store, s, [asked.alert.id, first.alert.id, second.alert.id]
+
+
+def test_a_play_held_up_by_an_open_question_says_so(tmp_path: Path) -> None:
+    store, s, (asked, first, second) = _held_up(tmp_path)
+    message = next(a.message for a in s.alerts if a.id == first)
+    reason, _, legal = message.partition("; legal: ")
+    assert reason.endswith("(an earlier question is still open: this play is checked again "
+                           "when it is answered)") and legal  # before the legal moves
+    # a person's own entry, or a camera play with no question open, gets no such note
+    assert "earlier question" not in s.submit({"player": "Ann", "play": "6-6"}).alert.message
+    store.close()
+
+
+def test_answering_the_question_logs_the_plays_it_held_up(tmp_path: Path) -> None:
+    """Confirmed, the 3-5 is logged, then the held plays in order, each by the player whose
+    turn it is now (Bob's 2-3: proposed as Ann's; Ann's 2-2 as proposed), and their alerts
+    close as rechecked."""
+    store, s, (asked, first, second) = _held_up(tmp_path)
+    assert s.confirm(asked).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5",
+                                                 "Ann plays 2-2 on 2-3"]
+    assert all(h["entry"]["source"] == "camera" for h in s.history[2:])
+    assert s.alerts == []
+    closed = {e.body["alert"]: e.body for e in store.alert_rows(s.game_id) if e.kind == "closed"}
+    assert closed[first]["how"] == closed[second]["how"] == "rechecked"
+    assert closed[first]["seq"] == s.seqs[3] and closed[second]["seq"] == s.seqs[4]
+    # the same after a restart: the log holds them and no question is open again
+    store.close()
+    again = Session.resume(LogStore(tmp_path / "games.sqlite"))
+    assert [h["text"] for h in again.history] == [h["text"] for h in s.history]
+    assert again.alerts == []
+    again.store.close()
+
+
+def test_a_correction_logs_the_held_plays_that_fit_it_and_leaves_the_rest(tmp_path: Path) -> None:
+    """Corrected to 3-5 on 5-5 by Ann (the reading was right, the player asked): the held 2-3
+    fits and is logged; a held play that fits nothing stays an open question."""
+    store, s, (asked, first, second) = _held_up(tmp_path)
+    third = s.submit({"player": "Bob", "play": "6-6", "on": "5-5", "confidence": 0.99},
+                     source="camera").alert.id
+    assert s.correct(asked, {"player": "Ann", "play": "3-5", "on": "5-5"}).status == "accepted"
+    assert [h["text"] for h in s.history[3:]] == ["Bob plays 2-3 on 3-5", "Ann plays 2-2 on 2-3"]
+    assert [a.id for a in s.alerts] == [third]
+    store.close()
+
+
+def test_a_dismissed_question_holds_nothing_to_recheck(tmp_path: Path) -> None:
+    """Dismissed (a phantom), nothing is logged: the held plays stay open as they were."""
+    store, s, (asked, first, second) = _held_up(tmp_path)
+    s.dismiss(asked)
+    assert len(s.history) == 2 and [a.id for a in s.alerts] == [first, second]
+    store.close()
+
+
+def test_a_recheck_that_cannot_be_stored_leaves_its_alert_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer stands; a held play whose closing row cannot be written is not logged and
+    its question stays open (in memory and in the store)."""
+    store, s, (asked, first, second) = _held_up(tmp_path)
+    real = store.close_alert
+
+    def broken(game_id, alert_id, how, **kwargs):
+        if how == "rechecked":
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(game_id, alert_id, how, **kwargs)
+
+    monkeypatch.setattr(store, "close_alert", broken)
+    assert s.confirm(asked).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5"]
+    assert [a.id for a in s.alerts] == [first, second]
+    assert [e.seq for e in store.open_alerts(s.game_id)] == [first, second]
+    assert len(list(store.entries(s.game_id))) == 3
+    store.close()
