@@ -12,7 +12,9 @@ whose touching half matches and that the rules accept is chosen (the rules pick 
 spinner or double); when none of the tiles it touches takes a legal play, a matching tile
 within :data:`NEAR_PARENT_GAP` tile widths that does is chosen (a chicken-foot toe laid at an
 angle off its double), and only then is the illegal play on the touched tile proposed (so the
-rules raise their alert). The first tile of a round touches nothing. A tile the rules already put on
+rules raise their alert). The first tile of a round touches nothing; when several tiles appear
+at once on an empty table (the camera started mid-round), the first is one the rules take as
+the round's first tile, and the others chain from it. A tile the rules already put on
 the table (the Chickenfoot centre double) is no play. Who plays the first tile of a round may
 be open to the rules (the deal was not entered: whoever holds the highest double leads it):
 the player whose seat the hand reached in from
@@ -117,6 +119,12 @@ class LineInterpreter:
         while pending:
             nxt = next((s for s in pending
                         if any(c.other in placed for c in touching[id(s)])), None)
+            if nxt is None and not placed and trial.current_player is not None:
+                # several tiles at once on an empty table (the camera started mid-round):
+                # the round's first tile is one the rules take first (a double, where the
+                # first tile must be one); its neighbours then chain from it
+                nxt = next((s for s in pending
+                            if _accepts(trial, Move.play(trial.current_player, s.tile))), None)
             if nxt is None:
                 nxt = pending[0]
             pending.remove(nxt)

@@ -58,6 +58,23 @@ def _session(tmp_path: Path, game: str = "allfives") -> Session:
     return Session.start(LogStore(tmp_path / "g.db"), game, ["Ann", "Bob", "Cy"])
 
 
+def test_tiles_already_on_the_table_start_from_the_tile_that_can_lead(tmp_path: Path) -> None:
+    """The camera started mid-round: a 0-5 touching the 5-5 and the 5-5 seen at once, the 0-5
+    first in the reading. The 5-5 leads (an All Fives round opens with a double; who led is
+    asked), the 0-5 follows on it; once the question is answered the 0-5, held up by it, is
+    logged."""
+    s = _session(tmp_path)
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    props = LineInterpreter().proposals(diff([], [right, spinner]), s.game)
+    assert [(p.entry["play"], p.entry.get("on")) for p in props] == [("5-5", None),
+                                                                     ("0-5", "5-5")]
+    assert [s.submit(p.entry).status for p in props] == ["confirm", "illegal"]
+    confirm_lead(s)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+    assert s.alerts == []
+
+
 def test_line_interpreter_plays_on_the_touched_tile(tmp_path: Path) -> None:
     s = _session(tmp_path)
     first = tile_at(5, 5, 100, 100, vertical=True)
