@@ -14,7 +14,10 @@ within :data:`NEAR_PARENT_GAP` tile widths that does is chosen (a chicken-foot t
 angle off its double), and only then is the illegal play on the touched tile proposed (so the
 rules raise their alert). The first tile of a round touches nothing; when several tiles appear
 at once on an empty table (the camera started mid-round), the first is one the rules take as
-the round's first tile, and the others chain from it. A tile the rules already put on
+the round's first tile, and the others chain from it. Several plays seen at once are ordered
+so (touching the table first, then in a chain); where a play is not on the tile played just
+before it, the order, and with it who played each, is a guess: from there on each asks a
+person (:data:`UNSURE_ORDER_CONFIDENCE`). A tile the rules already put on
 the table (the Chickenfoot centre double) is no play. Who plays the first tile of a round may
 be open to the rules (the deal was not entered: whoever holds the highest double leads it):
 the player whose seat the hand reached in from
@@ -115,6 +118,8 @@ class LineInterpreter:
                 touching[id(guess)] = contacts_of(guess, [t for t in visible if t is not s])
         trial = copy.deepcopy(game)
         placed = set(on_table)
+        last: Tile | None = None  # the tile of this change's play before
+        guessed = False  # whether this change's order of plays is a guess by now
         # play tiles that touch the table first, in a chain if several arrived at once
         while pending:
             nxt = next((s for s in pending
@@ -159,9 +164,17 @@ class LineInterpreter:
                 if not placed:  # the round's first tile: who leads may be open (no deal entered)
                     chosen, sure, others = _choose_player(trial, chosen, change)
                 trial.apply(chosen)
-            out.append(_play_proposal(chosen, nxt, None if sure else UNSURE_PLAYER_CONFIDENCE,
-                                      read=read, others=others))
+            confidence = None if sure else UNSURE_PLAYER_CONFIDENCE
+            if last is not None and not guessed:
+                # a play on the tile played just before it in this change follows it; any
+                # other order of several plays seen at once is a guess, and so is every
+                # player named after it (the turn moves with each play)
+                guessed = chosen.on != last
+            if guessed:
+                confidence = min(confidence or 1.0, UNSURE_ORDER_CONFIDENCE)
+            out.append(_play_proposal(chosen, nxt, confidence, read=read, others=others))
             placed.add(nxt.tile)
+            last = chosen.tile
         for s in change.removed:
             if s.tile in on_table:
                 out.append(Proposal(None, f"{s.tile} was taken off the table: if the round is over, "
@@ -171,6 +184,11 @@ class LineInterpreter:
                 out.append(Proposal(None, f"{old.tile} moved on the table", new))
         return out + _read_again(change, on_table)
 
+
+#: Several plays seen at once (the table was never still between them) in an order that is a
+#: guess, and so their players: each play from the first guessed one on asks a person, its
+#: confidence at most this (below the session's threshold).
+UNSURE_ORDER_CONFIDENCE = 0.5
 
 #: A reading below this confidence asks a person anyway (the session's threshold): when its
 #: value makes no legal play, a likelier legal one among its alternatives is proposed instead.

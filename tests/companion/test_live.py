@@ -75,6 +75,30 @@ def test_tiles_already_on_the_table_start_from_the_tile_that_can_lead(tmp_path: 
     assert s.alerts == []
 
 
+def test_several_plays_seen_at_once_ask_where_their_order_is_a_guess(tmp_path: Path) -> None:
+    """After the 5-5 lead, a 0-5 and a 0-2 on it seen at once are a chain (the 0-2 follows the
+    0-5): no question. A 3-5 on the spinner's other side and a 5-6 on its end seen at once
+    could have come in either order (and so from either player): the second asks."""
+    s = _session(tmp_path)
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    s.submit(LineInterpreter().proposals(diff([], [spinner]), s.game)[0].entry)
+    confirm_lead(s)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    beyond = tile_at(0, 2, 100 + W / 2 + L + L / 2 + 2, 100)
+    props = LineInterpreter().proposals(diff([spinner], [spinner, beyond, right]), s.game)
+    assert [(p.entry["player"], p.entry["play"], p.entry["on"]) for p in props] == [
+        ("Bob", "0-5", "5-5"), ("Cy", "0-2", "0-5")]
+    assert all(p.entry["confidence"] > 0.9 for p in props)
+    assert [s.submit(p.entry).status for p in props] == ["accepted", "accepted"]
+    table = [spinner, right, beyond]
+    left = tile_at(3, 5, 100 - W / 2 - L / 2 - 1, 100)
+    top = tile_at(5, 6, 100, 100 - L / 2 - L / 2 - 1, vertical=True)
+    props = LineInterpreter().proposals(diff(table, table + [left, top]), s.game)
+    assert [(p.entry["play"], p.entry["on"]) for p in props] == [("3-5", "5-5"), ("5-6", "5-5")]
+    assert props[0].entry["confidence"] > 0.9 and props[1].entry["confidence"] <= 0.5
+    assert [s.submit(p.entry).status for p in props] == ["accepted", "confirm"]
+
+
 def test_line_interpreter_plays_on_the_touched_tile(tmp_path: Path) -> None:
     s = _session(tmp_path)
     first = tile_at(5, 5, 100, 100, vertical=True)
