@@ -160,6 +160,11 @@ class LineInterpreter:
             others: list[Move] = []
             if chosen is None:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
+                # the same tile on each other tile it touches with a matching half (one a
+                # question still holds back from the log, say): offered to the person, and
+                # tried again when that question is answered (Session._recheck_later)
+                others = [m for m in (Move.play(player, nxt.tile, c.other)
+                                      for c in touching[id(nxt)] if c.matches) if m != chosen]
             else:
                 if not placed:  # the round's first tile: who leads may be open (no deal entered)
                     chosen, sure, others = _choose_player(trial, chosen, change)

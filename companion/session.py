@@ -28,10 +28,11 @@ One question can hold up the plays after it: while a camera entry waits for an a
 uncertain reading, or an illegal one a person will correct), the camera's later plays are judged
 without it (a play on a tile not yet in the log, the turn one player behind) and become illegal
 alerts of their own; their messages say an earlier question is open. When that question is
-answered with an entry logged, the camera's plays raised as illegal after it are tried again, in
-order (:meth:`Session._recheck_later`): each the rules take now is logged (with the player whose
-turn it is now, where only the turn refused it) and its alert closed as ``rechecked``; the
-others stay open.
+answered with an entry logged, or dismissed, the camera's plays held up after it are tried
+again in the order seen (:meth:`Session._recheck_later`): each the rules take now is logged
+(with the player whose turn it is now, where only the turn refused it) and its alert closed as
+``rechecked``, up to the first that is still a question or still illegal, whose own answer
+goes on from there (no play is logged ahead of an earlier one).
 
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
@@ -224,7 +225,11 @@ class Session:
                 return SubmitResult("confirm", alert=alert)
             waiting = meta["source"] == "camera" and move.kind == "play" and any(
                 _holds_up(a) for a in self.alerts)
-            return self._apply(move, WAITING_NOTE if waiting else "")
+            # an illegal alert offers the other placements of the same tile the camera saw
+            # (its other readings are doubts about the value: only questions offer those)
+            places = [a for a in alternative_entries(move.to_json(), alternatives)
+                      if move.kind == "play" and a.get("play") == str(move.tile)]
+            return self._apply(move, WAITING_NOTE if waiting else "", places)
 
     def _open_question(self, move: Move) -> Alert | None:
         """The open confirm or illegal alert about the same camera entry as ``move`` (the same
@@ -240,15 +245,18 @@ class Session:
                 return a
         return None
 
-    def _apply(self, move: Move, note: str = "") -> SubmitResult:
+    def _apply(self, move: Move, note: str = "",
+               alternatives: list[dict[str, Any]] | None = None) -> SubmitResult:
         """Fold ``move`` in and log it, or raise an illegal alert (``note`` added to the
-        reason in its message, before the legal moves)."""
+        reason in its message, before the legal moves; ``alternatives``: whole entries it
+        offers)."""
         try:
             events = self.game.apply(move)
         except IllegalMoveError as exc:
             message = str(IllegalMoveError(exc.tried, exc.reason + note, exc.legal)) if note \
                 else str(exc)
-            alert = self._alert("illegal", message, move.to_json(), legal=exc.legal)
+            alert = self._alert("illegal", message, move.to_json(), legal=exc.legal,
+                                alternatives=alternatives)
             return SubmitResult("illegal", alert=alert)
         seq = self.store.append(self.game_id, move)
         self._record(seq, move, events)
@@ -299,24 +307,23 @@ class Session:
                 raise MoveFormatError(f"alert {alert_id} is an illegal placement or a notice; "
                                       "correct or dismiss it")
             result = self._log_answer(alert, Move.from_json(alert.entry), "confirmed")
-            self._recheck_later(alert, result)
+            if result.status == "accepted":
+                self._recheck_later(alert)
             return result
 
-    def _recheck_later(self, answered: Alert, result: SubmitResult) -> list[SubmitResult]:
-        """The camera's plays raised as illegal after ``answered`` (a question about a camera
-        entry, answered with ``result``), tried again in order when the answer logged an entry:
+    def _recheck_later(self, answered: Alert) -> list[SubmitResult]:
+        """The camera's plays held up behind ``answered`` (a question about a camera entry, now
+        answered with an entry logged, or dismissed), tried again in the order they were seen:
         each one the rules take now is logged (as raised, else with the player whose turn it is
-        now) and its alert closed as ``rechecked``; the others stay open. Returns what was
-        logged. A failure to store leaves that alert open and stops the recheck (the answer
-        itself stands)."""
-        if result.status != "accepted":
-            return []
+        now) and its alert closed as ``rechecked``. The first that is still a question (an
+        uncertain reading) or still illegal stops it: the plays after it wait for its answer,
+        so none is logged ahead of an earlier play. Returns what was logged. A failure to store
+        leaves that alert open and stops the recheck (the answer itself stands)."""
         logged: list[SubmitResult] = []
-        for alert in [a for a in self.alerts if a.id > answered.id and a.kind == "illegal"
-                      and a.entry.get("source") == "camera" and "play" in a.entry]:
-            move = self._legal_now(alert.entry)
+        for alert in [a for a in self.alerts if a.id > answered.id and _holds_up(a)]:
+            move = self._legal_now(alert) if alert.kind == "illegal" else None
             if move is None:
-                continue
+                break
             self._take_alert(alert.id)
             try:
                 with self.store.transaction():
@@ -332,25 +339,28 @@ class Session:
             self._changed()
         return logged
 
-    def _legal_now(self, entry: dict[str, Any]) -> Move | None:
-        """A held camera play as the rules take it now: as raised, else by the player whose
-        turn it is now (the turn was judged without the entry an open question held back), or
-        None when neither is legal."""
-        try:
-            move = Move.from_json({k: v for k, v in entry.items() if k != "alternatives"})
-        except DominoError:
-            return None
-        candidates = [move]
+    def _legal_now(self, alert: Alert) -> Move | None:
+        """A held camera play as the rules take it now: its entry as raised, else the other
+        placements of the same tile the alert offers (a tile it touches that was not in the
+        log then), each as raised, else by the player whose turn it is now (the turn was judged
+        without the entry an open question held back); None when none is legal."""
         now = self.game.current_player
-        if move.player is not None and now is not None and move.player != now:
-            candidates.append(dataclasses.replace(move, player=now))
-        for candidate in candidates:
-            trial = copy.deepcopy(self.game)
+        for entry in [alert.entry] + [a for a in alert.alternatives
+                                      if a.get("play") == alert.entry.get("play")]:
             try:
-                trial.apply(candidate)
+                move = Move.from_json({k: v for k, v in entry.items() if k != "alternatives"})
             except DominoError:
                 continue
-            return candidate
+            candidates = [move]
+            if move.player is not None and now is not None and move.player != now:
+                candidates.append(dataclasses.replace(move, player=now))
+            for candidate in candidates:
+                trial = copy.deepcopy(self.game)
+                try:
+                    trial.apply(candidate)
+                except DominoError:
+                    continue
+                return candidate
         return None
 
     def _amend_answer(self, alert: Alert) -> SubmitResult:
@@ -396,7 +406,8 @@ class Session:
                 self._restore_alert(alert)
                 raise
             result = self._log_answer(alert, move, "corrected")
-            self._recheck_later(alert, result)
+            if result.status == "accepted":
+                self._recheck_later(alert)
             return result
 
     def _log_answer(self, alert: Alert, move: Move, how: str) -> SubmitResult:
@@ -458,6 +469,8 @@ class Session:
                 self._restore_alert(alert)
                 raise
             self._changed()
+            if _holds_up(alert):  # the plays held up behind it wait no longer
+                self._recheck_later(alert)
 
     def undo(self) -> dict[str, Any] | None:
         """Withdraw the last entry in force; returns it, or None when the log is empty."""

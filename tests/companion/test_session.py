@@ -437,3 +437,69 @@ def test_a_recheck_that_cannot_be_stored_leaves_its_alert_open(
     assert [e.seq for e in store.open_alerts(s.game_id)] == [first, second]
     assert len(list(store.entries(s.game_id))) == 3
     store.close()
+
+
+def test_a_held_play_is_tried_again_at_the_other_places_the_camera_saw_it_touch(
+        tmp_path: Path) -> None:
+    """Raised on the spinner (the only logged tile it touched), with its placement on the
+    3-5 (still a question then) offered: once the 3-5 is logged, that placement is the play.
+    An illegal alert offers only the tile's other placements, not other values."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS[:2]:
+        assert s.submit(e).status == "accepted"
+    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
+                     source="camera").alert.id
+    held = s.submit({"player": "Ann", "play": "2-3", "on": "5-5", "confidence": 0.99,
+                     "alternatives": [{"player": "Ann", "play": "2-3", "on": "3-5"},
+                                      {"tile": "2-8", "p": 0.01}]}, source="camera").alert
+    assert held.kind == "illegal"
+    assert held.alternatives == [{"player": "Ann", "play": "2-3", "on": "3-5"}]
+    assert s.confirm(asked).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
+    assert s.alerts == []
+    store.close()
+
+
+def test_the_recheck_stops_at_the_first_play_still_waiting(tmp_path: Path) -> None:
+    """A second question between the answered one and a held play: the held play waits for it
+    (nothing is logged ahead of an earlier play); answered, the held play follows."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS[:2]:
+        assert s.submit(e).status == "accepted"
+    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
+                     source="camera").alert.id
+    also = s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.7},
+                    source="camera").alert.id
+    held = s.submit({"player": "Ann", "play": "2-2", "on": "2-3", "confidence": 0.99},
+                    source="camera").alert.id
+    assert s.confirm(asked).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5"]
+    assert [a.id for a in s.alerts] == [also, held]
+    assert s.correct(also, {"player": "Bob", "play": "2-3", "on": "3-5"}).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5",
+                                                 "Ann plays 2-2 on 2-3"]
+    assert s.alerts == []
+    store.close()
+
+
+def test_dismissing_a_question_lets_the_plays_behind_it_through(tmp_path: Path) -> None:
+    """The 3-5 question answered, a 4-4 laid where it fits nowhere still blocks the held 2-3
+    behind it; the 4-4 dismissed (taken back), the 2-3 is logged."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS[:2]:
+        assert s.submit(e).status == "accepted"
+    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
+                     source="camera").alert.id
+    stray = s.submit({"player": "Ann", "play": "4-4", "on": "5-5", "confidence": 0.99},
+                     source="camera").alert.id
+    held = s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99},
+                    source="camera").alert.id
+    assert s.confirm(asked).status == "accepted"
+    assert [a.id for a in s.alerts] == [stray, held] and len(s.history) == 3
+    s.dismiss(stray)
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
+    assert s.alerts == []
+    store.close()
