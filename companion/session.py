@@ -28,11 +28,11 @@ One question can hold up the plays after it: while a camera entry waits for an a
 uncertain reading, or an illegal one a person will correct), the camera's later plays are judged
 without it (a play on a tile not yet in the log, the turn one player behind) and become illegal
 alerts of their own; their messages say an earlier question is open. When that question is
-answered with an entry logged, or dismissed, the camera's plays held up after it are tried
-again in the order seen (:meth:`Session._recheck_later`): each the rules take now is logged
-(with the player whose turn it is now, where only the turn refused it) and its alert closed as
-``rechecked``, up to the first that is still a question or still illegal, whose own answer
-goes on from there (no play is logged ahead of an earlier one).
+answered with an entry logged, dismissed, or its tile taken back, the camera's plays held up
+after it are tried again in the order seen (:meth:`Session._recheck_later`): each the rules
+take now is logged (with the player whose turn it is now, where only the turn refused it) and
+its alert closed as ``rechecked``, up to the first that is still a question or still illegal,
+whose own answer goes on from there (no play is logged ahead of an earlier one).
 
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
@@ -313,9 +313,9 @@ class Session:
 
     def _recheck_later(self, answered: Alert) -> list[SubmitResult]:
         """The camera's plays held up behind ``answered`` (a question about a camera entry, now
-        answered with an entry logged, or dismissed), tried again in the order they were seen:
-        each one the rules take now is logged (as raised, else with the player whose turn it is
-        now) and its alert closed as ``rechecked``. The first that is still a question (an
+        answered with an entry logged, dismissed, or its tile taken back), tried again in the
+        order they were seen: each one the rules take now is logged (as raised, else with the
+        player whose turn it is now) and its alert closed as ``rechecked``. The first that is still a question (an
         uncertain reading) or still illegal stops it: the plays after it wait for its answer,
         so none is logged ahead of an earlier play. Returns what was logged. A failure to store
         leaves that alert open and stops the recheck (the answer itself stands)."""
@@ -457,6 +457,7 @@ class Session:
                 for a in gone:
                     self.alerts.remove(a)
                 self._changed()
+                self._recheck_later(min(gone, key=lambda a: a.id))  # nothing held behind them
             return gone
 
     def dismiss(self, alert_id: int) -> None:

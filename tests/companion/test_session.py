@@ -503,3 +503,25 @@ def test_dismissing_a_question_lets_the_plays_behind_it_through(tmp_path: Path) 
     assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
     assert s.alerts == []
     store.close()
+
+
+def test_taking_a_stray_tile_back_lets_the_plays_behind_it_through(tmp_path: Path) -> None:
+    """As the dismissal above, the way it happens at a table: the 4-4 is taken back, the camera
+    no longer sees it, and the held 2-3 behind it is logged."""
+    from companion.tiles import Tile
+
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    for e in SEED_PLAYS[:2]:
+        assert s.submit(e).status == "accepted"
+    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
+                     source="camera").alert.id
+    stray = s.submit({"player": "Ann", "play": "4-4", "on": "5-5", "confidence": 0.99},
+                     source="camera").alert.id
+    s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99}, source="camera")
+    assert s.confirm(asked).status == "accepted"
+    gone = s.resolve_taken_back({Tile.parse(t) for t in ("5-5", "0-5", "3-5", "2-3")})
+    assert [a.id for a in gone] == [stray]
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
+    assert s.alerts == []
+    store.close()
