@@ -75,7 +75,6 @@ from companion.interpret_base import (  # noqa: F401
     UNSURE_PLAYER_CONFIDENCE,
     Interpreter,
     Proposal,
-    _accepts,
     _as_misread,
     _camera_meta,
     _choose_player,
@@ -129,7 +128,7 @@ class LineInterpreter:
                 # the round's first tile is one the rules take first (a double, where the
                 # first tile must be one); its neighbours then chain from it
                 nxt = next((s for s in pending
-                            if _accepts(trial, Move.play(trial.current_player, s.tile))), None)
+                            if trial.accepts(Move.play(trial.current_player, s.tile))), None)
             if nxt is None:
                 nxt = pending[0]
             pending.remove(nxt)
@@ -207,13 +206,13 @@ def _legal_play(trial: Game, player: str, s: Seen, candidates: list[Move],
     while it touches a neighbour it cannot be played on: a legal parent a little further away
     (:data:`NEAR_PARENT_GAP`) is the play, before any illegal one is alleged. None: no legal
     play."""
-    chosen = next((m for m in candidates if _accepts(trial, m)), None)
+    chosen = next((m for m in candidates if trial.accepts(m)), None)
     if chosen is None and placed:
         near = [c.other for c in contacts_of(s, [t for t in change.table if t.tile in placed],
                                              max_gap=NEAR_PARENT_GAP)
                 if c.matches and c.other not in {k.other for k in contacts}]
         chosen = next((m for m in (Move.play(player, s.tile, o) for o in near)
-                       if _accepts(trial, m)), None)
+                       if trial.accepts(m)), None)
     return chosen
 
 
@@ -311,7 +310,7 @@ class RowInterpreter:
             # removals come first when the row allowed them before the draw (they were
             # compulsory then); otherwise the draw made them possible and goes first
             plan = _removal_plan(game, gone)
-            if plan is None and draw_move is not None and _accepts(trial, draw_move):
+            if plan is None and draw_move is not None and trial.accepts(draw_move):
                 trial.apply(draw_move)
                 plan = _removal_plan(trial, gone)
                 if plan is not None:
@@ -358,7 +357,7 @@ class TrickInterpreter:
             m = Move.play(player, s.tile)
             # several new tiles at once: their order is a guess, so each asks a person
             out.append(_play_proposal(m, s, 0.5 if len(new) > 1 else None))
-            if _accepts(trial, m):
+            if trial.accepts(m):
                 trial.apply(m)
         for s in change.added:
             if s.tile in done:

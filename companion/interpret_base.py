@@ -1,10 +1,10 @@
 """What every interpreter shares: the :class:`Proposal` it returns, the :class:`Interpreter`
-protocol, and the helpers that build a camera play's entry and try a move on a copy of the game.
+protocol, and the helpers that build a camera play's entry (whether the rules take a move is
+:meth:`companion.games.base.Game.accepts`).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from companion.errors import DominoError
 from companion.games import Game
 from companion.moves import Move
 from companion.session import REREAD
@@ -62,7 +61,7 @@ def _choose_player(game: Game, move: Move, change: TableChange
     if move.player is None:
         return move, True, []
     may = [p for p in game.players
-           if p == move.player or _accepts(game, dataclasses.replace(move, player=p))]
+           if p == move.player or game.accepts(dataclasses.replace(move, player=p))]
     if len(may) <= 1:
         return move, True, []
     if change.reached_by in may:
@@ -154,11 +153,3 @@ def _read_again(change: TableChange, logged: set[Tile],
     return out
 
 
-def _accepts(game: Game, move: Move) -> bool:
-    """Whether the rules take ``move`` now (tried on a copy: ``game`` is not changed)."""
-    trial = copy.deepcopy(game)
-    try:
-        trial.apply(move)
-    except DominoError:
-        return False
-    return True

@@ -72,7 +72,6 @@ from companion.errors import DominoError
 from companion.games import Game
 from companion.interpret_base import (
     Proposal,
-    _accepts,
     _choose_player,
     _play_proposal,
     _read_again,
@@ -217,7 +216,7 @@ class BuildUpInterpreter:
             if not tops:
                 # nothing known under it (the camera lost sight of that stack's top): when the
                 # covering rules let the tile go on one top only, that is the guess to ask about
-                fits = [t for t in trial.tops() if _accepts(trial, Move.play(player, tile, t))]
+                fits = [t for t in trial.tops() if trial.accepts(Move.play(player, tile, t))]
                 if len(fits) == 1:
                     tops, guessed = fits, True
             if not tops:
@@ -226,7 +225,7 @@ class BuildUpInterpreter:
                                     s))
                 continue
             moves = [Move.play(player, tile, top) for top in tops]
-            accepted = next((m for m in moves if _accepts(trial, m)), None)
+            accepted = next((m for m in moves if trial.accepts(m)), None)
             chosen = accepted or moves[0]  # none accepted: the rules' alert says why
             if accepted is not None:
                 trial.apply(accepted)
@@ -511,11 +510,11 @@ class StackernoesInterpreter:
                                           "which cells: enter the play on the tablet", s))
                 continue
             others: list[Move] = []
-            if not getattr(trial, "placed", []) and _accepts(trial, chosen):
+            if not getattr(trial, "placed", []) and trial.accepts(chosen):
                 # the first tile: who leads is open without the deal
                 chosen, who_sure, others = _choose_player(trial, chosen, change)
                 sure = sure and who_sure
-            if _accepts(trial, chosen):
+            if trial.accepts(chosen):
                 trial.apply(chosen)
             out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5,
                                       others=others))

@@ -843,7 +843,7 @@ def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int],
     the earlier reading's tile it overlaps stays."""
     w, h = frame_size
     cropped = [t for t in crop_reading.tiles if t.cut and _inside_frame(t.corners, w, h)]
-    tiles = [t for t in crop_reading.tiles if not any(t is c for c in cropped)]
+    tiles = [t for t in crop_reading.tiles if all(t is not c for c in cropped)]
     if earlier is not None:
         x0, y0, x1, y1 = box
         for t in earlier.tiles:
@@ -959,11 +959,10 @@ def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarr
     if message:
         # the status line is sized to the frame: the tablet shows the picture a third of a
         # 1280-px frame wide or less, where a fixed small font is no longer legible
-        (tw, _), _ = cv2.getTextSize(message, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
+        (tw, th), _ = cv2.getTextSize(message, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1)
         scale = min(max(0.7, img.shape[1] / MESSAGE_WIDTH_PER_SCALE),
                     0.9 * img.shape[1] / max(tw, 1))  # a long message still fits the width
-        (_, th), _ = cv2.getTextSize(message, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
-        org = (round(12 * scale), round(12 * scale) + th)
+        org = (round(12 * scale), round(12 * scale + th * scale))
         cv2.putText(img, message, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0),
                     max(4, round(4 * scale)), cv2.LINE_AA)
         cv2.putText(img, message, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255),

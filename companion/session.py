@@ -45,7 +45,6 @@ last version they saw and get the new :meth:`Session.state` when anything change
 
 from __future__ import annotations
 
-import copy
 import csv
 import dataclasses
 import io
@@ -227,8 +226,8 @@ class Session:
                 _holds_up(a) for a in self.alerts)
             # an illegal alert offers the other placements of the same tile the camera saw
             # (its other readings are doubts about the value: only questions offer those)
-            places = [a for a in alternative_entries(move.to_json(), alternatives)
-                      if move.kind == "play" and a.get("play") == str(move.tile)]
+            places = [a for a in alternatives if move.kind == "play" and isinstance(a, dict)
+                      and a.get("play") == str(move.tile)]
             return self._apply(move, WAITING_NOTE if waiting else "", places)
 
     def _open_question(self, move: Move) -> Alert | None:
@@ -311,33 +310,23 @@ class Session:
                 self._recheck_later(alert)
             return result
 
-    def _recheck_later(self, answered: Alert) -> list[SubmitResult]:
+    def _recheck_later(self, answered: Alert) -> None:
         """The camera's plays held up behind ``answered`` (a question about a camera entry, now
         answered with an entry logged, dismissed, or its tile taken back), tried again in the
         order they were seen: each one the rules take now is logged (as raised, else with the
-        player whose turn it is now) and its alert closed as ``rechecked``. The first that is still a question (an
-        uncertain reading) or still illegal stops it: the plays after it wait for its answer,
-        so none is logged ahead of an earlier play. Returns what was logged. A failure to store
+        player whose turn it is now) and its alert closed as ``rechecked``. The first that is
+        still a question (an uncertain reading) or still illegal stops it: the plays after it
+        wait for its answer, so none is logged ahead of an earlier play. A failure to store
         leaves that alert open and stops the recheck (the answer itself stands)."""
-        logged: list[SubmitResult] = []
         for alert in [a for a in self.alerts if a.id > answered.id and _holds_up(a)]:
             move = self._legal_now(alert) if alert.kind == "illegal" else None
             if move is None:
-                break
+                return
             self._take_alert(alert.id)
             try:
-                with self.store.transaction():
-                    done = self._apply(move)
-                    if done.status != "accepted":  # checked legal just now: never expected
-                        raise DominoError(f"the recheck of alert {alert.id} was refused")
-                    self._close(alert, "rechecked", done)
-            except BaseException:
-                self._restore_alert(alert)
-                break
-            logged.append(done)
-        if logged:
-            self._changed()
-        return logged
+                self._log_answer(alert, move, "rechecked")  # open again if it fails
+            except Exception:
+                return
 
     def _legal_now(self, alert: Alert) -> Move | None:
         """A held camera play as the rules take it now: its entry as raised, else the other
@@ -355,12 +344,8 @@ class Session:
             if move.player is not None and now is not None and move.player != now:
                 candidates.append(dataclasses.replace(move, player=now))
             for candidate in candidates:
-                trial = copy.deepcopy(self.game)
-                try:
-                    trial.apply(candidate)
-                except DominoError:
-                    continue
-                return candidate
+                if self.game.accepts(candidate):
+                    return candidate
         return None
 
     def _amend_answer(self, alert: Alert) -> SubmitResult:

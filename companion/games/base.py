@@ -31,8 +31,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
-from companion.errors import (IllegalMoveError, MoveFormatError, OptionError, PlayersError,
-                              SetError)
+from companion.errors import (DominoError, IllegalMoveError, MoveFormatError, OptionError,
+                              PlayersError, SetError)
 from companion.moves import Move
 from companion.tiles import Tile, full_set
 
@@ -201,6 +201,15 @@ class Game(ABC):
             raise
         self.moves += 1
         return events
+
+    def accepts(self, move: Move) -> bool:
+        """Whether the rules take ``move`` now (tried on a copy: this game is not changed)."""
+        trial = copy.deepcopy(self)
+        try:
+            trial.apply(move)
+        except DominoError:
+            return False
+        return True
 
     def _save(self) -> dict[str, Any]:
         return copy.deepcopy(self.__dict__)

@@ -347,23 +347,38 @@ def test_the_camera_proposing_a_pending_tile_again_asks_no_second_time(tmp_path:
 
 # ---- a question that holds up the camera's later plays ---------------------------------------
 
-def _held_up(tmp_path: Path) -> tuple[LogStore, Session, list[int]]:
-    """Ann's 5-5 and Bob's 0-5 logged; the camera then reads Ann's 3-5 on the spinner unsure
-    (a question), and while it waits sees Bob's 2-3 on it and Ann's 2-2 on the 2-3: both are
-    illegal without the 3-5 (no 3 is open; the turn is still Ann's, so the 2-3 is proposed as
-    Ann's)."""
+def _asked(tmp_path: Path) -> tuple[LogStore, Session, int]:
+    """Ann's 5-5 and Bob's 0-5 logged; the camera then reads Ann's 3-5 on the spinner unsure:
+    the id of that question, still open."""
     store = LogStore(tmp_path / "games.sqlite")
     s = Session.start(store, "allfives", ["Ann", "Bob"])
     for e in SEED_PLAYS[:2]:
         assert s.submit(e).status == "accepted"
     asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
                      source="camera")
+    assert asked.status == "confirm"
+    return store, s, asked.alert.id
+
+
+def _camera_alert(s: Session, play: str, on: str, confidence: float) -> int:
+    """The camera proposes Ann's ``play`` on ``on``: the id of the alert it raises."""
+    result = s.submit({"player": "Ann", "play": play, "on": on, "confidence": confidence},
+                      source="camera")
+    assert result.alert is not None, result
+    return result.alert.id
+
+
+def _held_up(tmp_path: Path) -> tuple[LogStore, Session, list[int]]:
+    """:func:`_asked`, and while the 3-5 question waits the camera sees Bob's 2-3 on it and
+    Ann's 2-2 on the 2-3: both are illegal without the 3-5 (no 3 is open; the turn is still
+    Ann's, so the 2-3 is proposed as Ann's)."""
+    store, s, asked = _asked(tmp_path)
     first = s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99},
                      source="camera")
     second = s.submit({"player": "Ann", "play": "2-2", "on": "2-3", "confidence": 0.98},
                       source="camera")
-    assert (asked.status, first.status, second.status) == ("confirm", "illegal", "illegal")
-    return store, s, [asked.alert.id, first.alert.id, second.alert.id]
+    assert (first.status, second.status) == ("illegal", "illegal")
+    return store, s, [asked, first.alert.id, second.alert.id]
 
 
 def test_a_play_held_up_by_an_open_question_says_so(tmp_path: Path) -> None:
@@ -444,12 +459,7 @@ def test_a_held_play_is_tried_again_at_the_other_places_the_camera_saw_it_touch(
     """Raised on the spinner (the only logged tile it touched), with its placement on the
     3-5 (still a question then) offered: once the 3-5 is logged, that placement is the play.
     An illegal alert offers only the tile's other placements, not other values."""
-    store = LogStore(tmp_path / "games.sqlite")
-    s = Session.start(store, "allfives", ["Ann", "Bob"])
-    for e in SEED_PLAYS[:2]:
-        assert s.submit(e).status == "accepted"
-    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
-                     source="camera").alert.id
+    store, s, asked = _asked(tmp_path)
     held = s.submit({"player": "Ann", "play": "2-3", "on": "5-5", "confidence": 0.99,
                      "alternatives": [{"player": "Ann", "play": "2-3", "on": "3-5"},
                                       {"tile": "2-8", "p": 0.01}]}, source="camera").alert
@@ -464,16 +474,9 @@ def test_a_held_play_is_tried_again_at_the_other_places_the_camera_saw_it_touch(
 def test_the_recheck_stops_at_the_first_play_still_waiting(tmp_path: Path) -> None:
     """A second question between the answered one and a held play: the held play waits for it
     (nothing is logged ahead of an earlier play); answered, the held play follows."""
-    store = LogStore(tmp_path / "games.sqlite")
-    s = Session.start(store, "allfives", ["Ann", "Bob"])
-    for e in SEED_PLAYS[:2]:
-        assert s.submit(e).status == "accepted"
-    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
-                     source="camera").alert.id
-    also = s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.7},
-                    source="camera").alert.id
-    held = s.submit({"player": "Ann", "play": "2-2", "on": "2-3", "confidence": 0.99},
-                    source="camera").alert.id
+    store, s, asked = _asked(tmp_path)
+    also = _camera_alert(s, "2-3", "3-5", 0.7)
+    held = _camera_alert(s, "2-2", "2-3", 0.99)
     assert s.confirm(asked).status == "accepted"
     assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5"]
     assert [a.id for a in s.alerts] == [also, held]
@@ -487,16 +490,9 @@ def test_the_recheck_stops_at_the_first_play_still_waiting(tmp_path: Path) -> No
 def test_dismissing_a_question_lets_the_plays_behind_it_through(tmp_path: Path) -> None:
     """The 3-5 question answered, a 4-4 laid where it fits nowhere still blocks the held 2-3
     behind it; the 4-4 dismissed (taken back), the 2-3 is logged."""
-    store = LogStore(tmp_path / "games.sqlite")
-    s = Session.start(store, "allfives", ["Ann", "Bob"])
-    for e in SEED_PLAYS[:2]:
-        assert s.submit(e).status == "accepted"
-    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
-                     source="camera").alert.id
-    stray = s.submit({"player": "Ann", "play": "4-4", "on": "5-5", "confidence": 0.99},
-                     source="camera").alert.id
-    held = s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99},
-                    source="camera").alert.id
+    store, s, asked = _asked(tmp_path)
+    stray = _camera_alert(s, "4-4", "5-5", 0.99)
+    held = _camera_alert(s, "2-3", "3-5", 0.99)
     assert s.confirm(asked).status == "accepted"
     assert [a.id for a in s.alerts] == [stray, held] and len(s.history) == 3
     s.dismiss(stray)
@@ -510,14 +506,8 @@ def test_taking_a_stray_tile_back_lets_the_plays_behind_it_through(tmp_path: Pat
     no longer sees it, and the held 2-3 behind it is logged."""
     from companion.tiles import Tile
 
-    store = LogStore(tmp_path / "games.sqlite")
-    s = Session.start(store, "allfives", ["Ann", "Bob"])
-    for e in SEED_PLAYS[:2]:
-        assert s.submit(e).status == "accepted"
-    asked = s.submit({"player": "Ann", "play": "3-5", "on": "5-5", "confidence": 0.6},
-                     source="camera").alert.id
-    stray = s.submit({"player": "Ann", "play": "4-4", "on": "5-5", "confidence": 0.99},
-                     source="camera").alert.id
+    store, s, asked = _asked(tmp_path)
+    stray = _camera_alert(s, "4-4", "5-5", 0.99)
     s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99}, source="camera")
     assert s.confirm(asked).status == "accepted"
     gone = s.resolve_taken_back({Tile.parse(t) for t in ("5-5", "0-5", "3-5", "2-3")})
