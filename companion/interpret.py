@@ -176,7 +176,8 @@ class LineInterpreter:
                 guessed = chosen.on != last
             if guessed:
                 confidence = min(confidence or 1.0, UNSURE_ORDER_CONFIDENCE)
-            out.append(_play_proposal(chosen, nxt, confidence, read=read, others=others))
+            out.append(_play_proposal(chosen, nxt, confidence, read=read, others=others,
+                                      player_only=not sure and not guessed))
             placed.add(nxt.tile)
             last = chosen.tile
         for s in change.removed:

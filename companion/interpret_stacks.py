@@ -510,14 +510,15 @@ class StackernoesInterpreter:
                                           "which cells: enter the play on the tablet", s))
                 continue
             others: list[Move] = []
+            who_sure = True
             if not getattr(trial, "placed", []) and trial.accepts(chosen):
                 # the first tile: who leads is open without the deal
                 chosen, who_sure, others = _choose_player(trial, chosen, change)
-                sure = sure and who_sure
             if trial.accepts(chosen):
                 trial.apply(chosen)
-            out.append(_play_proposal(chosen, s, None if sure and len(new) == 1 else 0.5,
-                                      others=others))
+            out.append(_play_proposal(chosen, s, None if sure and who_sure and len(new) == 1
+                                      else 0.5, others=others,
+                                      player_only=sure and not who_sure and len(new) == 1))
             table.append(s)
         out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
                              "Stackernoes tiles stay where they are laid",

@@ -30,8 +30,10 @@ without it (a play on a tile not yet in the log, the turn one player behind) and
 alerts of their own; their messages say an earlier question is open. When that question is
 answered with an entry logged, dismissed, or its tile taken back, the camera's plays held up
 after it are tried again in the order seen (:meth:`Session._recheck_later`): each the rules
-take now is logged (with the player whose turn it is now, where only the turn refused it) and
-its alert closed as ``rechecked``, up to the first that is still a question or still illegal,
+take now is logged (with the player whose turn it is now, where only the turn refused it; a
+question that asked only who led, raised while the log was empty, by the one player the rules now
+take it from) and its alert closed as ``rechecked``, up to the first that is still a question or
+still illegal,
 whose own answer goes on from there (no play is logged ahead of an earlier one).
 
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
@@ -314,12 +316,13 @@ class Session:
         """The camera's plays held up behind ``answered`` (a question about a camera entry, now
         answered with an entry logged, dismissed, or its tile taken back), tried again in the
         order they were seen: each one the rules take now is logged (as raised, else with the
-        player whose turn it is now) and its alert closed as ``rechecked``. The first that is
-        still a question (an uncertain reading) or still illegal stops it: the plays after it
+        player whose turn it is now; a question that asked only who led, by the one player the
+        rules now take it from) and its alert closed as ``rechecked``. The first that is still
+        a question (an uncertain reading) or still illegal stops it: the plays after it
         wait for its answer, so none is logged ahead of an earlier play. A failure to store
         leaves that alert open and stops the recheck (the answer itself stands)."""
         for alert in [a for a in self.alerts if a.id > answered.id and _holds_up(a)]:
-            move = self._legal_now(alert) if alert.kind == "illegal" else None
+            move = self._legal_now(alert) if alert.kind == "illegal" else self._led_by_now(alert)
             if move is None:
                 return
             self._take_alert(alert.id)
@@ -347,6 +350,21 @@ class Session:
                 if self.game.accepts(candidate):
                     return candidate
         return None
+
+    def _led_by_now(self, alert: Alert) -> Move | None:
+        """A held camera question that asked only who played its tile (its reading marked
+        ``{"unsure_of": "player"}``: who led, asked while the log was empty) as the rules take
+        it now, when they take it from one player only (a tile logged before it: the turn says
+        who); None while the question still stands."""
+        if (alert.entry.get("reading") or {}).get("unsure_of") != "player":
+            return None
+        try:
+            move = Move.from_json({k: v for k, v in alert.entry.items() if k != "alternatives"})
+        except DominoError:
+            return None
+        may = [m for m in (dataclasses.replace(move, player=p) for p in self.game.players)
+               if self.game.accepts(m)]
+        return may[0] if len(may) == 1 else None
 
     def _amend_answer(self, alert: Alert) -> SubmitResult:
         """Make the amendment of an ``amend`` alert and close the alert as ``amended``, both in

@@ -106,6 +106,12 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     lead = tile_at(6, 6, 100, 100, vertical=True)
     (p,) = interpreter_for("allfives").proposals(diff([], [lead]), s.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    # the reading is sure: the question asks only the player (a held one is settled by the
+    # turn once a tile is logged); an unsure reading asks its value too, and is not so marked
+    assert p.entry["reading"]["unsure_of"] == "player"
+    (unsure,) = interpreter_for("allfives").proposals(
+        diff([], [tile_at(6, 6, 100, 100, vertical=True, conf=0.8)]), s.game)
+    assert unsure.entry["confidence"] == 0.5 and "unsure_of" not in unsure.entry["reading"]
     # the other players who may lead it are offered (one tap on the dashboard), first
     offered = [(a.get("player"), a.get("play")) for a in p.entry["alternatives"]]
     assert offered[:2] == [("Bob", "6-6"), ("Cy", "6-6")]
@@ -118,6 +124,7 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     change.reached_by = "Cy"
     (p,) = interpreter_for("allfives").proposals(change, s.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Cy", 0.99)
+    assert "unsure_of" not in p.entry["reading"]
     assert s.submit(p.entry).status == "accepted"
     nxt = tile_at(6, 2, 100 + W / 2 + L / 2 + 1, 100)
     change = diff([lead], [lead, nxt])
@@ -129,6 +136,7 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     change = diff([], [tile_at(2, 2, 100, 100)])
     (p,) = interpreter_for("stackernoes").proposals(change, st.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    assert p.entry["reading"]["unsure_of"] == "player"
     assert (p.entry["alternatives"][0]["player"], p.entry["alternatives"][0]["play"]) == \
         ("Bob", "2-2")
     change.reached_by = "Bob"

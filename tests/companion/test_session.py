@@ -501,6 +501,56 @@ def test_dismissing_a_question_lets_the_plays_behind_it_through(tmp_path: Path) 
     store.close()
 
 
+def _who_led(s: Session, play: str, confidence: float = 0.5, sure_reading: bool = True) -> int:
+    """The camera asks who led ``play`` (the log empty, no seat seen): its reading marked as
+    asking only the player when ``sure_reading``; the id of the question."""
+    reading: dict = {"tile": play, "halves": [int(v) for v in play.split("-")]}
+    if sure_reading:
+        reading["unsure_of"] = "player"
+    result = s.submit({"player": "Ann", "play": play, "confidence": confidence,
+                       "reading": reading,
+                       "alternatives": [{"player": "Bob", "play": play}]}, source="camera")
+    assert result.status == "confirm", result
+    return result.alert.id
+
+
+def test_a_held_question_of_who_led_is_settled_by_the_turn_once_a_tile_is_logged(
+        tmp_path: Path) -> None:
+    """Two doubles seen while the log was empty both ask who led; once the first is answered,
+    the second asks nothing any more (only the player whose turn it is may play it now): it is
+    logged as theirs and closes as rechecked, after the play held up before it."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    first = _who_led(s, "5-5")
+    held = s.submit({"player": "Ann", "play": "0-5", "on": "5-5", "confidence": 0.99},
+                    source="camera").alert.id
+    second = _who_led(s, "0-0")
+    assert s.correct(first, {"player": "Bob", "play": "5-5"}).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Bob plays 5-5", "Ann plays 0-5 on 5-5",
+                                              "Bob plays 0-0"]
+    assert s.alerts == []
+    closed = {e.body["alert"]: e.body["how"] for e in store.alert_rows(s.game_id)
+              if e.kind == "closed"}
+    assert closed == {first: "corrected", second: "rechecked", held: "rechecked"}
+    store.close()
+
+
+def test_a_held_question_of_who_led_stays_while_it_still_asks_something(tmp_path: Path) -> None:
+    """Still a question: the first tile dismissed (the log still empty: anyone may lead the
+    0-0), or a reading that was unsure itself (no mark: its value is in doubt too)."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    first = _who_led(s, "5-5")
+    second = _who_led(s, "0-0")
+    s.dismiss(first)
+    assert s.history == [] and [a.id for a in s.alerts] == [second]
+    doubtful = _who_led(s, "6-6", confidence=0.5, sure_reading=False)
+    assert s.confirm(second).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Ann plays 0-0"]
+    assert [a.id for a in s.alerts] == [doubtful]
+    store.close()
+
+
 def test_taking_a_stray_tile_back_lets_the_plays_behind_it_through(tmp_path: Path) -> None:
     """As the dismissal above, the way it happens at a table: the 4-4 is taken back, the camera
     no longer sees it, and the held 2-3 behind it is logged."""
