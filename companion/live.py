@@ -938,8 +938,19 @@ def _same_table(a: list[Seen], b: list[Seen], tol: float = 0.5) -> bool:
 MESSAGE_WIDTH_PER_SCALE = 800
 
 
+#: A tile's label (its value) is this tall against the tile's short side: a 45-px-wide tile of
+#: a 1280-px frame gets letters about 19 px tall, 6-7 px where the tablet shows the picture
+#: 430 px wide (the value is read there at a glance; the questions ask in words).
+LABEL_HEIGHT_PER_WIDTH = 0.42
+
+#: Label font scales kept between these (a tiny or a huge tile stays legible and in the frame).
+LABEL_SCALES = (0.45, 2.5)
+
+
 def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarray:
-    """Draw each read tile's outline, value and confidence (green sure, amber unsure, red cut)."""
+    """Draw each read tile's outline and value (green sure; amber unsure, with its confidence;
+    red "cut" where the frame edge cuts it), the value centred on the tile and sized to it,
+    and ``message`` as a status line across the top."""
     img = frame_bgr.copy()
     if reading is not None:
         for t in reading.tiles:
@@ -947,15 +958,14 @@ def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarr
             if t.cut:
                 colour = (0, 0, 255)
                 label = "cut"
+            elif t.confidence >= 0.9:
+                colour = (0, 220, 0)
+                label = str(t.tile)
             else:
-                colour = (0, 200, 0) if t.confidence >= 0.9 else (0, 170, 255)
+                colour = (0, 170, 255)
                 label = f"{t.tile} {t.confidence:.2f}"
             cv2.polylines(img, [pts], True, colour, 2, cv2.LINE_AA)
-            c = tuple(int(v) for v in np.asarray(t.center))
-            cv2.putText(img, label, (c[0] - 30, c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3,
-                        cv2.LINE_AA)
-            cv2.putText(img, label, (c[0] - 30, c[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1,
-                        cv2.LINE_AA)
+            _draw_label(img, label, np.asarray(t.corners, dtype=np.float64), colour)
     if message:
         # the status line is sized to the frame: the tablet shows the picture a third of a
         # 1280-px frame wide or less, where a fixed small font is no longer legible
@@ -968,6 +978,25 @@ def annotate(frame_bgr: np.ndarray, reading: Any, message: str = "") -> np.ndarr
         cv2.putText(img, message, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255),
                     max(1, round(1.5 * scale)), cv2.LINE_AA)
     return img
+
+
+def _draw_label(img: np.ndarray, label: str, corners: np.ndarray,
+                colour: tuple[int, int, int]) -> None:
+    """``label`` centred on the tile with these corners, on a dark chip (legible over white
+    and black tiles alike), its letters :data:`LABEL_HEIGHT_PER_WIDTH` of the tile's short
+    side tall."""
+    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+    short = float(min(sides[0] + sides[2], sides[1] + sides[3])) / 2
+    (_, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 2)
+    scale = float(np.clip(LABEL_HEIGHT_PER_WIDTH * short / max(th, 1), *LABEL_SCALES))
+    thick = max(1, round(2 * scale))
+    (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    cx, cy = corners.mean(axis=0)
+    org = (int(round(cx - tw / 2)), int(round(cy + th / 2)))
+    pad = max(2, round(th * 0.3))
+    cv2.rectangle(img, (org[0] - pad, org[1] - th - pad), (org[0] + tw + pad, org[1] + pad),
+                  (32, 32, 32), cv2.FILLED)
+    cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
 class LiveFrames:

@@ -1,5 +1,5 @@
-"""The picture the dashboard shows: the live loop's status line stays legible on a tablet, and
-the tiles drawn after a crop of the frame was read."""
+"""The picture the dashboard shows: the live loop's status line and the tiles' values stay
+legible on a tablet, and the tiles drawn after a crop of the frame was read."""
 
 from __future__ import annotations
 
@@ -38,6 +38,27 @@ def test_a_long_status_line_is_made_smaller_to_fit() -> None:
 def test_no_message_draws_nothing() -> None:
     frame = np.full((240, 320, 3), 120, np.uint8)
     assert np.array_equal(annotate(frame, None, ""), frame)
+
+
+def _chip(img: np.ndarray) -> tuple[int, int, int, int]:
+    """The box of the label's dark chip (the frame is mid grey, the outline green)."""
+    ys, xs = np.nonzero((img == 32).all(axis=2))
+    return int(ys.min()), int(ys.max()), int(xs.min()), int(xs.max())
+
+
+@pytest.mark.parametrize("short", [30, 45, 90])
+def test_a_tiles_value_is_drawn_centred_on_it_and_sized_to_it(short: int) -> None:
+    """The label sits on the tile's centre, its chip over a third of the tile's short side
+    tall (the old fixed 0.5-scale label was about 10 px on any tile); an unsure tile's label
+    adds its confidence."""
+    frame = np.full((720, 1280, 3), 120, np.uint8)
+    tile = _tile(600, 300, 600 + 2 * short, 300 + short, "3-5")
+    y0, y1, x0, x1 = _chip(annotate(frame, Reading((tile,), 1280, 720)))
+    assert abs((y0 + y1) / 2 - (300 + short / 2)) <= 3 and abs((x0 + x1) / 2 - (600 + short)) <= 3
+    assert y1 - y0 >= short / 3 and y1 - y0 <= short
+    unsure = TileReading(tile.tile, tile.halves, tile.corners, tile.center, 0.0, confidence=0.72)
+    wide = _chip(annotate(frame, Reading((unsure,), 1280, 720)))
+    assert wide[3] - wide[2] > 1.5 * (x1 - x0)
 
 
 # ---- what the video shows after a crop of the frame was read ---------------------------------
