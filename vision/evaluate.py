@@ -154,9 +154,10 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
         corners = np.array(t.corners)
         best = match_truth(corners, gts, used)
         g = gts[best] if best is not None else None
+        counted_cut = g is not None and bool(g.get("cut")) and g.get("visible", 0) > 0.3
         if t.cut:
             if g is not None and g.get("cut"):
-                row.cut_flagged += 1
+                row.cut_flagged += int(counted_cut)  # as cut_truth counts them
                 used.add(best)
             continue
         row.found += 1
@@ -164,7 +165,7 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
             row.false += 1
             continue
         used.add(best)
-        if g.get("cut"):
+        if counted_cut:
             # a tile the frame edge cuts, read as a whole tile: right when little of it is out
             # of the picture and its pips all show; a value it does not have is a guess
             row.cut_read += 1

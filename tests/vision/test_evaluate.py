@@ -201,9 +201,13 @@ def test_a_cut_tile_read_as_a_whole_tile_is_counted_and_a_wrong_value_is_a_guess
         _truth_tile(100, 0, (3, 4), cut=True, visible=0.97),   # a sliver out: read right
         _truth_tile(200, 0, (5, 6), cut=True, visible=0.6),    # half out: read as 5-5, a guess
         _truth_tile(300, 0, (0, 6), cut=True, visible=0.6),    # reported cut
+        # mostly out of the picture: not in cut_truth, so neither in cut_flagged nor cut_read
+        _truth_tile(400, 0, (1, 1), cut=True, visible=0.2),
+        _truth_tile(500, 0, (2, 2), cut=True, visible=0.25),
     ]}
     reading = Reading((_read(0, 0, (1, 2)), _read(100, 0, (4, 3)), _read(200, 0, (5, 5)),
-                       _read(300, 0, None, cut=True)), 800, 200)
+                       _read(300, 0, None, cut=True), _read(400, 0, None, cut=True),
+                       _read(500, 0, (2, 2))), 800, 200)
     row = score_rendered(reading, truth, "x")
     assert (row.truth, row.matched, row.tiles_right, row.false) == (1, 1, 1, 0)
     assert (row.cut_truth, row.cut_flagged, row.cut_read, row.cut_read_wrong) == (3, 1, 2, 1)
