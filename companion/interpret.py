@@ -161,7 +161,7 @@ class LineInterpreter:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
                 # the same tile on each other tile it touches with a matching half (one a
                 # question still holds back from the log, say): offered to the person, and
-                # tried again when that question is answered (Session._recheck_later)
+                # tried again when that question is answered (Session._recheck)
                 others = [m for m in (Move.play(player, nxt.tile, c.other)
                                       for c in touching[id(nxt)] if c.matches) if m != chosen]
             else:

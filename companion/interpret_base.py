@@ -115,7 +115,7 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
 #: The mark a camera play's ``reading`` carries (``{"unsure_of": "player"}``) when the only
 #: thing it asks is who played it (who led the round's first tile: the reading itself is sure).
 #: Such a question held up behind an earlier one is settled without a tap once the rules take
-#: the play from one player only (:meth:`companion.session.Session._recheck_later`).
+#: the play from one player only (:meth:`companion.session.Session._recheck`).
 UNSURE_OF_PLAYER = "player"
 
 

@@ -25,16 +25,17 @@ kind ``amend`` whose one tap (:meth:`Session.confirm`) makes that amendment and 
 keeps the play as logged; otherwise a notice says why it cannot be amended.
 
 One question can hold up the plays after it: while a camera entry waits for an answer (an
-uncertain reading, or an illegal one a person will correct), the camera's later plays are judged
-without it (a play on a tile not yet in the log, the turn one player behind) and become illegal
-alerts of their own; their messages say an earlier question is open. When that question is
-answered with an entry logged, dismissed, or its tile taken back, the camera's plays held up
-after it are tried again in the order seen (:meth:`Session._recheck_later`): each the rules
+uncertain reading, or an illegal one a person will correct), the camera's later plays are not
+logged ahead of it. One the rules take without it is held (an alert of kind ``confirm`` with
+:attr:`Alert.held`: logged now, it would go before the play in question, by a player the turn
+names without that play: a score credited to the wrong player); one they refuse without it (a
+play on a tile not yet in the log) is an illegal alert whose message says an earlier question is
+open. When a question is answered with an entry logged, dismissed, or its tile taken back, the
+held-up plays are tried again in the order seen (:meth:`Session._recheck`): each the rules
 take now is logged (with the player whose turn it is now, where only the turn refused it; a
 question that asked only who led, raised while the log was empty, by the one player the rules now
 take it from) and its alert closed as ``rechecked``, up to the first that is still a question or
-still illegal,
-whose own answer goes on from there (no play is logged ahead of an earlier one).
+still illegal, whose own answer goes on from there (no play is logged ahead of an earlier one).
 
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
@@ -100,14 +101,27 @@ class Alert:
     #: kind ``amend``: the log entry ``entry`` would replace: ``{"seq", "was": its tile,
     #: "text": the entry in words}``
     amend: dict[str, Any] | None = None
+    #: kind ``confirm``: a camera play the rules take, held (not logged) because an earlier
+    #: camera question is still open; logged, in the order seen, once that is answered
+    held: bool = False
+    #: where the camera play in question stands in the order the plays were seen: the id of
+    #: the first alert raised about it (an answer the rules refused raises a new alert in its
+    #: place, with a higher id: it keeps its place)
+    seen: int = 0
+
+    def __post_init__(self) -> None:
+        self.seen = self.seen or self.id
 
     def to_json(self) -> dict[str, Any]:
-        """The alert as the dashboard gets it (``amend`` only on an amend alert)."""
+        """The alert as the dashboard gets it (``amend`` only on an amend alert, ``held``
+        only on a held play)."""
         out: dict[str, Any] = {"id": self.id, "kind": self.kind, "message": self.message,
                                "entry": self.entry, "legal": self.legal,
                                "alternatives": self.alternatives}
         if self.amend is not None:
             out["amend"] = self.amend
+        if self.held:
+            out["held"] = True
         return out
 
 
@@ -142,7 +156,8 @@ class Session:
         self.header: Header = store.header(game_id)
         self._lock = threading.Condition()
         #: the alerts open, oldest first: those left open when the process stopped come back
-        self.alerts: list[Alert] = [_restored(e) for e in store.open_alerts(game_id)]
+        self.alerts: list[Alert] = sorted((_restored(e) for e in store.open_alerts(game_id)),
+                                          key=_in_order)
         self.version = 0
         self._rebuild()
 
@@ -230,6 +245,12 @@ class Session:
             # (its other readings are doubts about the value: only questions offer those)
             places = [a for a in alternatives if move.kind == "play" and isinstance(a, dict)
                       and a.get("play") == str(move.tile)]
+            if waiting and self.game.accepts(move):
+                # logged now, it would go ahead of the play in question, by a player the turn
+                # names without that play: held until the question is answered
+                alert = self._alert("confirm", HELD_MESSAGE.format(move=move), move.to_json(),
+                                    alternatives=places, held=True)
+                return SubmitResult("confirm", alert=alert)
             return self._apply(move, WAITING_NOTE if waiting else "", places)
 
     def _open_question(self, move: Move) -> Alert | None:
@@ -247,17 +268,19 @@ class Session:
         return None
 
     def _apply(self, move: Move, note: str = "",
-               alternatives: list[dict[str, Any]] | None = None) -> SubmitResult:
+               alternatives: list[dict[str, Any]] | None = None,
+               seen: int = 0) -> SubmitResult:
         """Fold ``move`` in and log it, or raise an illegal alert (``note`` added to the
         reason in its message, before the legal moves; ``alternatives``: whole entries it
-        offers)."""
+        offers; ``seen``: the place in the order seen of the play it answers, see
+        :attr:`Alert.seen`)."""
         try:
             events = self.game.apply(move)
         except IllegalMoveError as exc:
             message = str(IllegalMoveError(exc.tried, exc.reason + note, exc.legal)) if note \
                 else str(exc)
             alert = self._alert("illegal", message, move.to_json(), legal=exc.legal,
-                                alternatives=alternatives)
+                                alternatives=alternatives, seen=seen)
             return SubmitResult("illegal", alert=alert)
         seq = self.store.append(self.game_id, move)
         self._record(seq, move, events)
@@ -266,17 +289,24 @@ class Session:
 
     def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
                alternatives: list[dict[str, Any]] | None = None,
-               amend: dict[str, Any] | None = None) -> Alert:
-        """Raise an alert (stored before it is shown; ``amend``: see :attr:`Alert.amend`)."""
+               amend: dict[str, Any] | None = None, held: bool = False,
+               seen: int = 0) -> Alert:
+        """Raise an alert (stored before it is shown; ``amend``, ``held``, ``seen``: see
+        :class:`Alert`)."""
         body: dict[str, Any] = {"kind": kind, "message": message, "entry": entry,
                                 "legal": list(legal or []),
                                 "alternatives": alternative_entries(entry, alternatives or [])}
         if amend is not None:
             body["amend"] = amend
+        if held:
+            body["held"] = True
+        if seen:
+            body["seen"] = seen
         alert_id, t = self.store.raise_alert(self.game_id, body)
         alert = Alert(alert_id, kind, message, entry, body["legal"], body["alternatives"], created=t,
-                      amend=amend)
+                      amend=amend, held=held, seen=seen)
         self.alerts.append(alert)
+        self.alerts.sort(key=_in_order)
         self._changed()
         return alert
 
@@ -309,20 +339,22 @@ class Session:
                                       "correct or dismiss it")
             result = self._log_answer(alert, Move.from_json(alert.entry), "confirmed")
             if result.status == "accepted":
-                self._recheck_later(alert)
+                self._recheck()
             return result
 
-    def _recheck_later(self, answered: Alert) -> None:
-        """The camera's plays held up behind ``answered`` (a question about a camera entry, now
-        answered with an entry logged, dismissed, or its tile taken back), tried again in the
-        order they were seen: each one the rules take now is logged (as raised, else with the
-        player whose turn it is now; a question that asked only who led, by the one player the
-        rules now take it from) and its alert closed as ``rechecked``. The first that is still
-        a question (an uncertain reading) or still illegal stops it: the plays after it
-        wait for its answer, so none is logged ahead of an earlier play. A failure to store
-        leaves that alert open and stops the recheck (the answer itself stands)."""
-        for alert in [a for a in self.alerts if a.id > answered.id and _holds_up(a)]:
-            move = self._legal_now(alert) if alert.kind == "illegal" else self._led_by_now(alert)
+    def _recheck(self) -> None:
+        """After an answer (a question about a camera entry answered with an entry logged,
+        dismissed, or its tile taken back), the camera's plays held up behind questions,
+        tried again in the order they were seen: each one the rules take now is logged (as
+        raised, else with the player whose turn it is now; a question that asked only who
+        led, by the one player the rules now take it from) and its alert closed as
+        ``rechecked``. The first that is still a question (an uncertain reading, an earlier
+        question not yet answered) or still illegal stops it: the plays after it wait for its
+        answer, so none is logged ahead of an earlier play. A failure to store leaves that
+        alert open and stops the recheck (the answer itself stands)."""
+        for alert in [a for a in self.alerts if _holds_up(a)]:
+            move = self._legal_now(alert) if alert.kind == "illegal" or alert.held \
+                else self._led_by_now(alert)
             if move is None:
                 return
             self._take_alert(alert.id)
@@ -390,7 +422,7 @@ class Session:
     def _put_back(self, alert: Alert) -> None:
         """An alert taken for an answer that does not apply to it, open again in its place."""
         self.alerts.append(alert)
-        self.alerts.sort(key=lambda a: a.id)
+        self.alerts.sort(key=_in_order)
 
     def correct(self, alert_id: int, entry: dict[str, Any]) -> SubmitResult:
         """Replace an alert's entry by a person's correction; the original reading is kept."""
@@ -410,15 +442,16 @@ class Session:
                 raise
             result = self._log_answer(alert, move, "corrected")
             if result.status == "accepted":
-                self._recheck_later(alert)
+                self._recheck()
             return result
 
     def _log_answer(self, alert: Alert, move: Move, how: str) -> SubmitResult:
         """Log a person's answer to ``alert`` and close the alert as ``how``, both in one
-        transaction; if either fails the alert is open again and nothing is logged."""
+        transaction; if either fails the alert is open again and nothing is logged. An answer
+        the rules refuse raises an illegal alert in its place (and place in the order seen)."""
         try:
             with self.store.transaction():
-                result = self._apply(move)
+                result = self._apply(move, seen=alert.seen)
                 self._close(alert, how, result)
         except BaseException:
             self._restore_alert(alert)
@@ -435,7 +468,7 @@ class Session:
         self.alerts = [a for a in self.alerts if a.id in stored]
         if alert.id in stored and all(a.id != alert.id for a in self.alerts):
             self.alerts.append(alert)
-            self.alerts.sort(key=lambda a: a.id)
+            self.alerts.sort(key=_in_order)
 
     def notice(self, message: str) -> Alert:
         """Tell a person about a table change that is no game entry (a tile knocked, the table
@@ -460,7 +493,7 @@ class Session:
                 for a in gone:
                     self.alerts.remove(a)
                 self._changed()
-                self._recheck_later(min(gone, key=lambda a: a.id))  # nothing held behind them
+                self._recheck()  # nothing held behind them
             return gone
 
     def dismiss(self, alert_id: int) -> None:
@@ -474,7 +507,7 @@ class Session:
                 raise
             self._changed()
             if _holds_up(alert):  # the plays held up behind it wait no longer
-                self._recheck_later(alert)
+                self._recheck()
 
     def undo(self) -> dict[str, Any] | None:
         """Withdraw the last entry in force; returns it, or None when the log is empty."""
@@ -648,6 +681,11 @@ class Session:
 
 
 #: Added to the message of a camera play found illegal while an earlier question is open.
+#: The message of a camera play held behind an open question (:attr:`Alert.held`).
+HELD_MESSAGE = ("{move}: held behind an earlier question that is still open; once that is "
+                "answered it is logged in its turn, by the player whose turn it is then "
+                "(or log it now, as it reads)")
+
 WAITING_NOTE = (" (an earlier question is still open: this play is checked again when it is "
                 "answered)")
 
@@ -673,7 +711,12 @@ def _restored(row: Any) -> Alert:
     entry = b.get("entry") or {}
     return Alert(row.seq, b["kind"], b["message"], entry, list(b.get("legal") or []),
                  alternative_entries(entry, b.get("alternatives") or []), created=row.t,
-                 amend=b.get("amend"))
+                 amend=b.get("amend"), held=bool(b.get("held")), seen=int(b.get("seen") or 0))
+
+
+def _in_order(alert: Alert) -> tuple[int, int]:
+    """Open alerts in the order their plays were seen (:attr:`Alert.seen`), then raised."""
+    return alert.seen, alert.id
 
 
 def alternative_entries(entry: dict[str, Any], alternatives: list[Any]) -> list[dict[str, Any]]:

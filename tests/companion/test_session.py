@@ -288,7 +288,13 @@ def test_a_correction_of_a_restored_alert_keeps_the_reading(tmp_path: Path) -> N
     rows = list(store.alert_rows(again.game_id))
     assert rows[-1].body == {"alert": ids["illegal"], "how": "corrected",
                              "replaced_by": r.alert.id}
-    assert [a.id for a in again.alerts] == [ids["notice"], r.alert.id]
+    # the new alert keeps the place of the play it answers, ahead of the later notice (also
+    # after a restart)
+    assert [a.id for a in again.alerts] == [r.alert.id, ids["notice"]]
+    assert r.alert.seen == ids["illegal"]
+    store.close()
+    store = LogStore(tmp_path / "games.sqlite")
+    assert [a.id for a in Session.resume(store).alerts] == [r.alert.id, ids["notice"]]
     store.close()
 
 
@@ -500,6 +506,62 @@ def test_dismissing_a_question_lets_the_plays_behind_it_through(tmp_path: Path) 
     assert s.alerts == []
     store.close()
 
+
+def test_a_legal_play_seen_while_a_question_waits_is_held_and_logged_in_its_turn(
+        tmp_path: Path) -> None:
+    """The camera sees a 0-0 on the 0-5 while Ann's 3-5 is asked about: the rules would take
+    it now as Ann's (the turn without the 3-5), but logged it would go ahead of the 3-5 and
+    score for the wrong player. It is held (a confirm alert marked held, not logged); once
+    the 3-5 is confirmed it follows it, as Bob's, and closes as rechecked. A person's own
+    entry is never held."""
+    store, s, asked = _asked(tmp_path)
+    held = s.submit({"player": "Ann", "play": "0-0", "on": "0-5", "confidence": 0.99},
+                    source="camera")
+    assert held.status == "confirm" and held.alert.held and len(s.history) == 2
+    assert held.alert.message.startswith("Ann plays 0-0 on 0-5: held behind an earlier question")
+    assert held.alert.to_json()["held"] is True and "held" not in s.alerts[0].to_json()
+    # stored as held: a restarted companion holds it still
+    store.close()
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.resume(store)
+    assert [(a.id, a.held) for a in s.alerts] == [(asked, False), (held.alert.id, True)]
+    assert s.confirm(asked).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 0-0 on 0-5"]
+    assert s.alerts == []
+    closed = {e.body["alert"]: e.body["how"] for e in store.alert_rows(s.game_id)
+              if e.kind == "closed"}
+    assert closed[held.alert.id] == "rechecked"
+    assert s.submit({"player": "Ann", "play": "2-3", "on": "3-5"}).status == "accepted"
+    store.close()
+
+
+def test_a_held_play_can_be_logged_at_once(tmp_path: Path) -> None:
+    """Confirmed, a held play is logged as it reads, ahead of the question still open."""
+    store, s, asked = _asked(tmp_path)
+    held = _camera_alert(s, "0-0", "0-5", 0.99)
+    assert s.confirm(held).status == "accepted"
+    assert s.history[-1]["text"] == "Ann plays 0-0 on 0-5"
+    assert [a.id for a in s.alerts] == [asked]
+    store.close()
+
+
+def test_a_held_play_the_answer_made_illegal_keeps_its_place_in_line(tmp_path: Path) -> None:
+    """The question is corrected to the 0-0 on the 0-5 the camera then saw (and held): the
+    held 0-0 is no longer legal, so the recheck stops there and the held 6-6 behind it waits.
+    Logged anyway, it is refused: the illegal alert raised in its place keeps its place before
+    the 6-6 (``seen``); taken back, the 6-6 follows."""
+    store, s, asked = _asked(tmp_path)
+    stale = _camera_alert(s, "0-0", "0-5", 0.99)
+    later = _camera_alert(s, "5-6", "5-5", 0.99)
+    assert s.correct(asked, {"player": "Ann", "play": "0-0", "on": "0-5"}).status == "accepted"
+    assert [a.id for a in s.alerts] == [stale, later] and len(s.history) == 3
+    refused = s.confirm(stale)
+    assert refused.status == "illegal" and refused.alert.seen == stale
+    assert [a.id for a in s.alerts] == [refused.alert.id, later]
+    s.dismiss(refused.alert.id)
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 0-0 on 0-5", "Bob plays 5-6 on 5-5"]
+    assert s.alerts == []
+    store.close()
 
 def _who_led(s: Session, play: str, confidence: float = 0.5, sure_reading: bool = True) -> int:
     """The camera asks who led ``play`` (the log empty, no seat seen): its reading marked as

@@ -264,6 +264,33 @@ def test_uncertain_reading_confirm_and_alternatives(browser: Any, live: Live) ->
     assert errors == []
 
 
+def test_a_held_play_shows_as_waiting_and_follows_the_answer(browser: Any, live: Live) -> None:
+    """A legal camera play seen while a question waits is shown as waiting, with a button to
+    log it at once; confirming the question logs both, in the order seen."""
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    session = live.app.extensions["session"].session
+    session.submit({"player": PLAYERS[0], "play": "5-5"})
+    session.submit({"player": PLAYERS[1], "play": "0-5", "on": "5-5"})
+    asked = session.game.current_player
+    session.submit({"player": asked, "play": "3-5", "on": "5-5", "confidence": 0.6},
+                   source="camera")
+    held = session.submit({"player": asked, "play": "0-0", "on": "0-5", "confidence": 0.99},
+                          source="camera").alert
+    assert held is not None and held.held
+    box = page.wait_for_selector(f"[data-alert='{held.id}']")
+    assert box.inner_text().startswith("Waiting: ")
+    labels = page.locator(f"[data-alert='{held.id}'] button").all_inner_texts()
+    assert labels[0] == "Log now" and labels[-1] == "Dismiss"
+    page.click(".alert-confirm:not([data-alert='%d']) button:has-text('Confirm')" % held.id)
+    page.wait_for_selector("#alerts", state="hidden")
+    sync_api.expect(page.locator("#history li")).to_have_count(4)
+    texts = [h["text"] for h in session.state()["history"]]
+    assert texts[2].endswith("plays 3-5 on 5-5") and texts[3].endswith("plays 0-0 on 0-5")
+    assert not texts[3].startswith(asked)  # the turn after the 3-5, not the turn before it
+    assert errors == []
+
 def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
     frames = StillFrames(stall_after=1.0)
     green = jpeg_of_colour((0, 120, 0), (320, 240), "table")

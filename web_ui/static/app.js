@@ -120,7 +120,7 @@ function renderAlerts(s) {
   list.replaceChildren();
   for (const a of s.alerts) {
     const box = el("div", { class: "alert alert-" + a.kind, "data-alert": a.id },
-      el("p", { class: "amsg" }, ALERT_TITLES[a.kind] || "",
+      el("p", { class: "amsg" }, (a.held ? "Waiting: " : ALERT_TITLES[a.kind]) || "",
         a.legal && a.legal.length ? a.message.split("; legal: ")[0] : a.message));
     if (a.legal && a.legal.length) {
       box.append(el("p", { class: "legal" }, "Legal now: " + a.legal.slice(0, 8).join(", ") + (a.legal.length > 8 ? ` (and ${a.legal.length - 8} more)` : "")));
@@ -132,7 +132,8 @@ function renderAlerts(s) {
       row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Amend to " + entryText(a.entry)));
       row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Keep " + a.amend.was));
     } else if (controller) {
-      if (a.kind === "confirm") row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Confirm"));
+      // a held play (it waits for an earlier question) can be logged at once, as it reads
+      if (a.kind === "confirm") row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, a.held ? "Log now" : "Confirm"));
       for (const alt of a.alternatives || []) {
         row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/correct`, { entry: alt }) }, "It was " + entryText(alt)));
       }
