@@ -610,13 +610,18 @@ class LiveLoop:
         if change.empty:
             self._note("unchanged")
             return happened
-        present = {s.tile for s in seen}
+        # a tile covered by one laid on it (remembered hidden) is still on the table: only a
+        # tile neither seen nor covered was taken back
+        present = {s.tile for s in seen} | {t.tile for t in change.table
+                                            if not (t.gone or t.inferred)}
         self.session.resolve_taken_back(present)
         side = self.gate.reached_from if self._busy_since_published else None
         self._busy_since_published = False
         self.seats.published(side, self.session.history)
         change.reached_by = self.seats.player_at(side)
-        for prop in self.interpreter.proposals(change, self.session.game):
+        # read against the game as the camera's open questions would leave it: a tile laid on
+        # one still in question is a play on it, by the player whose turn follows it
+        for prop in self.interpreter.proposals(change, self.session.as_answered()):
             if prop.entry is None:
                 self.session.notice(prop.message)
                 happened.append({"notice": prop.message})

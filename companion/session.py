@@ -30,12 +30,19 @@ logged ahead of it. One the rules take without it is held (an alert of kind ``co
 :attr:`Alert.held`: logged now, it would go before the play in question, by a player the turn
 names without that play: a score credited to the wrong player); one they refuse without it (a
 play on a tile not yet in the log) is an illegal alert whose message says an earlier question is
-open. When a question is answered with an entry logged, dismissed, or its tile taken back, the
+open. A person's entry the rules take after the plays in question (a pass entered on the
+tablet after the play the camera asks about) is held the same way, not logged ahead of them nor
+refused. When a
+question is answered with an entry logged, dismissed, or its tile taken back, the
 held-up plays are tried again in the order seen (:meth:`Session._recheck`): each the rules
 take now is logged (with the player whose turn it is now, where only the turn refused it; a
 question that asked only who led, raised while the log was empty, by the one player the rules now
 take it from) and its alert closed as ``rechecked``, up to the first that is still a question or
-still illegal, whose own answer goes on from there (no play is logged ahead of an earlier one).
+still illegal, whose own answer goes on from there (no play is logged ahead of an earlier one;
+one still illegal for another reason than it was raised with is raised again with the reason of
+now, in its place: :attr:`Alert.seen`). The live loop reads the next table change against the
+game as those questions would leave it (:meth:`Session.as_answered`), so a play on a tile still
+in question is proposed on that tile, by the player whose turn follows it.
 
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
@@ -48,6 +55,7 @@ last version they saw and get the new :meth:`Session.state` when anything change
 
 from __future__ import annotations
 
+import copy
 import csv
 import dataclasses
 import io
@@ -101,8 +109,10 @@ class Alert:
     #: kind ``amend``: the log entry ``entry`` would replace: ``{"seq", "was": its tile,
     #: "text": the entry in words}``
     amend: dict[str, Any] | None = None
-    #: kind ``confirm``: a camera play the rules take, held (not logged) because an earlier
-    #: camera question is still open; logged, in the order seen, once that is answered
+    #: kind ``confirm``: an entry held (not logged) because an earlier camera question is
+    #: still open: a camera play the rules take (logged now, it would go ahead of the play in
+    #: question), or a person's entry the rules take after the plays in question (Bob passes
+    #: after the play asked about); logged, in the order seen, once that is answered
     held: bool = False
     #: where the camera play in question stands in the order the plays were seen: the id of
     #: the first alert raised about it (an answer the rules refused raises a new alert in its
@@ -251,6 +261,13 @@ class Session:
                 alert = self._alert("confirm", HELD_MESSAGE.format(move=move), move.to_json(),
                                     alternatives=places, held=True)
                 return SubmitResult("confirm", alert=alert)
+            if meta["source"] != "camera" and self._follows_questions(move):
+                # a person's entry that fits after the plays still in question (Bob passes
+                # after the play the camera asks about): held, logged in its turn once they
+                # are (logged now, it would go ahead of them)
+                alert = self._alert("confirm", HELD_MESSAGE.format(move=move), move.to_json(),
+                                    held=True)
+                return SubmitResult("confirm", alert=alert)
             return self._apply(move, WAITING_NOTE if waiting else "", places)
 
     def _open_question(self, move: Move) -> Alert | None:
@@ -356,6 +373,8 @@ class Session:
             move = self._legal_now(alert) if alert.kind == "illegal" or alert.held \
                 else self._led_by_now(alert)
             if move is None:
+                if alert.held or WAITING_NOTE in alert.message:
+                    self._judge_again(alert)  # judged without the plays then in question
                 return
             self._take_alert(alert.id)
             try:
@@ -363,12 +382,74 @@ class Session:
             except Exception:
                 return
 
-    def _legal_now(self, alert: Alert) -> Move | None:
-        """A held camera play as the rules take it now: its entry as raised, else the other
-        placements of the same tile the alert offers (a tile it touches that was not in the
-        log then), each as raised, else by the player whose turn it is now (the turn was judged
-        without the entry an open question held back); None when none is legal."""
-        now = self.game.current_player
+    def _judge_again(self, alert: Alert) -> None:
+        """A held-up camera play (judged without the plays then in question before it) the
+        rules still refuse, now first in line: an illegal alert with the rules' reason and
+        legal moves of now is raised in its place (and place in the order seen), the old one
+        closed as ``rechecked``, both in one transaction; a failure leaves the old one open.
+        Raised so, it is judged with nothing before it in question and stays as it is."""
+        try:
+            move = Move.from_json({k: v for k, v in alert.entry.items() if k != "alternatives"})
+            copy.deepcopy(self.game).apply(move)
+            return  # taken after all (a race with another answer): the next recheck logs it
+        except IllegalMoveError as exc:
+            why = exc
+        except DominoError:
+            return
+        self._take_alert(alert.id)
+        try:
+            with self.store.transaction():
+                new = self._alert("illegal", str(why), alert.entry, legal=why.legal,
+                                  alternatives=alert.alternatives, seen=alert.seen)
+                self._close(alert, "rechecked", SubmitResult("illegal", alert=new))
+        except BaseException:
+            self._restore_alert(alert)
+
+    def _follows_questions(self, move: Move) -> bool:
+        """Whether ``move`` (a person's entry) comes after plays still in question: at least one
+        of them would be logged as the camera proposed it (:meth:`as_answered`), and the rules
+        take ``move`` after them."""
+        game, ahead = self._answered()
+        return ahead > 0 and game.accepts(move)
+
+    def as_answered(self) -> Game:
+        """The game as it will be once the camera's plays held up behind questions are logged
+        as the camera proposed them (each, in the order seen, as :meth:`_legal_now` would take
+        it, skipping those the rules refuse): the live loop reads the next table change
+        against it, so a play laid on a tile still in question is proposed on that tile, by
+        the player whose turn follows it. The session's own game when nothing is in question
+        (a copy otherwise: the log is not changed)."""
+        return self._answered()[0]
+
+    def _answered(self) -> tuple[Game, int]:
+        """:meth:`as_answered`, and how many entries in question it played."""
+        with self._lock:
+            holding = [a for a in self.alerts if _holds_up(a)]
+            if not holding:
+                return self.game, 0
+            trial = copy.deepcopy(self.game)
+            ahead = 0
+            for alert in holding:
+                move = self._legal_now(alert, trial)
+                if move is not None:
+                    trial.apply(move)
+                    ahead += 1
+            return trial, ahead
+
+    def _legal_now(self, alert: Alert, game: Game | None = None) -> Move | None:
+        """A held camera play as the rules take it now (in ``game``, default the session's):
+        its entry as raised, else the other placements of the same tile the alert offers (a
+        tile it touches that was not in the log then), each as raised, else by the player whose
+        turn it is now (the turn was judged without the entry an open question held back);
+        None when none is legal."""
+        game = self.game if game is None else game
+        if alert.entry.get("source") != "camera":  # a person's entry: as they made it
+            try:
+                move = Move.from_json(alert.entry)
+            except DominoError:
+                return None
+            return move if game.accepts(move) else None
+        now = game.current_player
         for entry in [alert.entry] + [a for a in alert.alternatives
                                       if a.get("play") == alert.entry.get("play")]:
             try:
@@ -379,7 +460,7 @@ class Session:
             if move.player is not None and now is not None and move.player != now:
                 candidates.append(dataclasses.replace(move, player=now))
             for candidate in candidates:
-                if self.game.accepts(candidate):
+                if game.accepts(candidate):
                     return candidate
         return None
 
@@ -583,6 +664,13 @@ class Session:
                                   f'{{"play": TILE, ...}}}}}}, got {request!r}') from None
         said = f"the camera now reads {now} where it first read {was}"
         item = next((h for h in reversed(self.history) if _plays(h["entry"], was)), None)
+        asked = next((a for a in self.alerts if _holds_up(a) and _plays(a.entry, was)), None)
+        if item is None and asked is not None:
+            # the play of ``was`` is still a question (the live loop reads the table as the
+            # open questions would leave it): it is answered there, not amended
+            return SubmitResult("notice", alert=self._alert(
+                "notice", f"{said}: the question about {was} is still open; if {now} lies "
+                          f"there, answer it with {now}", {}))
         if item is None:
             return SubmitResult("notice", alert=self._alert(
                 "notice", f"{said}, but no play of {was} is in the log to amend: if {now} lies "
@@ -691,10 +779,11 @@ WAITING_NOTE = (" (an earlier question is still open: this play is checked again
 
 
 def _holds_up(alert: Alert) -> bool:
-    """Whether an open alert holds back a camera entry the later plays may build on: an
-    uncertain reading or an illegal play from the camera (answered, either may be logged)."""
+    """Whether an open alert holds back an entry the later plays may build on: an uncertain
+    reading or an illegal play from the camera (answered, either may be logged), or an entry
+    held behind one (:attr:`Alert.held`)."""
     return alert.kind in ("confirm", "illegal") and bool(alert.entry) and \
-        alert.entry.get("source") == "camera"
+        (alert.entry.get("source") == "camera" or alert.held)
 
 
 def _plays(entry: dict[str, Any], tile: Tile) -> bool:

@@ -244,6 +244,29 @@ def test_stackernoes_run_stack_and_illegal_end(tmp_path: Path) -> None:
     assert result.status == "illegal" and "must show 2" in str(result.to_json())
 
 
+def test_stackernoes_tiles_laid_while_the_lead_is_asked_about_follow_it(tmp_path: Path) -> None:
+    """Nobody has said who led the 2-2 yet: read against the game as that question would
+    leave it (``Session.as_answered``), the next tile is a play beside it, on its grid, by the
+    next player, held until the question is answered; then both are logged, in order. Read
+    against the log alone it would be taken for a first tile of its own."""
+    s = _snap_session(tmp_path)
+    lead = _on_cells(2, 2, (0, 0), (1, 0))
+    entry, table = _play(s, [], [lead])
+    asked = s.submit(entry).alert
+    assert asked is not None and asked.kind == "confirm"
+    t25 = _on_cells(5, 2, (-2, 0), (-1, 0))
+    change = diff(table, table + [t25])
+    (alone,) = interpreter_for("stackernoes").proposals(change, s.game)
+    assert alone.entry["at"] == [[0, 0], [1, 0]]  # the log alone: no grid yet
+    (p,) = interpreter_for("stackernoes").proposals(change, s.as_answered())
+    assert (p.entry["player"], p.entry["play"], p.entry["at"], p.entry["level"]) == (
+        "Bob", "2-5", [[-1, 0], [-2, 0]], 0)
+    held = s.submit(p.entry)
+    assert held.status == "confirm" and held.alert.held and s.history == []
+    assert s.confirm(asked.id).status == "accepted"
+    assert [h["entry"]["play"] for h in s.history] == ["2-2", "2-5"]
+    assert s.history[1]["entry"]["player"] == "Bob" and s.alerts == []
+
 def test_stackernoes_grid_needs_known_tiles(tmp_path: Path) -> None:
     from companion.interpret_stacks import grid_estimate
 

@@ -336,6 +336,51 @@ def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
     assert loop.status()["accepted"] >= 5
 
 
+def _cells(a: int, b: int, ca: tuple[int, int], cb: tuple[int, int], cell: float = 40.0) -> Seen:
+    """A Stackernoes tile with half ``a`` over cell ``ca`` and ``b`` over ``cb``."""
+    pa = np.array([300 + cell * ca[0], 180 + cell * ca[1]])
+    pb = np.array([300 + cell * cb[0], 180 + cell * cb[1]])
+    along = (pb - pa) / np.linalg.norm(pb - pa)
+    across = np.array([-along[1], along[0]]) * cell / 2
+    o0, o1 = pa - along * cell / 2, pb + along * cell / 2
+    corners = (tuple(o0 - across), tuple(o0 + across), tuple(o1 + across), tuple(o1 - across))
+    return Seen(Tile.of(a, b), (a, b), corners, 0.99)
+
+
+def test_plays_made_while_nobody_answers_the_lead_question_follow_it(tmp_path: Path) -> None:
+    """Stackernoes, and nobody says who led the 2-2: the 2-5 and 5-7 laid after it are read on
+    the lead's grid (as the open question would leave the game) and held; a 2-9 laid over the
+    2-5 hides it, which does not take it back (its play stays held); one answer logs all four
+    in order, the 2-9 on level 1."""
+    s = Session.start(LogStore(tmp_path / "g.db"), "stackernoes", ["Ann", "Bob"])
+    reader = ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    table = _table()
+    from vision.virtual_camera import add_hand
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+
+    def show(tiles, frames=6):
+        reader.table = list(tiles)
+        for f in [hand] * 3 + [picture(table, tiles)] * frames:
+            loop.process(f)
+
+    lead = _cells(2, 2, (0, 0), (1, 0))
+    beside = _cells(5, 2, (-2, 0), (-1, 0))
+    end = _cells(7, 5, (-4, 0), (-3, 0))
+    over = _cells(9, 2, (-2, 0), (-1, 0))
+    show([lead])
+    show([lead, beside])
+    show([lead, beside, end])
+    assert s.history == [] and [a.held for a in s.alerts] == [False, True, True]
+    show([lead, end, over])
+    assert s.history == [] and len(s.alerts) == 4, [a.message for a in s.alerts]
+    assert s.confirm(s.alerts[0].id).status == "accepted"
+    assert [(h["entry"]["player"], h["entry"]["play"], h["entry"]["level"])
+            for h in s.history] == [("Ann", "2-2", 0), ("Bob", "2-5", 0), ("Ann", "5-7", 0),
+                                    ("Bob", "2-9", 1)]
+    assert s.alerts == []
+
+
 class FlagRecordingReader(ScriptedReader):
     """A scripted reader that notes whether each read asked for the learned layer cue."""
 

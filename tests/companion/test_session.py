@@ -421,21 +421,26 @@ def test_answering_the_question_logs_the_plays_it_held_up(tmp_path: Path) -> Non
 
 def test_a_correction_logs_the_held_plays_that_fit_it_and_leaves_the_rest(tmp_path: Path) -> None:
     """Corrected to 3-5 on 5-5 by Ann (the reading was right, the player asked): the held 2-3
-    fits and is logged; a held play that fits nothing stays an open question."""
+    fits and is logged; a held play that fits nothing stays an open question, judged again
+    (its message no longer says an earlier question is open), in its place."""
     store, s, (asked, first, second) = _held_up(tmp_path)
     third = s.submit({"player": "Bob", "play": "6-6", "on": "5-5", "confidence": 0.99},
                      source="camera").alert.id
     assert s.correct(asked, {"player": "Ann", "play": "3-5", "on": "5-5"}).status == "accepted"
     assert [h["text"] for h in s.history[3:]] == ["Bob plays 2-3 on 3-5", "Ann plays 2-2 on 2-3"]
-    assert [a.id for a in s.alerts] == [third]
+    assert [a.seen for a in s.alerts] == [third] and s.alerts[0].kind == "illegal"
+    assert "earlier question" not in s.alerts[0].message
     store.close()
 
 
 def test_a_dismissed_question_holds_nothing_to_recheck(tmp_path: Path) -> None:
-    """Dismissed (a phantom), nothing is logged: the held plays stay open as they were."""
+    """Dismissed (a phantom), nothing is logged: the held plays stay open, in order; the first
+    is judged again (no earlier question is open now), the second still waits for it."""
     store, s, (asked, first, second) = _held_up(tmp_path)
     s.dismiss(asked)
-    assert len(s.history) == 2 and [a.id for a in s.alerts] == [first, second]
+    assert len(s.history) == 2 and [a.seen for a in s.alerts] == [first, second]
+    assert "earlier question" not in s.alerts[0].message
+    assert s.alerts[1].id == second and "earlier question" in s.alerts[1].message
     store.close()
 
 
@@ -500,8 +505,8 @@ def test_dismissing_a_question_lets_the_plays_behind_it_through(tmp_path: Path) 
     stray = _camera_alert(s, "4-4", "5-5", 0.99)
     held = _camera_alert(s, "2-3", "3-5", 0.99)
     assert s.confirm(asked).status == "accepted"
-    assert [a.id for a in s.alerts] == [stray, held] and len(s.history) == 3
-    s.dismiss(stray)
+    assert [a.seen for a in s.alerts] == [stray, held] and len(s.history) == 3
+    s.dismiss(s.alerts[0].id)
     assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
     assert s.alerts == []
     store.close()
@@ -535,32 +540,100 @@ def test_a_legal_play_seen_while_a_question_waits_is_held_and_logged_in_its_turn
     store.close()
 
 
+def test_a_pass_entered_after_the_play_in_question_is_held_not_refused(tmp_path: Path) -> None:
+    """Ann's 3-5 is asked about; Bob, next, cannot play and passes, and someone enters it on
+    the tablet: refused against the log (it is Ann's turn there), the rules take it after the
+    3-5, so it is held and logged after it once the question is answered. An entry the rules
+    refuse either way is refused as before."""
+    store, s, asked = _asked(tmp_path)
+    held = s.submit({"player": "Bob", "pass": True})
+    assert held.status == "confirm" and held.alert.held and len(s.history) == 2
+    assert held.alert.message.startswith("Bob passes: held behind an earlier question")
+    assert s.submit({"player": "Bob", "play": "6-6", "on": "5-5"}).status == "illegal"
+    s.dismiss(s.alerts[-1].id)
+    assert s.confirm(asked).status == "accepted"
+    assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob passes"]
+    assert s.alerts == [] and s.game.current_player == "Ann"
+    closed = {e.body["alert"]: e.body["how"] for e in store.alert_rows(s.game_id)
+              if e.kind == "closed"}
+    assert closed[held.alert.id] == "rechecked"
+    assert s.history[-1]["entry"]["source"] == "hand"
+    # a stray tile the camera found illegal puts nothing ahead of a person's entry: logged now
+    stray = _camera_alert(s, "4-4", "5-5", 0.99)
+    assert s.submit({"player": "Ann", "play": "2-3", "on": "3-5"}).status == "accepted"
+    assert [a.id for a in s.alerts] == [stray]
+    store.close()
+
 def test_a_held_play_can_be_logged_at_once(tmp_path: Path) -> None:
-    """Confirmed, a held play is logged as it reads, ahead of the question still open."""
+    """Confirmed, a held play is logged as it reads, ahead of the question still open. One the
+    rules refuse by then (a person entered that tile by hand meanwhile) raises an illegal alert
+    that keeps its place in line, before the plays seen after it."""
     store, s, asked = _asked(tmp_path)
     held = _camera_alert(s, "0-0", "0-5", 0.99)
     assert s.confirm(held).status == "accepted"
     assert s.history[-1]["text"] == "Ann plays 0-0 on 0-5"
     assert [a.id for a in s.alerts] == [asked]
+    held = s.submit({"player": "Bob", "play": "0-6", "on": "0-0", "confidence": 0.99},
+                    source="camera").alert.id
+    later = _camera_alert(s, "5-6", "5-5", 0.99)
+    assert s.submit({"player": "Bob", "play": "0-6", "on": "0-0"}).status == "accepted"
+    refused = s.confirm(held)
+    assert refused.status == "illegal" and refused.alert.seen == held
+    assert [a.id for a in s.alerts] == [asked, refused.alert.id, later]
     store.close()
 
 
 def test_a_held_play_the_answer_made_illegal_keeps_its_place_in_line(tmp_path: Path) -> None:
     """The question is corrected to the 0-0 on the 0-5 the camera then saw (and held): the
-    held 0-0 is no longer legal, so the recheck stops there and the held 6-6 behind it waits.
-    Logged anyway, it is refused: the illegal alert raised in its place keeps its place before
-    the 6-6 (``seen``); taken back, the 6-6 follows."""
+    held 0-0 is no longer legal, so the recheck stops there and the held 5-6 behind it waits.
+    The 0-0 is judged again: an illegal alert raised in its place keeps its place before the
+    5-6 (``seen``), saying why; taken back, the 5-6 follows."""
     store, s, asked = _asked(tmp_path)
     stale = _camera_alert(s, "0-0", "0-5", 0.99)
     later = _camera_alert(s, "5-6", "5-5", 0.99)
     assert s.correct(asked, {"player": "Ann", "play": "0-0", "on": "0-5"}).status == "accepted"
-    assert [a.id for a in s.alerts] == [stale, later] and len(s.history) == 3
-    refused = s.confirm(stale)
-    assert refused.status == "illegal" and refused.alert.seen == stale
-    assert [a.id for a in s.alerts] == [refused.alert.id, later]
-    s.dismiss(refused.alert.id)
+    assert [a.seen for a in s.alerts] == [stale, later] and len(s.history) == 3
+    refused = s.alerts[0]
+    assert refused.id != stale and refused.kind == "illegal" and "0-0" in refused.message
+    s.dismiss(refused.id)
     assert [h["text"] for h in s.history[2:]] == ["Ann plays 0-0 on 0-5", "Bob plays 5-6 on 5-5"]
     assert s.alerts == []
+    store.close()
+
+def test_the_game_as_the_open_questions_would_leave_it(tmp_path: Path) -> None:
+    """``as_answered``: the session's own game while nothing is in question; with Ann's 3-5
+    asked about and a 2-3 on it held up, a copy with both played as proposed (the 2-3 by the
+    player whose turn follows the 3-5); the log and the session's game are not changed."""
+    store, s, (asked, first, second) = _held_up(tmp_path)
+    game = s.as_answered()
+    assert game is not s.game and len(s.history) == 2
+    assert game.current_player == "Bob"  # after 3-5 (Ann), 2-3 (Bob), 2-2 (Ann)
+    assert not s.game.accepts(Move.from_json({"player": "Bob", "play": "2-4", "on": "2-2"}))
+    assert game.accepts(Move.from_json({"player": "Bob", "play": "2-4", "on": "2-2"}))
+    s.confirm(asked)
+    assert s.alerts == [] and s.as_answered() is s.game
+    store.close()
+
+def test_a_held_play_still_refused_after_the_answer_says_why_now(tmp_path: Path) -> None:
+    """Judged while the lead was asked about, the 1-2 on the 5-5 was refused for a reason of
+    an empty table; the lead answered, the rules still refuse it, for another reason: it is
+    raised again with the reason and legal moves of now, in its place, the old alert closed
+    as rechecked and replaced by it. Still refused for the same reason, nothing changes."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    first = _who_led(s, "5-5")
+    stale = s.submit({"player": "Ann", "play": "1-2", "on": "5-5", "confidence": 0.99},
+                     source="camera").alert
+    assert "first tile" in stale.message and "earlier question" in stale.message
+    assert s.confirm(first).status == "accepted"
+    (now,) = s.alerts
+    assert now.id != stale.id and now.seen == stale.seen == stale.id and now.kind == "illegal"
+    assert "first tile" not in now.message and "earlier question" not in now.message
+    assert "Bob plays 0-5 on 5-5" in now.legal
+    closed = {e.body["alert"]: e.body for e in store.alert_rows(s.game_id) if e.kind == "closed"}
+    assert closed[stale.id]["how"] == "rechecked" and closed[stale.id]["replaced_by"] == now.id
+    s.dismiss(_camera_alert(s, "4-4", "5-5", 0.99))  # an answer: the recheck runs again
+    assert [a.id for a in s.alerts] == [now.id]
     store.close()
 
 def _who_led(s: Session, play: str, confidence: float = 0.5, sure_reading: bool = True) -> int:
@@ -623,7 +696,7 @@ def test_taking_a_stray_tile_back_lets_the_plays_behind_it_through(tmp_path: Pat
     s.submit({"player": "Ann", "play": "2-3", "on": "3-5", "confidence": 0.99}, source="camera")
     assert s.confirm(asked).status == "accepted"
     gone = s.resolve_taken_back({Tile.parse(t) for t in ("5-5", "0-5", "3-5", "2-3")})
-    assert [a.id for a in gone] == [stray]
+    assert [a.seen for a in gone] == [stray]
     assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
     assert s.alerts == []
     store.close()

@@ -8,6 +8,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.gamelog import replay_lines
+from companion.moves import Move
 from companion.simulate import play_random_game
 from webui_helpers import PLAYERS, make_app, pair, post
 
@@ -71,6 +72,24 @@ def test_illegal_placement_raises_alert_and_changes_nothing(client: FlaskClient)
     assert after["moves"] == before["moves"] and after["scores"] == before["scores"]
     assert [a["id"] for a in after["alerts"]] == [body["alert"]["id"]]
 
+
+def test_a_pass_entered_while_the_camera_asks_is_held_until_it_is_answered(
+        client: FlaskClient) -> None:
+    """The camera asks about Cy's 3-5; Ann, next, passes and it is entered on the tablet: the
+    answer is ``confirm`` with the alert marked held (the dashboard says it is logged in its
+    turn), and confirming the question logs both, in order."""
+    session = client.application.extensions["session"].session
+    feed(client, [Move.from_json({"player": "Ann", "play": "5-5"}),
+                  Move.from_json({"player": "Bob", "play": "0-5", "on": "5-5"})])
+    asked = session.submit({"player": "Cy", "play": "3-5", "on": "5-5", "confidence": 0.6},
+                           source="camera").alert
+    body = post(client, "/api/submit", {"entry": {"player": "Ann", "pass": True}}).get_json()
+    assert body["status"] == "confirm" and body["alert"]["held"] is True
+    assert len(client.get("/api/state").get_json()["history"]) == 2
+    assert post(client, f"/api/alerts/{asked.id}/confirm", {}).get_json()["status"] == "accepted"
+    state = client.get("/api/state").get_json()
+    assert [h["text"] for h in state["history"][2:]] == ["Cy plays 3-5 on 5-5", "Ann passes"]
+    assert state["alerts"] == []
 
 def test_correct_an_illegal_alert(client: FlaskClient) -> None:
     sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=6)

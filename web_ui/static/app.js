@@ -49,6 +49,7 @@ async function post(path, body = {}) {
   try { data = await resp.json(); } catch (err) { data = { error: resp.status + " " + resp.statusText }; }
   if (!resp.ok) { toast(data.error || ("refused: " + resp.status), true); return null; }
   if (data.status === "illegal") toast("Not legal: " + data.alert.message, true);
+  else if (data.status === "confirm" && data.alert && data.alert.held) toast("Held: it is logged in its turn once the open question is answered");
   else if (data.status === "confirm") toast("Please confirm the reading");
   else if (data.status === "amended") toast("Amended: the scores are recomputed from the whole log");
   return data;
