@@ -1,0 +1,204 @@
+"""``python -m companion.unansweredbench``: what becomes of a game nobody answers for a while.
+
+At a real table the tablet's questions are not always answered at once: the players go on
+laying tiles. This bench renders a seeded game played on one table frame by frame
+(:func:`vision.render.game_sequence`: a hand on each new tile, then the table at rest), shows
+every frame ``--repeat`` times to a :class:`companion.live.LiveLoop` with the real reader, and
+nobody answers the camera's questions. The players enter what the camera cannot see (a draw
+from the boneyard, a pass) on the tablet when it happens, as the game's design asks of them
+(their draws by count); the rules take such an entry at once, hold it behind a question (it
+follows a play still in question) or refuse it. Then a scripted person answers the first open
+question, again and
+again, as a player who saw who laid each tile: the entry as the camera proposed it, by the
+player who really laid that tile (by the player whose turn it is, for a tile never laid); a
+notice is dismissed; until none is left or ``--cap`` answers were given. Per sequence it
+prints:
+
+* ``logged_unanswered`` and ``open_unanswered``: the plays in the log and the questions open
+  before anyone answered;
+* ``answers``: the taps the person needed;
+* ``logged``: the plays in the log in the end, of ``truth`` plays laid (the simulated game's,
+  `companion.simulate.play_random_game`, the same seed: who really laid each tile);
+* ``tile_order_right`` and ``player_right``: how many logged plays are, position by position,
+  the true tile in the true order, and also by the true player (true plays the log never got
+  are left out of the comparison).
+
+``--start`` skips the first frames of each sequence: the companion is started mid-game.
+Sequences: All Fives, Chickenfoot, Super Dominoes and Stackernoes (the games the renderer plays
+frame by frame), seed 0, from the start and from the fifth frame. The figures go into
+``docs/benchmarks.md`` (Live companion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+#: The sequences measured by default: (game, frames skipped at the start).
+DEFAULT_CASES = (("allfives", 0), ("allfives", 4), ("chickenfoot", 0), ("chickenfoot", 6),
+                 ("super", 0), ("super", 4), ("stackernoes", 0), ("stackernoes", 4))
+
+#: An open question's entry without what the camera adds to it: what a person posts back.
+_CAMERA_KEYS = ("t", "confidence", "alternatives", "reading", "source", "note", "player")
+
+
+def _truth(game_truth: dict[str, Any]
+           ) -> tuple[list[tuple[str, str]], list[list[dict[str, Any]]], Any]:
+    """The simulated game's plays on the table, ``(player, tile)`` in the order laid; for each
+    tile laid, the tablet entries of the moves the camera cannot see made since the tile
+    before it (draws, passes); and the game's header (players and options). A player enters a
+    draw by count (the drawn tile is theirs to know), and a pass where the drawn tile ended
+    their turn but the rules, not knowing the tile, leave it open. A tile the game sets out
+    itself (Chickenfoot's centre double, part of the deal) is no play and is left out."""
+    from companion.games import find_game
+    from companion.moves import Move
+    from companion.simulate import play_random_game
+
+    sim = play_random_game(game_truth["name"], len(game_truth["players"]),
+                           int(game_truth["seed"]), max_moves=3000)
+    told = find_game(game_truth["name"])(list(sim.header.players), dict(sim.header.options))
+    plays: list[tuple[str, str]] = []
+    unseen: list[list[dict[str, Any]]] = []
+    last = 0
+    for tile_text, applied in zip(game_truth["plays"], game_truth["play_moves"]):
+        entries: list[dict[str, Any]] = []
+        for i in range(last, int(applied)):
+            move = sim.moves[i]
+            if move.kind in ("draw", "pass"):
+                entry = {"player": move.player, "pass": True} if move.kind == "pass" else \
+                    {"player": move.player, "draw": len(move.tiles) or int(move.count or 1)}
+                told.apply(Move.from_json(entry))
+                entries.append(entry)
+                after = sim.moves[i + 1]
+                if move.kind == "draw" and told.current_player == move.player and \
+                        after.player != move.player:
+                    entries.append({"player": move.player, "pass": True})
+                    told.apply(Move.from_json(entries[-1]))
+            elif move.kind == "play":
+                told.apply(move)
+        unseen.append(entries)
+        move = sim.moves[int(applied) - 1]
+        last = int(applied)
+        tile = tile_text.split()[0]
+        if move.kind == "deal":
+            continue
+        if move.kind != "play" or str(move.tile) != str(_tile(tile)):
+            raise RuntimeError(f"the simulated game's move {applied} is {move}, not the play of "
+                               f"{tile} the sequence laid")
+        plays.append((str(move.player), str(move.tile)))
+    return plays, unseen, sim.header
+
+
+def _tile(text: str) -> Any:
+    from companion.tiles import Tile
+
+    return Tile.parse(text)
+
+
+def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 40) -> dict:
+    """One sequence, nobody answering, then the scripted person (see the module docstring)."""
+    from companion.errors import DominoError
+    from companion.live import LiveLoop
+    from companion.moves import Move
+    from companion.session import Session
+    from companion.store import LogStore
+    from vision.read import Reader
+    from vision.render import game_sequence, render_scene
+
+    frames = game_sequence(seed, game)
+    truth_game = frames[-1].spec.game or {}
+    truth, unseen, header = _truth(truth_game)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = LogStore(Path(tmp) / "bench.sqlite")
+        session = Session.start(store, game, list(header.players), dict(header.options))
+        loop = LiveLoop(session, Reader())
+        k = 0
+        entered = frames[start].placed if start else 0  # the tiles down before it started
+        tablet = {"logged": 0, "held": 0, "refused": 0}
+        for fr in frames[start:]:
+            image = render_scene(fr.spec).image_bgr
+            if fr.placed > entered:  # a tile is laid now: first what happened before it
+                entered = fr.placed
+                for entry in unseen[fr.placed - 1]:
+                    result = session.submit(entry, source="hand")
+                    held = result.alert is not None and getattr(result.alert, "held", False)
+                    tablet["logged" if result.status == "accepted" else
+                           "held" if held else "refused"] += 1
+            for _ in range(repeat):
+                loop.process(image, k)
+                k += 1
+        before = {"tablet": tablet, "logged_unanswered": len(session.history),
+                  "open_unanswered": len(session.alerts)}
+        answers = 0
+        who = {tile: player for player, tile in truth}
+        while session.alerts and answers < cap:
+            alert = session.alerts[0]
+            answers += 1
+            if alert.kind in ("confirm", "illegal") and "play" in alert.entry:
+                entry = {k: v for k, v in alert.entry.items() if k not in _CAMERA_KEYS}
+                entry["player"] = who.get(str(_tile(entry["play"])), session.game.current_player)
+                if not session.game.accepts(Move.from_json(entry)):
+                    entry["player"] = session.game.current_player  # the turn says otherwise
+                try:
+                    result = session.correct(alert.id, entry)
+                except DominoError:
+                    result = None
+                if result is None or result.status != "accepted":
+                    # the rules refuse it: the person takes the tile's alert off the list
+                    session.dismiss(result.alert.id if result and result.alert else alert.id)
+            elif getattr(alert, "held", False):
+                session.confirm(alert.id)  # a tablet entry held: logged now, as entered
+            else:
+                session.dismiss(alert.id)
+        logged = [(str(h["entry"].get("player")), str(_tile(h["entry"]["play"])))
+                  for h in session.history if "play" in h["entry"]]
+        still_open = len(session.alerts)
+        store.close()
+    tiles_logged = {t for _, t in logged}
+    compared = [p for p in truth if p[1] in tiles_logged]
+    return {"game": game, "start": start, "seed": seed, **before, "answers": answers,
+            "open_after": still_open, "logged": len(logged), "truth": len(truth),
+            "tile_order_right": sum(a[1] == b[1] for a, b in zip(logged, compared)),
+            "player_right": sum(a == b for a, b in zip(logged, compared)),
+            "log": [f"{p} {t}" for p, t in logged]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion.unansweredbench",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", action="append", default=None,
+                        help="GAME or GAME:START (default: the eight sequences of the docstring)")
+    parser.add_argument("--seed", type=int, default=0, help="sequence seed (default 0)")
+    parser.add_argument("--repeat", type=int, default=15,
+                        help="times each frame is shown (default 15: half a second at 30 fps)")
+    parser.add_argument("--cap", type=int, default=40, help="most answers given (default 40)")
+    parser.add_argument("--log", action="store_true", help="also print each final log")
+    args = parser.parse_args(argv)
+    cases: list[tuple[str, int]] = []
+    for text in args.game or []:
+        name, _, start = text.partition(":")
+        try:
+            cases.append((name, int(start or 0)))
+        except ValueError:
+            parser.error(f"--game {text!r}: expected GAME or GAME:START, START a frame count")
+    from vision.render.sequence import SEQUENCE_GAMES
+
+    for name, _ in cases:
+        if name not in SEQUENCE_GAMES:
+            parser.error(f"--game {name!r}: the renderer plays {', '.join(SEQUENCE_GAMES)}")
+    rows = [run_case(g, s, args.seed, args.repeat, args.cap) for g, s in cases or DEFAULT_CASES]
+    for row in rows:
+        shown = row if args.log else {k: v for k, v in row.items() if k != "log"}
+        print(json.dumps(shown))
+    total = {k: sum(r[k] for r in rows) for k in ("answers", "logged", "truth",
+                                                  "tile_order_right", "player_right")}
+    print(json.dumps({"total": total}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
