@@ -104,3 +104,17 @@ def confirm_lead(session) -> None:
     asked = [a for a in session.alerts if a.kind == "confirm"]
     assert len(asked) == 1 and "confidence 0.50" in asked[0].message, asked
     assert session.confirm(asked[0].id).status == "accepted"
+
+
+def on_cells(a: int, b: int, ca: tuple[int, int], cb: tuple[int, int], cell: float = 24.0,
+             origin: tuple[float, float] = (200.0, 120.0), lift: float = 0.0) -> Seen:
+    """A Stackernoes tile with the half showing ``a`` over grid cell ``ca`` and ``b`` over
+    ``cb`` (a cell is ``cell`` px, cell (0, 0) centred at ``origin``; ``lift`` px shifts it up
+    the picture, as a stacked tile looks)."""
+    pa = np.array([origin[0] + cell * ca[0], origin[1] + cell * ca[1] - lift])
+    pb = np.array([origin[0] + cell * cb[0], origin[1] + cell * cb[1] - lift])
+    along = (pb - pa) / np.linalg.norm(pb - pa)
+    across = np.array([-along[1], along[0]]) * cell / 2
+    o0, o1 = pa - along * cell / 2, pb + along * cell / 2
+    corners = (tuple(o0 - across), tuple(o0 + across), tuple(o1 + across), tuple(o1 - across))
+    return Seen(Tile.of(a, b), (a, b), corners, 0.99)

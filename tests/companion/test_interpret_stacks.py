@@ -16,7 +16,7 @@ from companion.session import REREAD, Session
 from companion.store import LogStore
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange, diff
-from live_helpers import confirm_lead
+from live_helpers import confirm_lead, on_cells
 
 W, L = 24.0, 48.0
 RED, BLUE = (40, 40, 185), (150, 80, 30)  # BGR faces as a camera sees red and blue sets
@@ -189,13 +189,7 @@ CELL = 24.0
 def _on_cells(a: int, b: int, ca: tuple[int, int], cb: tuple[int, int], lift: float = 0.0) -> Seen:
     """A tile with the half showing ``a`` over cell ``ca`` and ``b`` over ``cb`` (a cell is
     CELL px; ``lift`` px shifts it up the picture, as a stacked tile looks)."""
-    pa = np.array([200 + CELL * ca[0], 120 + CELL * ca[1] - lift])
-    pb = np.array([200 + CELL * cb[0], 120 + CELL * cb[1] - lift])
-    along = (pb - pa) / np.linalg.norm(pb - pa)
-    across = np.array([-along[1], along[0]]) * CELL / 2
-    o0, o1 = pa - along * CELL / 2, pb + along * CELL / 2
-    corners = (tuple(o0 - across), tuple(o0 + across), tuple(o1 + across), tuple(o1 - across))
-    return Seen(Tile.of(a, b), (a, b), corners, 0.99)
+    return on_cells(a, b, ca, cb, CELL, lift=lift)
 
 
 def _snap_session(tmp_path: Path) -> Session:

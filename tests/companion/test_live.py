@@ -19,7 +19,7 @@ from companion.tracking import Seen, contacts_of, diff
 from vision.sources import CameraError
 from vision.still import StillGate
 from vision.virtual_camera import Faults, VirtualCamera
-from live_helpers import W, L, _R, confirm_lead, in_view, picture, tile_at
+from live_helpers import W, L, _R, confirm_lead, in_view, on_cells, picture, tile_at
 
 
 
@@ -336,15 +336,9 @@ def test_live_loop_follows_plays_illegal_and_unsure(tmp_path: Path) -> None:
     assert loop.status()["accepted"] >= 5
 
 
-def _cells(a: int, b: int, ca: tuple[int, int], cb: tuple[int, int], cell: float = 40.0) -> Seen:
-    """A Stackernoes tile with half ``a`` over cell ``ca`` and ``b`` over ``cb``."""
-    pa = np.array([300 + cell * ca[0], 180 + cell * ca[1]])
-    pb = np.array([300 + cell * cb[0], 180 + cell * cb[1]])
-    along = (pb - pa) / np.linalg.norm(pb - pa)
-    across = np.array([-along[1], along[0]]) * cell / 2
-    o0, o1 = pa - along * cell / 2, pb + along * cell / 2
-    corners = (tuple(o0 - across), tuple(o0 + across), tuple(o1 + across), tuple(o1 - across))
-    return Seen(Tile.of(a, b), (a, b), corners, 0.99)
+def _on40(a: int, b: int, ca: tuple[int, int], cb: tuple[int, int]) -> Seen:
+    """A Stackernoes tile on grid cells 40 px wide."""
+    return on_cells(a, b, ca, cb, 40.0, (300.0, 180.0))
 
 
 def test_plays_made_while_nobody_answers_the_lead_question_follow_it(tmp_path: Path) -> None:
@@ -364,10 +358,10 @@ def test_plays_made_while_nobody_answers_the_lead_question_follow_it(tmp_path: P
         for f in [hand] * 3 + [picture(table, tiles)] * frames:
             loop.process(f)
 
-    lead = _cells(2, 2, (0, 0), (1, 0))
-    beside = _cells(5, 2, (-2, 0), (-1, 0))
-    end = _cells(7, 5, (-4, 0), (-3, 0))
-    over = _cells(9, 2, (-2, 0), (-1, 0))
+    lead = _on40(2, 2, (0, 0), (1, 0))
+    beside = _on40(5, 2, (-2, 0), (-1, 0))
+    end = _on40(7, 5, (-4, 0), (-3, 0))
+    over = _on40(9, 2, (-2, 0), (-1, 0))
     show([lead])
     show([lead, beside])
     show([lead, beside, end])
