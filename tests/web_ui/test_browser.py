@@ -283,6 +283,7 @@ def test_a_held_play_shows_as_waiting_and_follows_the_answer(browser: Any, live:
     assert box.inner_text().startswith("Waiting: ")
     labels = page.locator(f"[data-alert='{held.id}'] button").all_inner_texts()
     assert labels[0] == "Log now" and labels[-1] == "Dismiss"
+    page.screenshot(path=str(SHOT_DIR / "held-play.png"))
     page.click(".alert-confirm:not([data-alert='%d']) button:has-text('Confirm')" % held.id)
     page.wait_for_selector("#alerts", state="hidden")
     sync_api.expect(page.locator("#history li")).to_have_count(4)
