@@ -8,11 +8,12 @@ nobody answers the camera's questions. The players enter what the camera cannot 
 from the boneyard, a pass) on the tablet when it happens, as the game's design asks of them
 (their draws by count); the rules take such an entry at once, hold it behind a question (it
 follows a play still in question) or refuse it. Then a scripted person answers the first open
-question, again and
-again, as a player who saw who laid each tile: the entry as the camera proposed it, by the
-player who really laid that tile (by the player whose turn it is, for a tile never laid); a
-notice is dismissed; until none is left or ``--cap`` answers were given. Per sequence it
-prints:
+question, again and again, as a player who saw who laid each tile: the entry as the camera
+proposed it, by the player who really laid that tile (by the player whose turn it is where the
+rules refuse that); a tile never laid (a misreading) is corrected to the next tile really
+laid, at the place proposed; an answer the rules refuse has its alert dismissed, a held
+tablet entry is logged, a notice dismissed; until none is left or ``--cap`` answers were
+given. Per sequence it prints:
 
 * ``logged_unanswered`` and ``open_unanswered``: the plays in the log and the questions open
   before anyone answered;
@@ -63,7 +64,10 @@ def _truth(game_truth: dict[str, Any]
     told = find_game(game_truth["name"])(list(sim.header.players), dict(sim.header.options))
     plays: list[tuple[str, str]] = []
     unseen: list[list[dict[str, Any]]] = []
-    last = 0
+    # the laid out round starts at its deal (a later round when the first was short): the
+    # companion, started for it, knows nothing before it
+    first = int(game_truth["play_moves"][0]) - 1
+    last = max((i for i in range(first) if sim.moves[i].kind == "deal"), default=-1) + 1
     for tile_text, applied in zip(game_truth["plays"], game_truth["play_moves"]):
         entries: list[dict[str, Any]] = []
         for i in range(last, int(applied)):
@@ -140,6 +144,12 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
             answers += 1
             if alert.kind in ("confirm", "illegal") and "play" in alert.entry:
                 entry = {k: v for k, v in alert.entry.items() if k not in _CAMERA_KEYS}
+                if str(_tile(entry["play"])) not in who:
+                    # a misreading: the tile there is the next one really laid (everything
+                    # before this first question is in the log)
+                    done = {str(_tile(h["entry"]["play"])) for h in session.history
+                            if "play" in h["entry"]}
+                    entry["play"] = next((t for _, t in truth if t not in done), entry["play"])
                 entry["player"] = who.get(str(_tile(entry["play"])), session.game.current_player)
                 if not session.game.accepts(Move.from_json(entry)):
                     entry["player"] = session.game.current_player  # the turn says otherwise
