@@ -31,8 +31,10 @@ logged ahead of it. One the rules take without it is held (an alert of kind ``co
 names without that play: a score credited to the wrong player); one they refuse without it (a
 play on a tile not yet in the log) is an illegal alert whose message says an earlier question is
 open. A person's entry the rules take after the plays in question (a pass entered on the
-tablet after the play the camera asks about) is held the same way, not logged ahead of them nor
-refused. When a
+tablet after the play the camera asks about), or refuse there only for the turn (the players of
+those plays are the camera's guesses until answered), is held the same way, not logged ahead of
+them nor refused; still refused once first in line, it is shown with the rules' reason and holds
+nothing up. When a
 question is answered with an entry logged, dismissed, or its tile taken back, the
 held-up plays are tried again in the order seen (:meth:`Session._recheck`): each the rules
 take now is logged (with the player whose turn it is now, where only the turn refused it; a
@@ -374,7 +376,9 @@ class Session:
                 else self._led_by_now(alert)
             if move is None:
                 if alert.held or WAITING_NOTE in alert.message:
-                    self._judge_again(alert)  # judged without the plays then in question
+                    new = self._judge_again(alert)  # judged without the plays then in question
+                    if new is not None and not _holds_up(new):
+                        continue  # a person's entry refused: it holds up nothing behind it
                 return
             self._take_alert(alert.id)
             try:
@@ -382,20 +386,21 @@ class Session:
             except Exception:
                 return
 
-    def _judge_again(self, alert: Alert) -> None:
-        """A held-up camera play (judged without the plays then in question before it) the
-        rules still refuse, now first in line: an illegal alert with the rules' reason and
-        legal moves of now is raised in its place (and place in the order seen), the old one
-        closed as ``rechecked``, both in one transaction; a failure leaves the old one open.
-        Raised so, it is judged with nothing before it in question and stays as it is."""
+    def _judge_again(self, alert: Alert) -> Alert | None:
+        """A held-up entry (judged without the plays then in question before it) the rules
+        still refuse, now first in line: an illegal alert with the rules' reason and legal
+        moves of now is raised in its place (and place in the order seen), the old one closed
+        as ``rechecked``, both in one transaction; returns it (None when nothing changed: a
+        failure leaves the old one open). Raised so, it is judged with nothing before it in
+        question and stays as it is; a person's entry so refused no longer holds anything up."""
         try:
             move = Move.from_json({k: v for k, v in alert.entry.items() if k != "alternatives"})
             copy.deepcopy(self.game).apply(move)
-            return  # taken after all (a race with another answer): the next recheck logs it
+            return None  # taken after all (a race with another answer): the next recheck logs it
         except IllegalMoveError as exc:
             why = exc
         except DominoError:
-            return
+            return None
         self._take_alert(alert.id)
         try:
             with self.store.transaction():
@@ -404,13 +409,22 @@ class Session:
                 self._close(alert, "rechecked", SubmitResult("illegal", alert=new))
         except BaseException:
             self._restore_alert(alert)
+            return None
+        return new
 
     def _follows_questions(self, move: Move) -> bool:
         """Whether ``move`` (a person's entry) comes after plays still in question: at least one
         of them would be logged as the camera proposed it (:meth:`as_answered`), and the rules
-        take ``move`` after them."""
+        take ``move`` after them, or refuse it there only for the turn (the players of those
+        plays are the camera's guesses until they are answered: who led a round, say)."""
         game, ahead = self._answered()
-        return ahead > 0 and game.accepts(move)
+        if ahead == 0:
+            return False
+        if game.accepts(move):
+            return True
+        now = game.current_player
+        return move.player is not None and now is not None and move.player != now and \
+            game.accepts(dataclasses.replace(move, player=now))
 
     def as_answered(self) -> Game:
         """The game as it will be once the camera's plays held up behind questions are logged

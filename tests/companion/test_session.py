@@ -564,6 +564,32 @@ def test_a_pass_entered_after_the_play_in_question_is_held_not_refused(tmp_path:
     assert [a.id for a in s.alerts] == [stray]
     store.close()
 
+def test_a_tablet_entry_off_only_by_the_guessed_turn_is_held(tmp_path: Path) -> None:
+    """Who led the 5-5 is asked (the camera guessed Ann); Cy passes and it is entered: after
+    Ann's lead it would be Bob's turn, so the rules refuse it there only for the turn, which
+    rests on the camera's guess: held. Answered "Bob led", Cy's pass is logged after it. Had
+    Ann led, the pass is refused with the rules' reason once first in line, and the camera's
+    play held behind it is logged all the same (a person's refused entry holds nothing up)."""
+    for leader, log in (("Bob", ["Bob plays 5-5", "Cy passes"]),
+                        ("Ann", ["Ann plays 5-5", "Bob plays 0-5 on 5-5"])):
+        store = LogStore(tmp_path / f"{leader}.sqlite")
+        s = Session.start(store, "allfives", ["Ann", "Bob", "Cy"])
+        asked = _who_led(s, "5-5")
+        passed = s.submit({"player": "Cy", "pass": True})
+        assert passed.status == "confirm" and passed.alert.held
+        if leader == "Ann":
+            s.submit({"player": "Cy", "play": "0-5", "on": "5-5", "confidence": 0.99},
+                     source="camera")
+        assert s.correct(asked, {"player": leader, "play": "5-5"}).status == "accepted"
+        assert [h["text"] for h in s.history] == log
+        if leader == "Ann":
+            (refused,) = s.alerts
+            assert refused.kind == "illegal" and refused.seen == passed.alert.id
+            assert "Bob's turn" in refused.message
+        else:
+            assert s.alerts == []
+        store.close()
+
 def test_a_held_play_can_be_logged_at_once(tmp_path: Path) -> None:
     """Confirmed, a held play is logged as it reads, ahead of the question still open. One the
     rules refuse by then (a person entered that tile by hand meanwhile) raises an illegal alert
