@@ -124,9 +124,16 @@ class Alert:
     def __post_init__(self) -> None:
         self.seen = self.seen or self.id
 
+    @property
+    def waiting(self) -> bool:
+        """Whether the alert's entry waits for an earlier question: held, or judged illegal
+        without the plays then in question (its reason and legal moves may not hold once they
+        are answered: it is judged again then)."""
+        return self.held or (self.kind == "illegal" and WAITING_NOTE in self.message)
+
     def to_json(self) -> dict[str, Any]:
         """The alert as the dashboard gets it (``amend`` only on an amend alert, ``held``
-        only on a held play)."""
+        only on a held play, ``waiting`` only on an entry waiting for an earlier question)."""
         out: dict[str, Any] = {"id": self.id, "kind": self.kind, "message": self.message,
                                "entry": self.entry, "legal": self.legal,
                                "alternatives": self.alternatives}
@@ -134,6 +141,8 @@ class Alert:
             out["amend"] = self.amend
         if self.held:
             out["held"] = True
+        if self.waiting:
+            out["waiting"] = True
         return out
 
 
@@ -375,7 +384,7 @@ class Session:
             move = self._legal_now(alert) if alert.kind == "illegal" or alert.held \
                 else self._led_by_now(alert)
             if move is None:
-                if alert.held or WAITING_NOTE in alert.message:
+                if alert.waiting:
                     new = self._judge_again(alert)  # judged without the plays then in question
                     if new is not None and not _holds_up(new):
                         continue  # a person's entry refused: it holds up nothing behind it

@@ -393,6 +393,9 @@ def test_a_play_held_up_by_an_open_question_says_so(tmp_path: Path) -> None:
     reason, _, legal = message.partition("; legal: ")
     assert reason.endswith("(an earlier question is still open: this play is checked again "
                            "when it is answered)") and legal  # before the legal moves
+    # the dashboard lists it with the waiting entries; the question itself is not waiting
+    by_id = {a.id: a.to_json() for a in s.alerts}
+    assert by_id[first]["waiting"] is True and "waiting" not in by_id[asked]
     # a person's own entry, or a camera play with no question open, gets no such note
     assert "earlier question" not in s.submit({"player": "Ann", "play": "6-6"}).alert.message
     store.close()

@@ -265,8 +265,10 @@ def test_uncertain_reading_confirm_and_alternatives(browser: Any, live: Live) ->
 
 
 def test_a_held_play_shows_as_waiting_and_follows_the_answer(browser: Any, live: Live) -> None:
-    """A legal camera play seen while a question waits is shown as waiting, with a button to
-    log it at once; confirming the question logs both, in the order seen."""
+    """A legal camera play seen while a question waits is shown in the compact waiting list
+    below the questions (no red illegal box, no legal moves judged without the play in
+    question), with a button to log it at once; an illegal one judged so is listed there too;
+    confirming the question logs both legal ones, in the order seen."""
     errors: list[str] = []
     page = open_page(browser, live, errors)
     pair_in_page(page, live)
@@ -279,12 +281,20 @@ def test_a_held_play_shows_as_waiting_and_follows_the_answer(browser: Any, live:
     held = session.submit({"player": asked, "play": "0-0", "on": "0-5", "confidence": 0.99},
                           source="camera").alert
     assert held is not None and held.held
-    box = page.wait_for_selector(f"[data-alert='{held.id}']")
-    assert box.inner_text().startswith("Waiting: ")
+    stray = session.submit({"player": asked, "play": "6-6", "on": "0-0", "confidence": 0.99},
+                           source="camera").alert
+    assert stray is not None and stray.kind == "illegal" and stray.waiting
+    item = page.wait_for_selector(f".waiting-list [data-alert='{stray.id}']")
+    box = page.locator(".alert-waiting")
+    assert box.inner_text().startswith("Waiting: 2 entries seen while a question above is open")
+    assert page.locator(".alert-illegal").count() == 0 and "Legal now" not in box.inner_text()
     labels = page.locator(f"[data-alert='{held.id}'] button").all_inner_texts()
-    assert labels[0] == "Log now" and labels[-1] == "Dismiss"
+    assert labels == ["Log now", "Dismiss"]
+    assert item.inner_text().startswith(f"{asked} plays 6-6 on 0-0")
     page.screenshot(path=str(SHOT_DIR / "held-play.png"))
-    page.click(".alert-confirm:not([data-alert='%d']) button:has-text('Confirm')" % held.id)
+    page.click(f"[data-alert='{stray.id}'] button:has-text('Dismiss')")
+    sync_api.expect(page.locator(".waiting-list li")).to_have_count(1)
+    page.click(".alert-confirm button:has-text('Confirm')")
     page.wait_for_selector("#alerts", state="hidden")
     sync_api.expect(page.locator("#history li")).to_have_count(4)
     texts = [h["text"] for h in session.state()["history"]]

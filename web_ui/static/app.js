@@ -119,9 +119,9 @@ function renderAlerts(s) {
   const list = $("#alert-list");
   $("#alerts").hidden = !s.alerts.length;
   list.replaceChildren();
-  for (const a of s.alerts) {
+  for (const a of s.alerts.filter((x) => !x.waiting)) {
     const box = el("div", { class: "alert alert-" + a.kind, "data-alert": a.id },
-      el("p", { class: "amsg" }, (a.held ? "Waiting: " : ALERT_TITLES[a.kind]) || "",
+      el("p", { class: "amsg" }, ALERT_TITLES[a.kind] || "",
         a.legal && a.legal.length ? a.message.split("; legal: ")[0] : a.message));
     if (a.legal && a.legal.length) {
       box.append(el("p", { class: "legal" }, "Legal now: " + a.legal.slice(0, 8).join(", ") + (a.legal.length > 8 ? ` (and ${a.legal.length - 8} more)` : "")));
@@ -133,8 +133,7 @@ function renderAlerts(s) {
       row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Amend to " + entryText(a.entry)));
       row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Keep " + a.amend.was));
     } else if (controller) {
-      // a held play (it waits for an earlier question) can be logged at once, as it reads
-      if (a.kind === "confirm") row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, a.held ? "Log now" : "Confirm"));
+      if (a.kind === "confirm") row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Confirm"));
       for (const alt of a.alternatives || []) {
         row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/correct`, { entry: alt }) }, "It was " + entryText(alt)));
       }
@@ -144,6 +143,29 @@ function renderAlerts(s) {
     box.append(row);
     list.append(box);
   }
+  renderWaiting(list, s.alerts.filter((x) => x.waiting));
+}
+
+// Entries that wait for a question above (held, or judged without the plays in question):
+// one compact list, in the order seen; each is judged again, and logged in its turn, once
+// the questions before it are answered.
+function renderWaiting(list, waiting) {
+  if (!waiting.length) return;
+  const n = waiting.length;
+  const box = el("div", { class: "alert alert-waiting" },
+    el("p", { class: "amsg" }, `Waiting: ${n} ${n === 1 ? "entry" : "entries"} seen while a question above is open, logged in turn once it is answered`));
+  const ul = el("ul", { class: "waiting-list" });
+  for (const a of waiting) {
+    const li = el("li", { "data-alert": a.id }, el("span", { class: "wtext" }, entryText(a.entry)));
+    if (controller) {
+      // a held entry the rules take now can be logged at once, as it reads
+      if (a.held) li.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Log now"));
+      li.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Dismiss"));
+    }
+    ul.append(li);
+  }
+  box.append(ul);
+  list.append(box);
 }
 
 // What each kind of alert is, before its message.
@@ -152,6 +174,7 @@ const ALERT_TITLES = { illegal: "Illegal placement: ", confirm: "Uncertain readi
 function entryText(e) {
   if (e.play) return `${e.player || "?"} plays ${e.play}${e.on ? " on " + e.on : ""}${e.at ? " at " + JSON.stringify(e.at) + " level " + (e.level ?? 0) : ""}`;
   if (e.draw) return `${e.player || "?"} draws ${[].concat(e.draw).join(", ")}`;
+  if (e.pass) return `${e.player || "?"} passes`;
   return JSON.stringify(e);
 }
 
