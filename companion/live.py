@@ -602,6 +602,7 @@ class LiveLoop:
         seen = self._relabel(seen, changed)
         self.baseline = self._relabel(self.baseline)
         self._note("relabelled")
+        watched = {b.tile for b in self.baseline if not (b.gone or b.inferred)}
         change = diff(self.baseline, seen, changed=changed,
                       fixed=getattr(self.interpreter, "tiles_stay", False))
         self.baseline = change.table  # the new reading with the layers watched being built
@@ -611,10 +612,11 @@ class LiveLoop:
             self._note("unchanged")
             return happened
         # a tile covered by one laid on it (remembered hidden) is still on the table: only a
-        # tile neither seen nor covered was taken back
+        # tile seen before and neither seen nor covered now was taken back (one this loop
+        # never saw, a question left open when it started, is not: a hand may lie over it)
         present = {s.tile for s in seen} | {t.tile for t in change.table
                                             if not (t.gone or t.inferred)}
-        self.session.resolve_taken_back(present)
+        self.session.resolve_taken_back(present, watched)
         side = self.gate.reached_from if self._busy_since_published else None
         self._busy_since_published = False
         self.seats.published(side, self.session.history)

@@ -580,15 +580,18 @@ class Session:
         with self._lock:
             return self._alert("notice", message, {})
 
-    def resolve_taken_back(self, present: set) -> list[Alert]:
+    def resolve_taken_back(self, present: set, watched: set | None = None) -> list[Alert]:
         """Close the alerts of camera entries whose tile is no longer on the table (the player
-        took an illegal or doubtful tile back); returns the closed alerts."""
+        took an illegal or doubtful tile back); returns the closed alerts. ``watched``: the
+        tiles the camera saw on the table before (None: any); a tile it never saw is not taken
+        back by not being seen now (a camera restarted with a hand over that tile)."""
         with self._lock:
             gone = []
             for a in list(self.alerts):
                 tile = a.entry.get("play") if a.entry else None
                 if a.kind in ("illegal", "confirm") and tile is not None and \
-                        a.entry.get("source") == "camera" and Tile.parse(tile) not in present:
+                        a.entry.get("source") == "camera" and Tile.parse(tile) not in present \
+                        and (watched is None or Tile.parse(tile) in watched):
                     gone.append(a)
             if gone:
                 with self.store.transaction():

@@ -375,6 +375,30 @@ def test_plays_made_while_nobody_answers_the_lead_question_follow_it(tmp_path: P
     assert s.alerts == []
 
 
+def test_a_restarted_loop_does_not_take_back_a_question_it_never_saw(tmp_path: Path) -> None:
+    """A question about the 5-5 is open when the live loop (re)starts with a hand over that
+    tile: its first reading, without the 5-5, does not close the question as taken back (the
+    loop never saw the tile); once it has seen the 5-5, taking it away does."""
+    s = _session(tmp_path)
+    asked = s.submit({"player": "Ann", "play": "5-5", "confidence": 0.5}, source="camera").alert
+    reader = ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    table = _table()
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    aside = tile_at(1, 2, 400, 250)
+
+    def show(tiles, frames=6):
+        reader.table = list(tiles)
+        for f in [picture(table, tiles)] * frames:
+            loop.process(f)
+
+    show([aside])  # (the 1-2 raises a question of its own)
+    assert asked.id in [a.id for a in s.alerts]
+    show([aside, spinner])
+    assert asked.id in [a.id for a in s.alerts]
+    show([aside])
+    assert all(a.id != asked.id for a in s.alerts)
+
 class FlagRecordingReader(ScriptedReader):
     """A scripted reader that notes whether each read asked for the learned layer cue."""
 
