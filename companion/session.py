@@ -276,8 +276,8 @@ class Session:
                 # a person's entry that fits after the plays still in question (Bob passes
                 # after the play the camera asks about): held, logged in its turn once they
                 # are (logged now, it would go ahead of them)
-                alert = self._alert("confirm", HELD_MESSAGE.format(move=move), move.to_json(),
-                                    held=True)
+                alert = self._alert("confirm", HELD_ENTRY_MESSAGE.format(move=move),
+                                    move.to_json(), held=True)
                 return SubmitResult("confirm", alert=alert)
             return self._apply(move, WAITING_NOTE if waiting else "", places)
 
@@ -794,12 +794,16 @@ class Session:
         return buf.getvalue()
 
 
-#: Added to the message of a camera play found illegal while an earlier question is open.
+#: The message of a person's entry held behind an open question (its player is theirs).
+HELD_ENTRY_MESSAGE = ("{move}: held behind an earlier question that is still open; logged in "
+                      "its turn once that is answered (or log it now)")
+
 #: The message of a camera play held behind an open question (:attr:`Alert.held`).
 HELD_MESSAGE = ("{move}: held behind an earlier question that is still open; once that is "
                 "answered it is logged in its turn, by the player whose turn it is then "
                 "(or log it now, as it reads)")
 
+#: Added to the message of a camera play found illegal while an earlier question is open.
 WAITING_NOTE = (" (an earlier question is still open: this play is checked again when it is "
                 "answered)")
 

@@ -552,6 +552,7 @@ def test_a_pass_entered_after_the_play_in_question_is_held_not_refused(tmp_path:
     held = s.submit({"player": "Bob", "pass": True})
     assert held.status == "confirm" and held.alert.held and len(s.history) == 2
     assert held.alert.message.startswith("Bob passes: held behind an earlier question")
+    assert "whose turn" not in held.alert.message  # a person named the player
     assert s.submit({"player": "Bob", "play": "6-6", "on": "5-5"}).status == "illegal"
     s.dismiss(s.alerts[-1].id)
     assert s.confirm(asked).status == "accepted"
