@@ -372,10 +372,11 @@ class Session:
 
     def _recheck(self) -> None:
         """After an answer (a question about a camera entry answered with an entry logged,
-        dismissed, or its tile taken back), the camera's plays held up behind questions,
-        tried again in the order they were seen: each one the rules take now is logged (as
-        raised, else with the player whose turn it is now; a question that asked only who
-        led, by the one player the rules now take it from) and its alert closed as
+        dismissed, or its tile taken back), the entries held up behind questions (the
+        camera's plays, a person's held entries), tried again in the order they were seen:
+        each one the rules take now is logged (as raised, else, for a camera play, with the
+        player whose turn it is now; a question that asked only who led, by the one player
+        the rules now take it from) and its alert closed as
         ``rechecked``. The first that is still a question (an uncertain reading, an earlier
         question not yet answered) or still illegal stops it: the plays after it wait for its
         answer, so none is logged ahead of an earlier play. A failure to store leaves that
