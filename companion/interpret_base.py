@@ -14,7 +14,7 @@ import numpy as np
 
 from companion.games import Game
 from companion.moves import Move
-from companion.session import CONFIRM_BELOW, REREAD
+from companion.session import CONFIRM_BELOW, REREAD, UNSURE_OF_PLAYER
 from companion.tiles import Tile, oriented_halves, untaken_alternatives
 from companion.tracking import Seen, TableChange
 
@@ -112,13 +112,6 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
             "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
 
 
-#: The mark a camera play's ``reading`` carries (``{"unsure_of": "player"}``) when the only
-#: thing it asks is who played it (who led the round's first tile: the reading itself is sure).
-#: Such a question held up behind an earlier one is settled without a tap once the rules take
-#: the play from one player only (:meth:`companion.session.Session._recheck`).
-UNSURE_OF_PLAYER = "player"
-
-
 def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
                    read: Seen | None = None, others: Sequence[Move] = (),
                    player_only: bool = False) -> Proposal:
@@ -127,7 +120,7 @@ def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
     value) and the alternatives for the dashboard's quick picker: ``others`` (whole plays, e.g.
     the same tile led by another player) first, then the likeliest other values.
     ``player_only``: the play asks only who played it; its reading is marked
-    :data:`UNSURE_OF_PLAYER` when the reading is sure too (not below the session's
+    :data:`~companion.session.UNSURE_OF_PLAYER` when the reading is sure too (not below
     :data:`~companion.session.CONFIRM_BELOW`)."""
     entry = move.to_json()
     entry.update(_camera_meta(seen))

@@ -602,7 +602,7 @@ class LiveLoop:
         seen = self._relabel(seen, changed)
         self.baseline = self._relabel(self.baseline)
         self._note("relabelled")
-        watched = {b.tile for b in self.baseline if not (b.gone or b.inferred)}
+        watched = _tiles_down(self.baseline)
         change = diff(self.baseline, seen, changed=changed,
                       fixed=getattr(self.interpreter, "tiles_stay", False))
         self.baseline = change.table  # the new reading with the layers watched being built
@@ -614,8 +614,7 @@ class LiveLoop:
         # a tile covered by one laid on it (remembered hidden) is still on the table: only a
         # tile seen before and neither seen nor covered now was taken back (one this loop
         # never saw, a question left open when it started, is not: a hand may lie over it)
-        present = {s.tile for s in seen} | {t.tile for t in change.table
-                                            if not (t.gone or t.inferred)}
+        present = {s.tile for s in seen} | _tiles_down(change.table)
         self.session.resolve_taken_back(present, watched)
         side = self.gate.reached_from if self._busy_since_published else None
         self._busy_since_published = False
@@ -807,6 +806,12 @@ class _Read:
     region: ChangedRegion
     plane: Any
     small: np.ndarray
+
+
+def _tiles_down(table: list[Seen]) -> set[Tile]:
+    """The tiles the tracking's ``table`` holds as lying there: seen, or covered by a tile
+    laid on them (not gone from sight, not inferred)."""
+    return {t.tile for t in table if not (t.gone or t.inferred)}
 
 
 def _accepted_at(s: Seen, baseline: list[Seen], tol: float = 0.5,

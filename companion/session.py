@@ -65,7 +65,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from companion.errors import DominoError, IllegalMoveError, MoveFormatError
 from companion.games import Game
@@ -85,6 +85,12 @@ SOURCES = ("camera", "hand", "correction")
 #: (a logged play's tile) is now read as ``as["play"]`` at its place; ``as`` holds the fields of
 #: the play that change (the tile, and where the game names it by position, ``at``/``level``).
 REREAD = "reread"
+
+#: The mark a camera play's ``reading`` carries (``{"unsure_of": "player"}``) when the only
+#: thing it asks is who played it (who led the round's first tile: the reading itself is sure).
+#: Such a question held up behind an earlier one is settled without a tap once the rules take
+#: the play from one player only (:meth:`Session._recheck`).
+UNSURE_OF_PLAYER = "player"
 
 #: At most this many entries per entry kind go to the dashboard (a live game without a deal
 #: may allow a great many plays); ``more`` says how many were left out.
@@ -403,8 +409,10 @@ class Session:
         as ``rechecked``, both in one transaction; returns it (None when nothing changed: a
         failure leaves the old one open). Raised so, it is judged with nothing before it in
         question and stays as it is; a person's entry so refused no longer holds anything up."""
+        move = _entry_move(alert.entry)
+        if move is None:
+            return None
         try:
-            move = Move.from_json({k: v for k, v in alert.entry.items() if k != "alternatives"})
             copy.deepcopy(self.game).apply(move)
             return None  # taken after all (a race with another answer): the next recheck logs it
         except IllegalMoveError as exc:
@@ -454,50 +462,30 @@ class Session:
             trial = copy.deepcopy(self.game)
             ahead = 0
             for alert in holding:
-                move = self._legal_now(alert, trial)
-                if move is not None:
-                    trial.apply(move)
+                for candidate in _candidates(alert, trial.current_player):
+                    try:
+                        trial.apply(candidate)  # left as it was when refused
+                    except DominoError:
+                        continue
                     ahead += 1
+                    break
             return trial, ahead
 
     def _legal_now(self, alert: Alert, game: Game | None = None) -> Move | None:
-        """A held camera play as the rules take it now (in ``game``, default the session's):
-        its entry as raised, else the other placements of the same tile the alert offers (a
-        tile it touches that was not in the log then), each as raised, else by the player whose
-        turn it is now (the turn was judged without the entry an open question held back);
-        None when none is legal."""
+        """A held-up entry as the rules take it now (in ``game``, default the session's): the
+        first of :func:`_candidates` they accept; None when none is legal."""
         game = self.game if game is None else game
-        if alert.entry.get("source") != "camera":  # a person's entry: as they made it
-            try:
-                move = Move.from_json(alert.entry)
-            except DominoError:
-                return None
-            return move if game.accepts(move) else None
-        now = game.current_player
-        for entry in [alert.entry] + [a for a in alert.alternatives
-                                      if a.get("play") == alert.entry.get("play")]:
-            try:
-                move = Move.from_json({k: v for k, v in entry.items() if k != "alternatives"})
-            except DominoError:
-                continue
-            candidates = [move]
-            if move.player is not None and now is not None and move.player != now:
-                candidates.append(dataclasses.replace(move, player=now))
-            for candidate in candidates:
-                if game.accepts(candidate):
-                    return candidate
-        return None
+        return next((c for c in _candidates(alert, game.current_player) if game.accepts(c)),
+                    None)
 
     def _led_by_now(self, alert: Alert) -> Move | None:
         """A held camera question that asked only who played its tile (its reading marked
         ``{"unsure_of": "player"}``: who led, asked while the log was empty) as the rules take
         it now, when they take it from one player only (a tile logged before it: the turn says
         who); None while the question still stands."""
-        if (alert.entry.get("reading") or {}).get("unsure_of") != "player":
-            return None
-        try:
-            move = Move.from_json({k: v for k, v in alert.entry.items() if k != "alternatives"})
-        except DominoError:
+        move = _entry_move(alert.entry)
+        if (alert.entry.get("reading") or {}).get("unsure_of") != UNSURE_OF_PLAYER or \
+                move is None:
             return None
         may = [m for m in (dataclasses.replace(move, player=p) for p in self.game.players)
                if self.game.accepts(m)]
@@ -590,9 +578,11 @@ class Session:
             gone = []
             for a in list(self.alerts):
                 tile = a.entry.get("play") if a.entry else None
-                if a.kind in ("illegal", "confirm") and tile is not None and \
-                        a.entry.get("source") == "camera" and Tile.parse(tile) not in present \
-                        and (watched is None or Tile.parse(tile) in watched):
+                if a.kind not in ("illegal", "confirm") or tile is None or \
+                        a.entry.get("source") != "camera":
+                    continue
+                tile = Tile.parse(tile)
+                if tile not in present and (watched is None or tile in watched):
                     gone.append(a)
             if gone:
                 with self.store.transaction():
@@ -815,6 +805,35 @@ def _holds_up(alert: Alert) -> bool:
     held behind one (:attr:`Alert.held`)."""
     return alert.kind in ("confirm", "illegal") and bool(alert.entry) and \
         (alert.entry.get("source") == "camera" or alert.held)
+
+
+def _entry_move(entry: dict[str, Any]) -> Move | None:
+    """An alert's entry as a move (its offered ``alternatives`` left out); None when it is
+    not one."""
+    try:
+        return Move.from_json({k: v for k, v in entry.items() if k != "alternatives"})
+    except DominoError:
+        return None
+
+
+def _candidates(alert: Alert, now: str | None) -> Iterator[Move]:
+    """The moves a held-up entry may be, likeliest first. A person's entry: as they made it.
+    A camera play: as raised, else the other placements of the same tile the alert offers (a
+    tile it touches that was not in the log then); each as raised, then by ``now`` (the player
+    whose turn it is: the turn was judged without the entries an open question held back)."""
+    if alert.entry.get("source") != "camera":
+        move = _entry_move(alert.entry)
+        if move is not None:
+            yield move
+        return
+    for entry in [alert.entry] + [a for a in alert.alternatives
+                                  if a.get("play") == alert.entry.get("play")]:
+        move = _entry_move(entry)
+        if move is None:
+            continue
+        yield move
+        if move.player is not None and now is not None and move.player != now:
+            yield dataclasses.replace(move, player=now)
 
 
 def _plays(entry: dict[str, Any], tile: Tile) -> bool:

@@ -43,10 +43,6 @@ from typing import Any
 DEFAULT_CASES = (("allfives", 0), ("allfives", 4), ("chickenfoot", 0), ("chickenfoot", 6),
                  ("super", 0), ("super", 4), ("stackernoes", 0), ("stackernoes", 4))
 
-#: An open question's entry without what the camera adds to it: what a person posts back.
-_CAMERA_KEYS = ("t", "confidence", "alternatives", "reading", "source", "note", "player")
-
-
 def _truth(game_truth: dict[str, Any]
            ) -> tuple[list[tuple[str, str]], list[list[dict[str, Any]]], Any]:
     """The simulated game's plays on the table, ``(player, tile)`` in the order laid; for each
@@ -97,6 +93,39 @@ def _truth(game_truth: dict[str, Any]
     return plays, unseen, sim.header
 
 
+def _answer_first(session: Any, truth: list[tuple[str, str]]) -> None:
+    """The scripted person answers the first open alert (see the module docstring)."""
+    from companion.errors import DominoError
+    from companion.moves import META_KEYS, Move
+
+    alert = session.alerts[0]
+    # (getattr: the bench also runs against older trees, whose alerts have no ``held``)
+    if alert.kind not in ("confirm", "illegal") or "play" not in alert.entry:
+        if getattr(alert, "held", False):
+            session.confirm(alert.id)  # a tablet entry held: logged now, as entered
+        else:
+            session.dismiss(alert.id)
+        return
+    who = {tile: player for player, tile in truth}
+    entry = {k: v for k, v in alert.entry.items()
+             if k not in META_KEYS and k not in ("alternatives", "player")}
+    if str(_tile(entry["play"])) not in who:
+        # a misreading: the tile there is the next one really laid (everything before this
+        # first question is in the log)
+        done = {str(_tile(h["entry"]["play"])) for h in session.history if "play" in h["entry"]}
+        entry["play"] = next((t for _, t in truth if t not in done), entry["play"])
+    entry["player"] = who.get(str(_tile(entry["play"])), session.game.current_player)
+    if not session.game.accepts(Move.from_json(entry)):
+        entry["player"] = session.game.current_player  # the turn says otherwise
+    try:
+        result = session.correct(alert.id, entry)
+    except DominoError:
+        result = None
+    if result is None or result.status != "accepted":
+        # the rules refuse it: the person takes the tile's alert off the list
+        session.dismiss(result.alert.id if result and result.alert else alert.id)
+
+
 def _tile(text: str) -> Any:
     from companion.tiles import Tile
 
@@ -105,9 +134,7 @@ def _tile(text: str) -> Any:
 
 def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 40) -> dict:
     """One sequence, nobody answering, then the scripted person (see the module docstring)."""
-    from companion.errors import DominoError
     from companion.live import LiveLoop
-    from companion.moves import Move
     from companion.session import Session
     from companion.store import LogStore
     from vision.read import Reader
@@ -129,6 +156,7 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
                 entered = fr.placed
                 for entry in unseen[fr.placed - 1]:
                     result = session.submit(entry, source="hand")
+                    # (getattr: older trees' alerts have no ``held``)
                     held = result.alert is not None and getattr(result.alert, "held", False)
                     tablet["logged" if result.status == "accepted" else
                            "held" if held else "refused"] += 1
@@ -138,32 +166,9 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
         before = {"tablet": tablet, "logged_unanswered": len(session.history),
                   "open_unanswered": len(session.alerts)}
         answers = 0
-        who = {tile: player for player, tile in truth}
         while session.alerts and answers < cap:
-            alert = session.alerts[0]
+            _answer_first(session, truth)
             answers += 1
-            if alert.kind in ("confirm", "illegal") and "play" in alert.entry:
-                entry = {k: v for k, v in alert.entry.items() if k not in _CAMERA_KEYS}
-                if str(_tile(entry["play"])) not in who:
-                    # a misreading: the tile there is the next one really laid (everything
-                    # before this first question is in the log)
-                    done = {str(_tile(h["entry"]["play"])) for h in session.history
-                            if "play" in h["entry"]}
-                    entry["play"] = next((t for _, t in truth if t not in done), entry["play"])
-                entry["player"] = who.get(str(_tile(entry["play"])), session.game.current_player)
-                if not session.game.accepts(Move.from_json(entry)):
-                    entry["player"] = session.game.current_player  # the turn says otherwise
-                try:
-                    result = session.correct(alert.id, entry)
-                except DominoError:
-                    result = None
-                if result is None or result.status != "accepted":
-                    # the rules refuse it: the person takes the tile's alert off the list
-                    session.dismiss(result.alert.id if result and result.alert else alert.id)
-            elif getattr(alert, "held", False):
-                session.confirm(alert.id)  # a tablet entry held: logged now, as entered
-            else:
-                session.dismiss(alert.id)
         logged = [(str(h["entry"].get("player")), str(_tile(h["entry"]["play"])))
                   for h in session.history if "play" in h["entry"]]
         still_open = len(session.alerts)

@@ -141,6 +141,12 @@ def match_truth(corners: np.ndarray, gts: list[dict[str, Any]], used: set[int]) 
     return best
 
 
+def _cut_shown(g: dict[str, Any]) -> bool:
+    """Whether a true tile is cut by the frame edge with more than 0.3 of it in the picture
+    (the cut tiles the figures count)."""
+    return bool(g.get("cut")) and g.get("visible", 0) > 0.3
+
+
 def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
     """Compare a reading with the renderer's ground truth (the shared JSON layout)."""
     row = Row("rendered", name)
@@ -148,13 +154,13 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
     gts = truth.get("tiles", [])
     should = [g for g in gts if g.get("face_up") and g.get("visible", 0) >= 0.9 and not g.get("cut")]
     row.truth = len(should)
-    row.cut_truth = sum(1 for g in gts if g.get("face_up") and g.get("cut") and g.get("visible", 0) > 0.3)
+    row.cut_truth = sum(1 for g in gts if g.get("face_up") and _cut_shown(g))
     used: set[int] = set()
     for t in reading.tiles:
         corners = np.array(t.corners)
         best = match_truth(corners, gts, used)
         g = gts[best] if best is not None else None
-        counted_cut = g is not None and bool(g.get("cut")) and g.get("visible", 0) > 0.3
+        counted_cut = g is not None and _cut_shown(g)
         if t.cut:
             if g is not None and g.get("cut"):
                 row.cut_flagged += int(counted_cut)  # as cut_truth counts them

@@ -130,15 +130,15 @@ function renderAlerts(s) {
     if (controller && a.kind === "amend" && a.amend) {
       // a logged play the camera now reads as another tile: one tap amends it (the rules may
       // still refuse: the toast says why and the question stays), or keep it as logged
-      row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Amend to " + entryText(a.entry)));
-      row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Keep " + a.amend.was));
+      row.append(alertButton(a, "confirm", "Amend to " + entryText(a.entry), true));
+      row.append(alertButton(a, "dismiss", "Keep " + a.amend.was));
     } else if (controller) {
-      if (a.kind === "confirm") row.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Confirm"));
+      if (a.kind === "confirm") row.append(alertButton(a, "confirm", "Confirm", true));
       for (const alt of a.alternatives || []) {
         row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/correct`, { entry: alt }) }, "It was " + entryText(alt)));
       }
       row.append(el("button", { class: "btn", type: "button", onclick: () => openCorrect(box, a) }, "Correct…"));
-      row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Dismiss"));
+      row.append(alertButton(a, "dismiss", "Dismiss"));
     } else row.append(el("span", { class: "muted" }, "A controller must confirm, correct or dismiss this."));
     box.append(row);
     list.append(box);
@@ -159,13 +159,18 @@ function renderWaiting(list, waiting) {
     const li = el("li", { "data-alert": a.id }, el("span", { class: "wtext" }, entryText(a.entry)));
     if (controller) {
       // a held entry the rules take now can be logged at once, as it reads
-      if (a.held) li.append(el("button", { class: "btn good", type: "button", onclick: () => post(`/api/alerts/${a.id}/confirm`) }, "Log now"));
-      li.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/dismiss`) }, "Dismiss"));
+      if (a.held) li.append(alertButton(a, "confirm", "Log now", true));
+      li.append(alertButton(a, "dismiss", "Dismiss"));
     }
     ul.append(li);
   }
   box.append(ul);
   list.append(box);
+}
+
+// A button that answers alert ``a`` (confirm or dismiss) with one tap.
+function alertButton(a, action, label, good = false) {
+  return el("button", { class: good ? "btn good" : "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/${action}`) }, label);
 }
 
 // What each kind of alert is, before its message.
