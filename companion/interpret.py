@@ -15,10 +15,10 @@ angle off its double), and only then is the illegal play on the touched tile pro
 rules raise their alert). The first tile of a round touches nothing; when several tiles appear
 at once on an empty table (the camera started mid-round), the first is one the rules take as
 the round's first tile, and the others chain from it. Several plays seen at once are ordered
-so (touching the table first, then in a chain); where a play is not on the tile played just
-before it, the order, and with it who played each, is a guess: from there on each asks a
-person (:data:`UNSURE_ORDER_CONFIDENCE`). A tile the rules already put on
-the table (the Chickenfoot centre double) is no play. Who plays the first tile of a round may
+so (touching the table first, then in a chain); where more than one of them could have come
+next (two tiles on the tiles down before, say), the order, and with it who played each, is a
+guess: from there on each asks a person (:data:`UNSURE_ORDER_CONFIDENCE`). A tile the rules
+already put on the table (the Chickenfoot centre double) is no play. Who plays the first tile of a round may
 be open to the rules (the deal was not entered: whoever holds the highest double leads it):
 the player whose seat the hand reached in from
 (:attr:`~companion.tracking.TableChange.reached_by`) when the live loop has learned it, else
@@ -117,20 +117,20 @@ class LineInterpreter:
                 touching[id(guess)] = contacts_of(guess, [t for t in visible if t is not s])
         trial = copy.deepcopy(game)
         placed = set(on_table)
-        last: Tile | None = None  # the tile of this change's play before
         guessed = False  # whether this change's order of plays is a guess by now
         # play tiles that touch the table first, in a chain if several arrived at once
         while pending:
-            nxt = next((s for s in pending
-                        if any(c.other in placed for c in touching[id(s)])), None)
-            if nxt is None and not placed and trial.current_player is not None:
+            ready = [s for s in pending if any(c.other in placed for c in touching[id(s)])]
+            if not ready and not placed and trial.current_player is not None:
                 # several tiles at once on an empty table (the camera started mid-round):
                 # the round's first tile is one the rules take first (a double, where the
                 # first tile must be one); its neighbours then chain from it
-                nxt = next((s for s in pending
-                            if trial.accepts(Move.play(trial.current_player, s.tile))), None)
-            if nxt is None:
-                nxt = pending[0]
+                ready = [s for s in pending
+                         if trial.accepts(Move.play(trial.current_player, s.tile))]
+            # where more than one could have come next, the order is a guess from here on,
+            # and so is every player named after it (the turn moves with each play)
+            guessed = guessed or len(ready) > 1
+            nxt = ready[0] if ready else pending[0]
             pending.remove(nxt)
             player = trial.current_player
             if player is None:
@@ -169,17 +169,11 @@ class LineInterpreter:
                     chosen, sure, others = _choose_player(trial, chosen, change)
                 trial.apply(chosen)
             confidence = None if sure else UNSURE_PLAYER_CONFIDENCE
-            if last is not None and not guessed:
-                # a play on the tile played just before it in this change follows it; any
-                # other order of several plays seen at once is a guess, and so is every
-                # player named after it (the turn moves with each play)
-                guessed = chosen.on != last
             if guessed:
                 confidence = min(confidence or 1.0, UNSURE_ORDER_CONFIDENCE)
             out.append(_play_proposal(chosen, nxt, confidence, read=read, others=others,
                                       player_only=not sure and not guessed))
             placed.add(nxt.tile)
-            last = chosen.tile
         for s in change.removed:
             if s.tile in on_table:
                 out.append(Proposal(None, f"{s.tile} was taken off the table: if the round is over, "

@@ -92,6 +92,23 @@ REREAD = "reread"
 #: the play from one player only (:meth:`Session._recheck`).
 UNSURE_OF_PLAYER = "player"
 
+#: The key of a person's answer that also names what the camera could not see before it:
+#: ``{"player": "Cy", "play": "3-9", ..., "before": [{"player": "Bob", "pass": true}]}`` logs
+#: Bob's pass, then Cy's 3-9, in one transaction (a ``before`` play of a tile still in question
+#: answers that question too). Offered as the alternatives of a person's play the rules refuse
+#: only for the turn (:meth:`Session._turn_explanations`); never a log entry itself.
+BEFORE = "before"
+
+#: At most this many ways of reaching a refused play's player are offered, built from at most
+#: :data:`EXPLAIN_TILES` tiles still in question.
+TURN_EXPLANATIONS = 4
+EXPLAIN_TILES = 4
+
+#: Added to the reason of a person's play refused only for the turn when the alert offers
+#: what would explain it (:data:`BEFORE`).
+EXPLAIN_NOTE = (" (the camera cannot see a pass: if the players before {player} passed, or "
+                "laid a tile asked about first, choose that below and both are logged)")
+
 #: At most this many entries per entry kind go to the dashboard (a live game without a deal
 #: may allow a great many plays); ``more`` says how many were left out.
 ENTRY_KIND_LIMIT = 120
@@ -311,15 +328,73 @@ class Session:
         try:
             events = self.game.apply(move)
         except IllegalMoveError as exc:
+            explained = [] if move.meta.get("source") == "camera" else \
+                self._turn_explanations(move)
+            if explained:
+                note += EXPLAIN_NOTE.format(player=move.player)
             message = str(IllegalMoveError(exc.tried, exc.reason + note, exc.legal)) if note \
                 else str(exc)
             alert = self._alert("illegal", message, move.to_json(), legal=exc.legal,
-                                alternatives=alternatives, seen=seen)
+                                alternatives=list(alternatives or []) + explained, seen=seen)
             return SubmitResult("illegal", alert=alert)
         seq = self.store.append(self.game_id, move)
         self._record(seq, move, events)
         self._changed()
         return SubmitResult("accepted", [e.to_json() for e in events], seq=seq)
+
+    def _turn_explanations(self, move: Move) -> list[dict[str, Any]]:
+        """For a person's play the rules refuse only for the turn (the same play by the player
+        whose turn it is would be taken): the ways the table allows it, each the play with
+        :data:`BEFORE` naming what happened first: every player whose turn comes before its
+        player passed (the camera cannot see a pass; a draw of one first where the rules want
+        one), or laid one of the tiles still in
+        question (the camera's guessed order was wrong), each such tile at most once, as the
+        game's own turn order goes. All passes first, then the others in the order their tiles
+        were seen; at most :data:`TURN_EXPLANATIONS`, none when the player is not the reason."""
+        game = self.game
+        now = game.current_player
+        if move.kind != "play" or move.player is None or now is None or move.player == now \
+                or not game.accepts(dataclasses.replace(move, player=now)):
+            return []
+        pending = [a for a in self.alerts if _holds_up(a) and "play" in a.entry and
+                   not _plays(a.entry, move.tile)][:EXPLAIN_TILES]
+        found: list[tuple[tuple[int, ...], list[Move]]] = []
+
+        def walk(trial: Game, before: list[Move], used: tuple[int, ...]) -> None:
+            who = trial.current_player
+            if who == move.player:
+                if trial.accepts(move):
+                    found.append((used, before))
+                return
+            if who is None or len(before) >= len(game.players):
+                return
+            # a pass, else (where the rules want a draw first) a draw of one and a pass
+            options: list[tuple[list[Move], tuple[int, ...]]] = [
+                ([Move.pass_(who)], used), ([Move.draw(who, 1), Move.pass_(who)], used)]
+            for i, alert in enumerate(pending):
+                if i not in used:
+                    laid = next((c for c in _candidates(alert, who) if c.player == who), None)
+                    if laid is not None:
+                        options.append(([laid], used + (i,)))
+            passed = False
+            for option, now_used in options:
+                if passed and len(option) == 2:
+                    continue
+                step = copy.deepcopy(trial)
+                try:
+                    for m in option:
+                        step.apply(m)
+                except DominoError:
+                    continue
+                passed = passed or option[0].kind == "pass"
+                walk(step, before + option, now_used)
+
+        walk(copy.deepcopy(game), [], ())
+        found.sort(key=lambda f: (bool(f[0]), f[0]))
+        base = {k: v for k, v in move.to_json().items() if k not in META_KEYS}
+        return [dict(base, **{BEFORE: [{k: v for k, v in m.to_json().items()
+                                        if k not in META_KEYS} for m in before]})
+                for _, before in found[:TURN_EXPLANATIONS]]
 
     def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
                alternatives: list[dict[str, Any]] | None = None,
@@ -462,7 +537,7 @@ class Session:
             trial = copy.deepcopy(self.game)
             ahead = 0
             for alert in holding:
-                for candidate in _candidates(alert, trial.current_player):
+                for candidate in _candidates(alert, trial.current_player, guess=True):
                     try:
                         trial.apply(candidate)  # left as it was when refused
                     except DominoError:
@@ -526,29 +601,64 @@ class Session:
                 raise MoveFormatError(f"alert {alert_id} asks to amend a logged play: amend it "
                                       "(confirm) or keep the play as logged (dismiss)")
             fixed = dict(entry)
+            told = fixed.pop(BEFORE, None)
             fixed["source"] = "correction"
             fixed["reading"] = {k: v for k, v in alert.entry.items() if k != "reading"}
             try:
                 move = Move.from_json(fixed)
+                before = [] if told is None else self._before(told, move)
             except BaseException:
                 self._restore_alert(alert)
                 raise
-            result = self._log_answer(alert, move, "corrected")
+            result = self._log_answer(alert, move, "corrected", before)
             if result.status == "accepted":
                 self._recheck()
             return result
 
-    def _log_answer(self, alert: Alert, move: Move, how: str) -> SubmitResult:
-        """Log a person's answer to ``alert`` and close the alert as ``how``, both in one
-        transaction; if either fails the alert is open again and nothing is logged. An answer
-        the rules refuse raises an illegal alert in its place (and place in the order seen)."""
+    def _before(self, told: Any, move: Move) -> list[Move]:
+        """The entries of an answer's :data:`BEFORE` as moves (source ``correction``), checked:
+        the rules take them in order and then ``move`` (nothing is logged otherwise: a
+        :class:`MoveFormatError` or :class:`IllegalMoveError` names the first one refused)."""
+        if not isinstance(told, list) or not told or not all(
+                isinstance(e, dict) and any(k in e for k in ("pass", "draw", "play"))
+                for e in told):
+            raise MoveFormatError(f'"{BEFORE}" lists the passes, draws and plays made before '
+                                  f'the answer, e.g. [{{"player": "Bob", "pass": true}}]; got '
+                                  f"{told!r}")
+        moves = [Move.from_json(dict({k: v for k, v in e.items() if k not in META_KEYS},
+                                     source="correction", note=f"told with {move}"))
+                 for e in told]
+        trial = copy.deepcopy(self.game)
+        for m in moves + [move]:
+            trial.apply(m)  # raises with the rules' reason: nothing is logged
+        return moves
+
+    def _log_answer(self, alert: Alert, move: Move, how: str,
+                    before: list[Move] | None = None) -> SubmitResult:
+        """Log a person's answer to ``alert`` and close the alert as ``how``, all in one
+        transaction; if anything fails the alert is open again and nothing is logged. An answer
+        the rules refuse raises an illegal alert in its place (and place in the order seen).
+        ``before``: entries logged first (checked by :meth:`_before`); a play among them of a
+        tile still in question answers that question (closed as ``how``)."""
+        answered: list[Alert] = []
         try:
             with self.store.transaction():
+                for m in before or []:
+                    events = self.game.apply(m)
+                    seq = self.store.append(self.game_id, m)
+                    self._record(seq, m, events)
+                    asked = next((a for a in self.alerts if _holds_up(a) and m.tile is not None
+                                  and _plays(a.entry, m.tile)), None)
+                    if asked is not None:
+                        self._close(asked, how, SubmitResult("accepted", seq=seq))
+                        answered.append(asked)
                 result = self._apply(move, seen=alert.seen)
                 self._close(alert, how, result)
         except BaseException:
             self._restore_alert(alert)
             raise
+        for asked in answered:
+            self.alerts.remove(asked)
         self._changed()
         return result
 
@@ -816,15 +926,19 @@ def _entry_move(entry: dict[str, Any]) -> Move | None:
         return None
 
 
-def _candidates(alert: Alert, now: str | None) -> Iterator[Move]:
-    """The moves a held-up entry may be, likeliest first. A person's entry: as they made it.
-    A camera play: as raised, else the other placements of the same tile the alert offers (a
-    tile it touches that was not in the log then); each as raised, then by ``now`` (the player
-    whose turn it is: the turn was judged without the entries an open question held back)."""
+def _candidates(alert: Alert, now: str | None, guess: bool = False) -> Iterator[Move]:
+    """The moves a held-up entry may be, likeliest first. A person's entry: as they made it
+    (``guess``: then by ``now``, for the game as the questions would leave it, where it was
+    held because the turn there rests on the camera's guesses). A camera play: as raised,
+    else the other placements of the same tile the alert offers (a tile it touches that was
+    not in the log then); each as raised, then by ``now`` (the player whose turn it is: the
+    turn was judged without the entries an open question held back)."""
     if alert.entry.get("source") != "camera":
         move = _entry_move(alert.entry)
         if move is not None:
             yield move
+            if guess and move.player is not None and now is not None and move.player != now:
+                yield dataclasses.replace(move, player=now)
         return
     for entry in [alert.entry] + [a for a in alert.alternatives
                                   if a.get("play") == alert.entry.get("play")]:

@@ -44,10 +44,12 @@ DEFAULT_CASES = (("allfives", 0), ("allfives", 4), ("chickenfoot", 0), ("chicken
                  ("super", 0), ("super", 4), ("stackernoes", 0), ("stackernoes", 4))
 
 def _truth(game_truth: dict[str, Any]
-           ) -> tuple[list[tuple[str, str]], list[list[dict[str, Any]]], Any]:
+           ) -> tuple[list[tuple[str, str]], list[list[dict[str, Any]]], Any,
+                      list[tuple[str, str]]]:
     """The simulated game's plays on the table, ``(player, tile)`` in the order laid; for each
     tile laid, the tablet entries of the moves the camera cannot see made since the tile
-    before it (draws, passes); and the game's header (players and options). A player enters a
+    before it (draws, passes); the game's header (players and options); and the passes and
+    plays one after another, ``(player, tile or "pass")`` (draws left out). A player enters a
     draw by count (the drawn tile is theirs to know), and a pass where the drawn tile ended
     their turn but the rules, not knowing the tile, leave it open. A tile the game sets out
     itself (Chickenfoot's centre double, part of the deal) is no play and is left out."""
@@ -59,6 +61,7 @@ def _truth(game_truth: dict[str, Any]
                            int(game_truth["seed"]), max_moves=3000)
     told = find_game(game_truth["name"])(list(sim.header.players), dict(sim.header.options))
     plays: list[tuple[str, str]] = []
+    events: list[tuple[str, str]] = []
     unseen: list[list[dict[str, Any]]] = []
     # the laid out round starts at its deal (a later round when the first was short): the
     # companion, started for it, knows nothing before it
@@ -90,13 +93,17 @@ def _truth(game_truth: dict[str, Any]
             raise RuntimeError(f"the simulated game's move {applied} is {move}, not the play of "
                                f"{tile} the sequence laid")
         plays.append((str(move.player), str(move.tile)))
-    return plays, unseen, sim.header
+        events.extend((str(e["player"]), "pass") for e in entries if e.get("pass"))
+        events.append(plays[-1])
+    return plays, unseen, sim.header, events
 
 
-def _answer_first(session: Any, truth: list[tuple[str, str]]) -> None:
-    """The scripted person answers the first open alert (see the module docstring)."""
+def _answer_first(session: Any, truth: list[tuple[str, str]],
+                  events: list[tuple[str, str]]) -> int:
+    """The scripted person answers the first open alert (see the module docstring); returns
+    the taps it took."""
     from companion.errors import DominoError
-    from companion.moves import META_KEYS, Move
+    from companion.moves import META_KEYS
 
     alert = session.alerts[0]
     # (getattr: the bench also runs against older trees, whose alerts have no ``held``)
@@ -105,7 +112,7 @@ def _answer_first(session: Any, truth: list[tuple[str, str]]) -> None:
             session.confirm(alert.id)  # a tablet entry held: logged now, as entered
         else:
             session.dismiss(alert.id)
-        return
+        return 1
     who = {tile: player for player, tile in truth}
     entry = {k: v for k, v in alert.entry.items()
              if k not in META_KEYS and k not in ("alternatives", "player")}
@@ -114,16 +121,42 @@ def _answer_first(session: Any, truth: list[tuple[str, str]]) -> None:
         # first question is in the log)
         done = {str(_tile(h["entry"]["play"])) for h in session.history if "play" in h["entry"]}
         entry["play"] = next((t for _, t in truth if t not in done), entry["play"])
-    entry["player"] = who.get(str(_tile(entry["play"])), session.game.current_player)
-    if not session.game.accepts(Move.from_json(entry)):
-        entry["player"] = session.game.current_player  # the turn says otherwise
-    try:
-        result = session.correct(alert.id, entry)
-    except DominoError:
-        result = None
-    if result is None or result.status != "accepted":
-        # the rules refuse it: the person takes the tile's alert off the list
-        session.dismiss(result.alert.id if result and result.alert else alert.id)
+    now = session.game.current_player
+    entry["player"] = who.get(str(_tile(entry["play"])), now)
+    # the player who really laid it; refused, what the refusal offers that really happened
+    # before it (a pass the camera missed, another tile first); else the player whose turn
+    # it is; still refused, the person takes the tile's alert off the list
+    taps, open_id = 0, alert.id
+    tries: list[dict[str, Any] | None] = [entry, None, dict(entry, player=now)]
+    for i, answer in enumerate(tries):
+        if i == 1:  # what the refusal offers
+            offered = next((a for a in session.alerts if a.id == open_id), None)
+            answer = next((a for a in (offered.alternatives if offered else [])
+                           if _happened(a, events)), None)
+        if answer is None or (i == 2 and answer["player"] == entry["player"]):
+            continue
+        taps += 1
+        try:
+            result = session.correct(open_id, answer)
+        except DominoError:
+            continue  # refused outright: the question is still open as it was
+        if result.status == "accepted":
+            return taps
+        open_id = result.alert.id if result.alert else open_id
+    session.dismiss(open_id)
+    return taps + 1
+
+
+def _happened(answer: dict[str, Any], events: list[tuple[str, str]]) -> bool:
+    """Whether an answer that names what came before it (``before``) tells what really
+    happened: its passes and plays, then the play, one after another in the true game
+    (``events``: ``(player, tile or "pass")``, draws left out)."""
+    told = answer.get("before")
+    if not told:
+        return False
+    said = [(str(e.get("player")), "pass" if e.get("pass") else str(_tile(e["play"])))
+            for e in told if "draw" not in e] + [(str(answer["player"]), str(_tile(answer["play"])))]
+    return any(events[i:i + len(said)] == said for i in range(len(events)))
 
 
 def _tile(text: str) -> Any:
@@ -142,7 +175,7 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
 
     frames = game_sequence(seed, game)
     truth_game = frames[-1].spec.game or {}
-    truth, unseen, header = _truth(truth_game)
+    truth, unseen, header, events = _truth(truth_game)
     with tempfile.TemporaryDirectory() as tmp:
         store = LogStore(Path(tmp) / "bench.sqlite")
         session = Session.start(store, game, list(header.players), dict(header.options))
@@ -167,8 +200,7 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
                   "open_unanswered": len(session.alerts)}
         answers = 0
         while session.alerts and answers < cap:
-            _answer_first(session, truth)
-            answers += 1
+            answers += _answer_first(session, truth, events)
         logged = [(str(h["entry"].get("player")), str(_tile(h["entry"]["play"])))
                   for h in session.history if "play" in h["entry"]]
         still_open = len(session.alerts)

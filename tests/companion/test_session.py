@@ -11,7 +11,8 @@ import pytest
 
 from companion.games import find_game
 from companion.moves import Move
-from companion.session import ENTRY_KIND_LIMIT, AmendError, Session
+from companion.errors import IllegalMoveError, MoveFormatError
+from companion.session import BEFORE, ENTRY_KIND_LIMIT, AmendError, Session
 from companion.simulate import play_random_game
 from companion.store import LogStore, StoreError
 
@@ -729,4 +730,94 @@ def test_taking_a_stray_tile_back_lets_the_plays_behind_it_through(tmp_path: Pat
     assert [a.seen for a in gone] == [stray]
     assert [h["text"] for h in s.history[2:]] == ["Ann plays 3-5 on 5-5", "Bob plays 2-3 on 3-5"]
     assert s.alerts == []
+    store.close()
+
+
+def _three_after_lead(tmp_path: Path) -> tuple[LogStore, Session]:
+    """Ann, Bob and Cy play All Fives; Ann's 5-5 lead is logged: Bob's turn."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob", "Cy"])
+    assert s.submit({"player": "Ann", "play": "5-5"}).status == "accepted"
+    return store, s
+
+
+def test_an_answer_refused_only_for_the_turn_offers_the_pass_the_camera_missed(
+        tmp_path: Path) -> None:
+    """The camera asks about the 0-5 it proposed as Bob's; Cy laid it. Answered "Cy", the
+    rules refuse it (Bob's turn): the refusal offers "Bob passed, then Cy's 0-5", and that
+    one tap logs both, Cy scoring the 10."""
+    store, s = _three_after_lead(tmp_path)
+    asked = _camera_alert_by(s, "Bob", "0-5", "5-5", 0.6)
+    refused = s.correct(asked, {"player": "Cy", "play": "0-5", "on": "5-5"})
+    assert refused.status == "illegal" and "Bob's turn" in refused.alert.message
+    assert "the camera cannot see a pass" in refused.alert.message
+    offered = [a for a in refused.alert.alternatives if BEFORE in a]
+    assert offered == [{"player": "Cy", "play": "0-5", "on": "5-5",
+                        BEFORE: [{"player": "Bob", "pass": True}]}]
+    assert refused.alert.to_json()["alternatives"] == refused.alert.alternatives
+    assert s.correct(refused.alert.id, offered[0]).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob passes",
+                                              "Cy plays 0-5 on 5-5"]
+    assert [h["entry"]["source"] for h in s.history[1:]] == ["correction", "correction"]
+    assert s.game.scores == {"Ann": 10, "Bob": 0, "Cy": 10} and s.alerts == []
+    # the same log after a restart
+    store.close()
+    again = Session.resume(LogStore(tmp_path / "games.sqlite"))
+    assert [h["text"] for h in again.history] == [h["text"] for h in s.history]
+    assert again.alerts == []
+    again.store.close()
+
+
+def _camera_alert_by(s: Session, player: str, play: str, on: str, confidence: float) -> int:
+    """The camera proposes ``player``'s ``play`` on ``on``: the id of the alert it raises."""
+    result = s.submit({"player": player, "play": play, "on": on, "confidence": confidence},
+                      source="camera")
+    assert result.alert is not None, result
+    return result.alert.id
+
+
+def test_an_answer_refused_only_for_the_turn_offers_the_other_tile_in_question_first(
+        tmp_path: Path) -> None:
+    """The camera saw the 0-5 and the 3-5 at once and guessed the 0-5 first (Bob's, asked),
+    the 3-5 held behind it. Really Bob laid the 3-5 and then Cy the 0-5: answered "Cy", the
+    refusal offers both explanations, the pass first; "Bob laid the 3-5 first" logs the two
+    in the true order and closes the held question too."""
+    store, s = _three_after_lead(tmp_path)
+    asked = _camera_alert_by(s, "Bob", "0-5", "5-5", 0.6)
+    held = _camera_alert_by(s, "Bob", "3-5", "5-5", 0.99)
+    refused = s.correct(asked, {"player": "Cy", "play": "0-5", "on": "5-5"})
+    offered = [a[BEFORE] for a in refused.alert.alternatives if BEFORE in a]
+    assert offered == [[{"player": "Bob", "pass": True}],
+                       [{"player": "Bob", "play": "3-5", "on": "5-5"}]]
+    answer = next(a for a in refused.alert.alternatives if a.get(BEFORE) == offered[1])
+    assert s.correct(refused.alert.id, answer).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 3-5 on 5-5",
+                                              "Cy plays 0-5 on 5-5"]
+    assert s.alerts == []
+    closed = {e.body["alert"]: e.body for e in store.alert_rows(s.game_id) if e.kind == "closed"}
+    assert closed[held]["how"] == "corrected" and closed[held]["seq"] == s.seqs[1]
+    assert closed[refused.alert.id]["seq"] == s.seqs[2]
+    store.close()
+
+
+def test_a_before_the_rules_refuse_logs_nothing(tmp_path: Path) -> None:
+    """A ``before`` that does not lead to the answer (Cy's pass while it is Bob's turn), or
+    that is no list of passes and plays, is refused with the reason: nothing is logged and
+    the question stays open. A refusal for more than the turn, or a camera play's, offers no
+    explanation."""
+    store, s = _three_after_lead(tmp_path)
+    asked = _camera_alert_by(s, "Bob", "0-5", "5-5", 0.6)
+    with pytest.raises(IllegalMoveError, match="Bob's turn"):
+        s.correct(asked, {"player": "Cy", "play": "0-5", "on": "5-5",
+                          BEFORE: [{"player": "Cy", "pass": True}]})
+    for told in ("Bob passed", [], [{"player": "Bob", "bid": 30}]):
+        with pytest.raises(MoveFormatError, match='"before" lists the passes, draws and plays'):
+            s.correct(asked, {"player": "Cy", "play": "0-5", "on": "5-5", BEFORE: told})
+    assert len(s.history) == 1 and [a.id for a in s.alerts] == [asked]
+    wrong = s.correct(asked, {"player": "Cy", "play": "6-6", "on": "5-5"})
+    assert wrong.status == "illegal" and not any(BEFORE in a for a in wrong.alert.alternatives)
+    assert "cannot see a pass" not in wrong.alert.message
+    camera = s.submit({"player": "Cy", "play": "1-5", "on": "5-5", "confidence": 0.99},
+                      source="camera")
+    assert not any(BEFORE in a for a in camera.alert.alternatives)
     store.close()

@@ -6,23 +6,36 @@ from __future__ import annotations
 
 import pytest
 
-from companion.unansweredbench import _truth, main, run_case
+from companion.unansweredbench import _happened, _truth, main, run_case
 from vision.render import game_sequence
 
 
 def test_the_truth_names_who_laid_each_tile_and_what_the_tablet_gets() -> None:
     """Super Dominoes, seed 0: the simulated game's players by tile, and its two draws entered
     by count with no pass (a draw ends the turn in Super); Chickenfoot's centre double is set
-    out by the deal, no play; Stackernoes's draws that ended a turn get a pass."""
-    plays, unseen, header = _truth(game_sequence(0, "super")[-1].spec.game)
+    out by the deal, no play; Stackernoes's draws that ended a turn get a pass, and the passes
+    stand among the plays in the order they were made."""
+    plays, unseen, header, _ = _truth(game_sequence(0, "super")[-1].spec.game)
     assert plays[:3] == [("Ann", "14-14"), ("Ann", "12-14"), ("Bob", "1-14")]
     assert [e for es in unseen for e in es] == [{"player": "Cy", "draw": 1},
                                                 {"player": "Ann", "draw": 1}]
     assert list(header.players) == ["Ann", "Bob", "Cy"]
-    plays, _, _ = _truth(game_sequence(0, "chickenfoot")[-1].spec.game)
+    plays, _, _, _ = _truth(game_sequence(0, "chickenfoot")[-1].spec.game)
     assert "9-9" not in [t for _, t in plays] and len(plays) == 12
-    _, unseen, _ = _truth(game_sequence(0, "stackernoes")[-1].spec.game)
+    _, unseen, _, events = _truth(game_sequence(0, "stackernoes")[-1].spec.game)
     assert unseen[1] == [{"player": "Bob", "draw": 1}, {"player": "Bob", "pass": True}]
+    assert events[:3] == [("Ann", "3-3"), ("Bob", "pass"), ("Cy", "3-9")]
+
+
+def test_the_person_takes_only_an_explanation_that_happened() -> None:
+    """An answer naming what came before it is taken when those passes and plays (draws left
+    out), then the answer, follow one another in the true game."""
+    events = [("Ann", "3-3"), ("Bob", "pass"), ("Cy", "3-9"), ("Ann", "1-9")]
+    told = {"player": "Cy", "play": "9-3"}
+    assert _happened(dict(told, before=[{"player": "Bob", "draw": 1},
+                                        {"player": "Bob", "pass": True}]), events)
+    assert not _happened(dict(told, before=[{"player": "Bob", "play": "1-9"}]), events)
+    assert not _happened(told, events)
 
 
 def test_one_answer_logs_a_game_nobody_answered_by_the_true_players() -> None:
@@ -32,6 +45,16 @@ def test_one_answer_logs_a_game_nobody_answered_by_the_true_players() -> None:
     assert row["open_unanswered"] == 13 and row["logged_unanswered"] == 0
     assert (row["answers"], row["open_after"]) == (1, 0)
     assert row["logged"] == row["truth"] == row["player_right"] == 13
+
+
+def test_a_game_watched_from_mid_game_is_put_right_by_telling_the_missed_pass() -> None:
+    """Stackernoes, seed 0, watched from its fifth tile: Bob's draw and pass before the second
+    tile were never entered, so the turn the camera guessed was a seat off. Answering who laid
+    the second tile, the person takes the refusal's "Bob drew and passed" and every play is
+    then logged by the true player (before: 1 of 16)."""
+    row = run_case("stackernoes", 4)
+    assert row["open_after"] == 0 and row["answers"] <= 6
+    assert row["logged"] == row["truth"] == row["player_right"] == 16
 
 
 def test_a_bad_game_name_is_refused_with_the_choices(capsys: pytest.CaptureFixture) -> None:
