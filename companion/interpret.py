@@ -17,7 +17,9 @@ at once on an empty table (the camera started mid-round), the first is one the r
 the round's first tile, and the others chain from it. Several plays seen at once are ordered
 so (touching the table first, then in a chain); where more than one of them could have come
 next (two tiles on the tiles down before, say), the order, and with it who played each, is a
-guess: from there on each asks a person (:data:`UNSURE_ORDER_CONFIDENCE`). A tile the rules
+guess: from there on each asks a person (:data:`UNSURE_ORDER_CONFIDENCE`); so is who played
+each after the first when the log is still empty (the camera started mid-game: no pass or draw
+between them was entered). A tile the rules
 already put on the table (the Chickenfoot centre double) is no play. Who plays the first tile of a round may
 be open to the rules (the deal was not entered: whoever holds the highest double leads it):
 the player whose seat the hand reached in from
@@ -118,6 +120,9 @@ class LineInterpreter:
         trial = copy.deepcopy(game)
         placed = set(on_table)
         guessed = False  # whether this change's order of plays is a guess by now
+        # several tiles on a table the log knows nothing of (the camera started mid-game): no
+        # pass or draw between them was entered, so who laid each after the first is a guess
+        unwatched = game.moves == 0 and len(pending) > 1
         # play tiles that touch the table first, in a chain if several arrived at once
         while pending:
             ready = [s for s in pending if any(c.other in placed for c in touching[id(s)])]
@@ -129,7 +134,7 @@ class LineInterpreter:
                          if trial.accepts(Move.play(trial.current_player, s.tile))]
             # where more than one could have come next, the order is a guess from here on,
             # and so is every player named after it (the turn moves with each play)
-            guessed = guessed or len(ready) > 1
+            guessed = guessed or len(ready) > 1 or (unwatched and len(out) > 0)
             nxt = ready[0] if ready else pending[0]
             pending.remove(nxt)
             player = trial.current_player

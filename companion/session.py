@@ -46,6 +46,12 @@ now, in its place: :attr:`Alert.seen`). The live loop reads the next table chang
 game as those questions would leave it (:meth:`Session.as_answered`), so a play on a tile still
 in question is proposed on that tile, by the player whose turn follows it.
 
+A person's answer the rules refuse only for the turn (Cy laid it, the log has it Bob's turn)
+is refused with what the camera could not see offered beside it (:data:`BEFORE`): Bob passed
+(a draw of one first where the game wants it), or Bob laid another tile still in question first
+(the camera's order was a guess); the one tap logs those entries and the answer in one
+transaction.
+
 Open alerts are stored too (:meth:`LogStore.raise_alert`, append-only), before the call that
 raises one returns, and are settled there when a person answers them; a session opened on the
 store (after a restart) has them open again, with the same ids. An answer that logs an entry

@@ -61,16 +61,21 @@ def _session(tmp_path: Path, game: str = "allfives") -> Session:
 def test_tiles_already_on_the_table_start_from_the_tile_that_can_lead(tmp_path: Path) -> None:
     """The camera started mid-round: a 0-5 touching the 5-5 and the 5-5 seen at once, the 0-5
     first in the reading. The 5-5 leads (an All Fives round opens with a double; who led is
-    asked), the 0-5 follows on it; once the question is answered the 0-5, held up by it, is
-    logged."""
+    asked), the 0-5 follows on it. Who laid the 0-5 is asked too (a pass before it was never
+    entered: the log was empty); once the lead is answered it waits for its own answer."""
     s = _session(tmp_path)
     spinner = tile_at(5, 5, 100, 100, vertical=True)
     right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
     props = LineInterpreter().proposals(diff([], [right, spinner]), s.game)
     assert [(p.entry["play"], p.entry.get("on")) for p in props] == [("5-5", None),
                                                                      ("0-5", "5-5")]
-    assert [s.submit(p.entry).status for p in props] == ["confirm", "illegal"]
-    confirm_lead(s)
+    assert [p.entry["confidence"] for p in props] == [0.5, 0.5]
+    assert [s.submit(p.entry).status for p in props] == ["confirm", "confirm"]
+    lead = s.alerts[0]
+    assert s.confirm(lead.id).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5"]
+    assert [a.entry["play"] for a in s.alerts] == ["0-5"]
+    assert s.confirm(s.alerts[0].id).status == "accepted"
     assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
     assert s.alerts == []
 

@@ -302,6 +302,34 @@ def test_a_held_play_shows_as_waiting_and_follows_the_answer(browser: Any, live:
     assert not texts[3].startswith(asked)  # the turn after the 3-5, not the turn before it
     assert errors == []
 
+def test_an_answer_refused_for_the_turn_offers_the_missed_pass(browser: Any,
+                                                              live: Live) -> None:
+    """Answered with the player who really laid the tile, a question the rules refuse only for
+    the turn shows one button per explanation ("Bob passes, then Cy plays ..."); one tap logs
+    the pass and the play."""
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    session = live.app.extensions["session"].session
+    first, turn, laid_by = PLAYERS[0], PLAYERS[1], PLAYERS[2]
+    session.submit({"player": first, "play": "5-5"})
+    asked = session.submit({"player": turn, "play": "0-5", "on": "5-5", "confidence": 0.6},
+                           source="camera").alert
+    refused = api_post(page, f"/api/alerts/{asked.id}/correct",
+                       {"entry": {"player": laid_by, "play": "0-5", "on": "5-5"}})
+    assert refused.ok and refused.json()["status"] == "illegal"
+    button = page.locator(".alert-illegal button", has_text="passes, then")
+    sync_api.expect(button).to_have_text(f"{turn} passes, then {laid_by} plays 0-5 on 5-5")
+    assert "the camera cannot see a pass" in page.inner_text(".alert-illegal")
+    page.screenshot(path=str(SHOT_DIR / "missed-pass.png"))
+    button.click()
+    page.wait_for_selector("#alerts", state="hidden")
+    sync_api.expect(page.locator("#history li")).to_have_count(3)
+    assert [h["text"] for h in session.state()["history"]] == [
+        f"{first} plays 5-5", f"{turn} passes", f"{laid_by} plays 0-5 on 5-5"]
+    assert errors == []
+
+
 def test_camera_video_and_offline_banner(browser: Any, tmp_path: Path) -> None:
     frames = StillFrames(stall_after=1.0)
     green = jpeg_of_colour((0, 120, 0), (320, 240), "table")

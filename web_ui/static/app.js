@@ -135,7 +135,10 @@ function renderAlerts(s) {
     } else if (controller) {
       if (a.kind === "confirm") row.append(alertButton(a, "confirm", "Confirm", true));
       for (const alt of a.alternatives || []) {
-        row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/correct`, { entry: alt }) }, "It was " + entryText(alt)));
+        // an answer that also tells what the camera could not see before it (a pass, or
+        // another tile in question laid first): one tap logs them all, in that order
+        const label = alt.before ? alt.before.map(entryText).join(", then ") + ", then " + entryText(alt) : "It was " + entryText(alt);
+        row.append(el("button", { class: "btn", type: "button", onclick: () => post(`/api/alerts/${a.id}/correct`, { entry: alt }) }, label));
       }
       row.append(el("button", { class: "btn", type: "button", onclick: () => openCorrect(box, a) }, "Correct…"));
       row.append(alertButton(a, "dismiss", "Dismiss"));
