@@ -87,6 +87,7 @@ from companion.interpret_base import (  # noqa: F401
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
+from companion.session import turn_explanations, with_before
 from companion.tiles import Tile, untaken_alternatives
 from companion.tracking import Seen, TableChange, contacts_of
 
@@ -161,7 +162,8 @@ class LineInterpreter:
                         read, nxt = read or nxt, alt
                         break
             sure = True
-            others: list[Move] = []
+            others: list[Move | dict[str, Any]] = []
+            note = None
             if chosen is None:
                 chosen = candidates[0] if candidates else Move.play(player, nxt.tile)
                 # the same tile on each other tile it touches with a matching half (one a
@@ -172,12 +174,17 @@ class LineInterpreter:
             else:
                 if not placed:  # the round's first tile: who leads may be open (no deal entered)
                     chosen, sure, others = _choose_player(trial, chosen, change)
+                elif len(change.added) == 1:
+                    # a hand from another player's seat than the turn's: a pass missed?
+                    others = _seat_doubt(trial, chosen, change)
+                    if others:
+                        note = SEAT_NOTE.format(seat=change.reached_by, turn=chosen.player)
                 trial.apply(chosen)
-            confidence = None if sure else UNSURE_PLAYER_CONFIDENCE
+            confidence = None if sure and note is None else UNSURE_PLAYER_CONFIDENCE
             if guessed:
                 confidence = min(confidence or 1.0, UNSURE_ORDER_CONFIDENCE)
             out.append(_play_proposal(chosen, nxt, confidence, read=read, others=others,
-                                      player_only=not sure and not guessed))
+                                      player_only=not sure and not guessed, note=note))
             placed.add(nxt.tile)
         for s in change.removed:
             if s.tile in on_table:
@@ -187,6 +194,25 @@ class LineInterpreter:
             if old.tile in on_table:
                 out.append(Proposal(None, f"{old.tile} moved on the table", new))
         return out + _read_again(change, on_table)
+
+
+#: Why a play asks when the hand that laid it came from another seat than the turn's.
+SEAT_NOTE = ("the hand came from {seat}'s side of the table, but the log has it {turn}'s turn: "
+             "did the players between pass?")
+
+
+def _seat_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, Any]]:
+    """For a camera play by the player whose turn it is (``move``, legal in ``game``) whose
+    hand came from another player's seat (:attr:`~companion.tracking.TableChange.reached_by`,
+    learned by the live loop): that player's play with the passes before it that would make
+    it legal (:func:`companion.session.turn_explanations`), as answers the question offers
+    (a pass is never seen by the camera and may not have been entered). Empty when the seat is
+    not known, is the turn's, or no pass explains it."""
+    seat = change.reached_by
+    if seat is None or move.player is None or seat == move.player:
+        return []
+    theirs = dataclasses.replace(move, player=seat)
+    return [with_before(theirs, before) for before in turn_explanations(game, theirs)]
 
 
 #: Several plays seen at once (the table was never still between them) in an order that is a

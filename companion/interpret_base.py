@@ -113,24 +113,28 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
 
 
 def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
-                   read: Seen | None = None, others: Sequence[Move] = (),
-                   player_only: bool = False) -> Proposal:
+                   read: Seen | None = None, others: Sequence[Move | dict[str, Any]] = (),
+                   player_only: bool = False, note: str | None = None) -> Proposal:
     """A camera play: the entry with the camera's confidence, its original reading (``read``
     when the play names another value than the reader gave: a misread taken for a likelier
     value) and the alternatives for the dashboard's quick picker: ``others`` (whole plays, e.g.
     the same tile led by another player) first, then the likeliest other values.
     ``player_only``: the play asks only who played it; its reading is marked
     :data:`~companion.session.UNSURE_OF_PLAYER` when the reading is sure too (not below
-    :data:`~companion.session.CONFIRM_BELOW`)."""
+    :data:`~companion.session.CONFIRM_BELOW`). ``others`` may hold whole answers too (a play
+    with :data:`~companion.session.BEFORE`); ``note``: why it asks, shown with the question."""
     entry = move.to_json()
     entry.update(_camera_meta(seen))
+    if note:
+        entry["note"] = note
     if read is not None:
         entry["reading"] = {"tile": str(read.tile), "halves": list(read.halves)}
     elif player_only and float(seen.confidence) >= CONFIRM_BELOW:
         entry["reading"]["unsure_of"] = UNSURE_OF_PLAYER
     if confidence is not None:
         entry["confidence"] = min(entry["confidence"], confidence)
-    alts = [m.to_json() for m in others] + [{"tile": t, "p": p} for t, p in seen.alternatives]
+    alts = [m if isinstance(m, dict) else m.to_json() for m in others] + \
+        [{"tile": t, "p": p} for t, p in seen.alternatives]
     entry["alternatives"] = alts
     return Proposal(entry, str(move), seen, alts)
 

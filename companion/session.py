@@ -71,7 +71,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from companion.errors import DominoError, IllegalMoveError, MoveFormatError
 from companion.games import Game
@@ -286,7 +286,9 @@ class Session:
                     # loop restarted and sees the tile anew): the question stays the one open
                     return SubmitResult(asked.kind, alert=asked)
             if meta["source"] == "camera" and isinstance(conf, (int, float)) and conf < CONFIRM_BELOW:
-                alert = self._alert("confirm", f"Is this right? {move} (confidence {conf:.2f})",
+                why = f": {meta['note']}" if isinstance(meta.get("note"), str) else ""
+                alert = self._alert("confirm", f"Is this right? {move} (confidence {conf:.2f})"
+                                    f"{why}",
                                     move.to_json(), alternatives=alternatives or list(meta.get("alternatives", [])))
                 return SubmitResult("confirm", alert=alert)
             waiting = meta["source"] == "camera" and move.kind == "play" and any(
@@ -349,58 +351,13 @@ class Session:
         return SubmitResult("accepted", [e.to_json() for e in events], seq=seq)
 
     def _turn_explanations(self, move: Move) -> list[dict[str, Any]]:
-        """For a person's play the rules refuse only for the turn (the same play by the player
-        whose turn it is would be taken): the ways the table allows it, each the play with
-        :data:`BEFORE` naming what happened first: every player whose turn comes before its
-        player passed (the camera cannot see a pass; a draw of one first where the rules want
-        one), or laid one of the tiles still in
-        question (the camera's guessed order was wrong), each such tile at most once, as the
-        game's own turn order goes. All passes first, then the others in the order their tiles
-        were seen; at most :data:`TURN_EXPLANATIONS`, none when the player is not the reason."""
-        game = self.game
-        now = game.current_player
-        if move.kind != "play" or move.player is None or now is None or move.player == now \
-                or not game.accepts(dataclasses.replace(move, player=now)):
-            return []
-        pending = [a for a in self.alerts if _holds_up(a) and "play" in a.entry and
-                   not _plays(a.entry, move.tile)][:EXPLAIN_TILES]
-        found: list[tuple[tuple[int, ...], list[Move]]] = []
-
-        def walk(trial: Game, before: list[Move], used: tuple[int, ...]) -> None:
-            who = trial.current_player
-            if who == move.player:
-                if trial.accepts(move):
-                    found.append((used, before))
-                return
-            if who is None or len(before) >= len(game.players):
-                return
-            # a pass, else (where the rules want a draw first) a draw of one and a pass
-            options: list[tuple[list[Move], tuple[int, ...]]] = [
-                ([Move.pass_(who)], used), ([Move.draw(who, 1), Move.pass_(who)], used)]
-            for i, alert in enumerate(pending):
-                if i not in used:
-                    laid = next((c for c in _candidates(alert, who) if c.player == who), None)
-                    if laid is not None:
-                        options.append(([laid], used + (i,)))
-            passed = False
-            for option, now_used in options:
-                if passed and len(option) == 2:
-                    continue
-                step = copy.deepcopy(trial)
-                try:
-                    for m in option:
-                        step.apply(m)
-                except DominoError:
-                    continue
-                passed = passed or option[0].kind == "pass"
-                walk(step, before + option, now_used)
-
-        walk(copy.deepcopy(game), [], ())
-        found.sort(key=lambda f: (bool(f[0]), f[0]))
-        base = {k: v for k, v in move.to_json().items() if k not in META_KEYS}
-        return [dict(base, **{BEFORE: [{k: v for k, v in m.to_json().items()
-                                        if k not in META_KEYS} for m in before]})
-                for _, before in found[:TURN_EXPLANATIONS]]
+        """For a person's play the rules refuse only for the turn: :func:`turn_explanations`
+        with the camera's plays still in question (the first :data:`EXPLAIN_TILES` of them),
+        as answers with :data:`BEFORE`."""
+        pending = [m for m in (_entry_move(a.entry) for a in self.alerts if _holds_up(a))
+                   if m is not None and m.kind == "play" and m.tile != move.tile]
+        return [with_before(move, before)
+                for before in turn_explanations(self.game, move, pending[:EXPLAIN_TILES])]
 
     def _alert(self, kind: str, message: str, entry: dict[str, Any], legal: list[str] | None = None,
                alternatives: list[dict[str, Any]] | None = None,
@@ -915,6 +872,60 @@ WAITING_NOTE = (" (an earlier question is still open: this play is checked again
                 "answered)")
 
 
+def turn_explanations(game: Game, move: Move, others: Sequence[Move] = ()) -> list[list[Move]]:
+    """What happened before ``move`` (a play the rules refuse in ``game`` only for the turn:
+    the same play by the player whose turn it is would be taken) for it to be legal, as the
+    game's own turn order goes: each player whose turn comes first passed (a draw of one, then
+    a pass, where the rules want a draw first; the camera cannot see either) or laid one of
+    ``others`` (plays still in question, whatever player they name: each at most once). All
+    passes first, then those that lay other tiles, in the order of ``others``; at most
+    :data:`TURN_EXPLANATIONS`; none when the player is not the reason (or none of these
+    reaches ``move``'s player). ``game`` is not changed."""
+    now = game.current_player
+    if move.kind != "play" or move.player is None or now is None or move.player == now \
+            or not game.accepts(dataclasses.replace(move, player=now)):
+        return []
+    found: list[tuple[tuple[int, ...], list[Move]]] = []
+
+    def walk(trial: Game, before: list[Move], used: tuple[int, ...]) -> None:
+        who = trial.current_player
+        if who == move.player:
+            if trial.accepts(move):
+                found.append((used, before))
+            return
+        if who is None or len(before) >= len(game.players):
+            return
+        options: list[tuple[list[Move], tuple[int, ...]]] = [
+            ([Move.pass_(who)], used), ([Move.draw(who, 1), Move.pass_(who)], used)]
+        options += [([dataclasses.replace(m, player=who)], used + (i,))
+                    for i, m in enumerate(others) if i not in used]
+        passed = False
+        for option, now_used in options:
+            if passed and len(option) == 2:
+                continue  # a plain pass was taken: no draw before it
+            step = copy.deepcopy(trial)
+            try:
+                for m in option:
+                    step.apply(m)
+            except DominoError:
+                continue
+            passed = passed or option[0].kind == "pass"
+            walk(step, before + option, now_used)
+
+    walk(copy.deepcopy(game), [], ())
+    found.sort(key=lambda f: (bool(f[0]), f[0]))
+    return [before for _, before in found[:TURN_EXPLANATIONS]]
+
+
+def with_before(move: Move, before: list[Move]) -> dict[str, Any]:
+    """``move`` as an answer that also names what happened before it (:data:`BEFORE`), the
+    rules part of each entry only."""
+    def rules_part(m: Move) -> dict[str, Any]:
+        return {k: v for k, v in m.to_json().items() if k not in META_KEYS}
+
+    return dict(rules_part(move), **{BEFORE: [rules_part(m) for m in before]})
+
+
 def _holds_up(alert: Alert) -> bool:
     """Whether an open alert holds back an entry the later plays may build on: an uncertain
     reading or an illegal play from the camera (answered, either may be logged), or an entry
@@ -947,7 +958,7 @@ def _candidates(alert: Alert, now: str | None, guess: bool = False) -> Iterator[
                 yield dataclasses.replace(move, player=now)
         return
     for entry in [alert.entry] + [a for a in alert.alternatives
-                                  if a.get("play") == alert.entry.get("play")]:
+                                  if a.get("play") == alert.entry.get("play") and BEFORE not in a]:
         move = _entry_move(entry)
         if move is None:
             continue

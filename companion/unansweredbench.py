@@ -24,7 +24,15 @@ given. Per sequence it prints:
   the true tile in the true order, and also by the true player (true plays the log never got
   are left out of the comparison).
 
+The person takes an answer the question (or the refusal of an answer) offers that names what
+happened before the play (a pass the camera missed, another tile first:
+``companion.session.BEFORE``) when it is true; else the player who really laid the tile, then
+the player whose turn it is.
+
 ``--start`` skips the first frames of each sequence: the companion is started mid-game.
+``--prompt``: the person answers each question as soon as it shows, not at the end;
+``--forget-passes``: nobody enters a pass on the tablet (a hand from another seat than the
+turn's then asks; the renderer's hands reach in from the side of the player who laid the tile).
 Sequences: All Fives, Chickenfoot, Super Dominoes and Stackernoes (the games the renderer plays
 frame by frame), seed 0, from the start and from the fifth frame. The figures go into
 ``docs/benchmarks.md`` (Live companion).
@@ -127,13 +135,13 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     # before it (a pass the camera missed, another tile first); else the player whose turn
     # it is; still refused, the person takes the tile's alert off the list
     taps, open_id = 0, alert.id
-    tries: list[dict[str, Any] | None] = [entry, None, dict(entry, player=now)]
+    tries: list[dict[str, Any] | None] = [None, entry, None, dict(entry, player=now)]
     for i, answer in enumerate(tries):
-        if i == 1:  # what the refusal offers
+        if i in (0, 2):  # what the question, or the refusal of the answer, offers
             offered = next((a for a in session.alerts if a.id == open_id), None)
             answer = next((a for a in (offered.alternatives if offered else [])
                            if _happened(a, events)), None)
-        if answer is None or (i == 2 and answer["player"] == entry["player"]):
+        if answer is None or (i == 3 and answer["player"] == entry["player"]):
             continue
         taps += 1
         try:
@@ -165,8 +173,11 @@ def _tile(text: str) -> Any:
     return Tile.parse(text)
 
 
-def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 40) -> dict:
-    """One sequence, nobody answering, then the scripted person (see the module docstring)."""
+def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 40,
+             prompt: bool = False, forget_passes: bool = False) -> dict:
+    """One sequence, nobody answering, then the scripted person (see the module docstring);
+    ``prompt``: the person answers each question as soon as it shows instead (``cap``
+    answers in all); ``forget_passes``: nobody enters a pass on the tablet."""
     from companion.live import LiveLoop
     from companion.session import Session
     from companion.store import LogStore
@@ -183,11 +194,14 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
         k = 0
         entered = frames[start].placed if start else 0  # the tiles down before it started
         tablet = {"logged": 0, "held": 0, "refused": 0}
+        answers = 0
         for fr in frames[start:]:
             image = render_scene(fr.spec).image_bgr
             if fr.placed > entered:  # a tile is laid now: first what happened before it
                 entered = fr.placed
                 for entry in unseen[fr.placed - 1]:
+                    if forget_passes and entry.get("pass"):
+                        continue
                     result = session.submit(entry, source="hand")
                     # (getattr: older trees' alerts have no ``held``)
                     held = result.alert is not None and getattr(result.alert, "held", False)
@@ -196,9 +210,10 @@ def run_case(game: str, start: int, seed: int = 0, repeat: int = 15, cap: int = 
             for _ in range(repeat):
                 loop.process(image, k)
                 k += 1
+                while prompt and session.alerts and answers < cap:
+                    answers += _answer_first(session, truth, events)
         before = {"tablet": tablet, "logged_unanswered": len(session.history),
                   "open_unanswered": len(session.alerts)}
-        answers = 0
         while session.alerts and answers < cap:
             answers += _answer_first(session, truth, events)
         logged = [(str(h["entry"].get("player")), str(_tile(h["entry"]["play"])))
@@ -224,6 +239,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="times each frame is shown (default 15: half a second at 30 fps)")
     parser.add_argument("--cap", type=int, default=40, help="most answers given (default 40)")
     parser.add_argument("--log", action="store_true", help="also print each final log")
+    parser.add_argument("--prompt", action="store_true",
+                        help="the person answers each question as soon as it shows")
+    parser.add_argument("--forget-passes", action="store_true",
+                        help="nobody enters a pass on the tablet (the camera cannot see one)")
     args = parser.parse_args(argv)
     cases: list[tuple[str, int]] = []
     for text in args.game or []:
@@ -237,7 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, _ in cases:
         if name not in SEQUENCE_GAMES:
             parser.error(f"--game {name!r}: the renderer plays {', '.join(SEQUENCE_GAMES)}")
-    rows = [run_case(g, s, args.seed, args.repeat, args.cap) for g, s in cases or DEFAULT_CASES]
+    rows = [run_case(g, s, args.seed, args.repeat, args.cap, args.prompt, args.forget_passes)
+            for g, s in cases or DEFAULT_CASES]
     for row in rows:
         shown = row if args.log else {k: v for k, v in row.items() if k != "log"}
         print(json.dumps(shown))

@@ -128,9 +128,23 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     assert s.submit(p.entry).status == "accepted"
     nxt = tile_at(6, 2, 100 + W / 2 + L / 2 + 1, 100)
     change = diff([lead], [lead, nxt])
-    change.reached_by = "Bob"  # a wrong seat cannot override the turn the rules enforce
+    change.reached_by = "Ann"  # the turn's seat: nothing to ask
     (p,) = interpreter_for("allfives").proposals(change, s.game)
-    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99) and "note" not in p.entry
+    # another seat does not override the turn the rules enforce, but it asks whether the
+    # players between passed (the camera never sees a pass), offering that as one tap
+    change.reached_by = "Bob"
+    (p,) = interpreter_for("allfives").proposals(change, s.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.5)
+    assert "unsure_of" not in p.entry["reading"]  # not settled by the turn behind a question
+    assert p.entry["alternatives"][0] == {"player": "Bob", "play": "2-6", "on": "6-6",
+                                          "before": [{"player": "Ann", "pass": True}]}
+    asked = s.submit(p.entry, source="camera")
+    assert asked.status == "confirm"
+    assert asked.alert.message.endswith(": the hand came from Bob's side of the table, but the "
+                                        "log has it Ann's turn: did the players between pass?")
+    assert s.correct(asked.alert.id, asked.alert.alternatives[0]).status == "accepted"
+    assert [h["text"] for h in s.history[-2:]] == ["Ann passes", "Bob plays 2-6 on 6-6"]
     # Stackernoes: who leads the first tile is as open
     st = _session(tmp_path / "st", "stackernoes", ["Ann", "Bob"])
     change = diff([], [tile_at(2, 2, 100, 100)])

@@ -4,6 +4,8 @@ reader."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from companion.unansweredbench import _happened, _truth, main, run_case
@@ -55,6 +57,15 @@ def test_a_game_watched_from_mid_game_is_put_right_by_telling_the_missed_pass() 
     row = run_case("stackernoes", 4)
     assert row["open_after"] == 0 and row["answers"] <= 6
     assert row["logged"] == row["truth"] == row["player_right"] == 16
+
+
+def test_answered_at_once_with_the_passes_never_entered(capsys: pytest.CaptureFixture) -> None:
+    """``--prompt --forget-passes``: the person answers each question as it shows and nobody
+    enters a pass; All Fives from its first tile (no pass in it) is logged whole by the true
+    players with the one answer about who led."""
+    assert main(["--game", "allfives:0", "--prompt", "--forget-passes"]) == 0
+    row = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (row["answers"], row["logged"], row["player_right"]) == (1, 13, 13)
 
 
 def test_a_bad_game_name_is_refused_with_the_choices(capsys: pytest.CaptureFixture) -> None:

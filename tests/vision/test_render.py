@@ -331,6 +331,31 @@ def test_game_sequence_grows_play_by_play_under_one_camera() -> None:
         game_sequence(8, "buildup")
 
 
+def test_each_hand_reaches_in_from_the_side_of_the_player_who_laid_the_tile() -> None:
+    """Stackernoes, seed 0: Bob draws and passes before the second tile, so the seats do not
+    simply go round; every hand of a player enters over that player's one edge of the picture,
+    and no two players share an edge."""
+    from companion.simulate import play_random_game
+    from vision.render.sequence import game_sequence
+
+    frames = game_sequence(0, "stackernoes", n_tiles=8, size=(320, 180))
+    g = frames[-1].spec.game
+    sim = play_random_game(g["name"], len(g["players"]), g["seed"], max_moves=g["moves_applied"])
+    laid_by = [sim.moves[c - 1].player for c in g["play_moves"]]
+    assert laid_by[:3] == ["Ann", "Cy", "Ann"]
+
+    def edge(entry: tuple[float, float]) -> str:
+        x, y = entry
+        return "bottom" if y == 1.0 else "top" if y == 0.0 else "left" if x == 0.0 else "right"
+
+    edges: dict[str, set[str]] = {}
+    for f in frames:
+        if f.event == "hand":
+            edges.setdefault(laid_by[f.placed - 1], set()).add(edge(f.spec.hands[0].entry))
+    assert all(len(e) == 1 for e in edges.values()) and len(edges) >= 2
+    assert len(set().union(*edges.values())) == len(edges)
+
+
 @pytest.mark.parametrize("game", ["fortytwo", "moon", "castlerock"])
 def test_trick_games_and_solitaire_lay_out_every_tile_played(game: str) -> None:
     from companion.simulate import play_random_game

@@ -2,7 +2,8 @@
 
 :func:`game_sequence` draws one scene of a simulated game (``layout="game"``) and cuts it into
 frames: after each play a still frame of the table, and (with ``hand_frames``) before it a frame
-where the player's hand is still on the tile just laid. Camera, table, lamp and looks stay the
+where the player's hand is still on the tile just laid, reaching in from that player's side of
+the table (each player keeps one side and one skin). Camera, table, lamp and looks stay the
 same; only the tiles, the hand and the sensor noise (``SceneSpec.frame``) change. Each frame's
 ``game`` truth says how many moves of the simulated log lie on the table (``moves_applied``), so
 the frames and the log replay side by side (the demo's bundled recording, the live session's
@@ -44,6 +45,20 @@ def _edge_point(edge: int, along: float) -> tuple[float, float]:
     return [(along, 1.0), (along, 0.0), (0.0, along), (1.0, along)][edge % 4]
 
 
+def _movers(game: dict[str, Any]) -> list[int | None]:
+    """For each tile of a game layout, in the order laid, the seat (index into its players)
+    of the player who laid it in the simulated game, so that the hand reaching in comes from
+    that player's side of the table (None: a tile the deal set out, no one's)."""
+    from companion.simulate import play_random_game
+
+    counts = [int(c) for c in game["play_moves"]]
+    sim = play_random_game(game["name"], len(game["players"]), int(game["seed"]),
+                           max_moves=max(counts, default=0))
+    players = list(sim.header.players)
+    return [players.index(m.player) if m.kind == "play" and m.player in players else None
+            for m in (sim.moves[c - 1] for c in counts)]
+
+
 def game_sequence(rng_seed: int, game: str = "allfives", n_tiles: int = 16,
                   hand_frames: bool = True, **constraints: Any) -> list[SequenceFrame]:
     """Frames of one table during a seeded game of ``game`` (one of :data:`SEQUENCE_GAMES`)
@@ -69,6 +84,7 @@ def game_sequence(rng_seed: int, game: str = "allfives", n_tiles: int = 16,
     thickness = geometry_for_set(full.set_max).thickness_mm
     rng = np.random.default_rng([int(rng_seed), 11])
     n_seats = len(full.game["players"])
+    movers = _movers(full.game)
     skins = [SKIN_BGR[int(rng.integers(len(SKIN_BGR)))] for _ in range(n_seats)]
     edges = list(rng.permutation(4))
     frames: list[SequenceFrame] = []
@@ -84,7 +100,7 @@ def game_sequence(rng_seed: int, game: str = "allfives", n_tiles: int = 16,
             uv = cam.project(top)[0]
             tip = (float(np.clip(uv[0] / full.width, 0.03, 0.97)),
                    float(np.clip(uv[1] / full.height, 0.03, 0.97)))
-            seat = (k - 2) % n_seats
+            seat = movers[k - 1] if movers[k - 1] is not None else (k - 2) % n_seats
             edge = int(edges[seat % 4])
             along = (tip[0] if edge in (0, 1) else tip[1]) + float(rng.normal(0, 0.12))
             width = cam.K[0, 0] / full.camera.height_mm * float(rng.uniform(70, 90))
