@@ -102,7 +102,8 @@ UNSURE_OF_PLAYER = "player"
 #: ``{"player": "Cy", "play": "3-9", ..., "before": [{"player": "Bob", "pass": true}]}`` logs
 #: Bob's pass, then Cy's 3-9, in one transaction (a ``before`` play of a tile still in question
 #: answers that question too). Offered as the alternatives of a person's play the rules refuse
-#: only for the turn (:meth:`Session._turn_explanations`); never a log entry itself.
+#: only for the turn (:meth:`Session._turn_explanations`) and of a camera play whose hand came
+#: from another seat than the turn's (``companion.interpret``); never a log entry itself.
 BEFORE = "before"
 
 #: At most this many ways of reaching a refused play's player are offered, built from at most
