@@ -316,14 +316,10 @@ class Session:
     def _open_question(self, move: Move) -> Alert | None:
         """The open confirm or illegal alert about the same camera entry as ``move`` (the same
         rules part: kind, player, tile, placement), if any."""
-        def rules_part(entry: dict[str, Any]) -> dict[str, Any]:
-            return {k: v for k, v in entry.items()
-                    if k not in ("t", "confidence", "alternatives", "reading", "source", "note")}
-
-        want = rules_part(move.to_json())
+        want = _rules_part(move.to_json())
         for a in self.alerts:
             if a.kind in ("confirm", "illegal") and a.entry.get("source") == "camera" and \
-                    rules_part(a.entry) == want:
+                    _rules_part(a.entry) == want:
                 return a
         return None
 
@@ -589,9 +585,8 @@ class Session:
             raise MoveFormatError(f'"{BEFORE}" lists the passes, draws and plays made before '
                                   f'the answer, e.g. [{{"player": "Bob", "pass": true}}]; got '
                                   f"{told!r}")
-        moves = [Move.from_json(dict({k: v for k, v in e.items() if k not in META_KEYS},
-                                     source="correction", note=f"told with {move}"))
-                 for e in told]
+        moves = [Move.from_json(dict(_rules_part(e), source="correction",
+                                     note=f"told with {move}")) for e in told]
         trial = copy.deepcopy(self.game)
         for m in moves + [move]:
             trial.apply(m)  # raises with the rules' reason: nothing is logged
@@ -767,7 +762,7 @@ class Session:
                 "notice", f"{said}, but no play of {was} is in the log to amend: if {now} lies "
                           f"there, change the entry that put {was} on the table in the history",
                 {}))
-        entry = {k: v for k, v in item["entry"].items() if k not in META_KEYS}
+        entry = _rules_part(item["entry"])
         entry.update(ask["as"])
         entry["play"] = str(now)
         entry.update({k: request[k] for k in ("confidence", "reading") if k in request})
@@ -921,10 +916,14 @@ def turn_explanations(game: Game, move: Move, others: Sequence[Move] = ()) -> li
 def with_before(move: Move, before: list[Move]) -> dict[str, Any]:
     """``move`` as an answer that also names what happened before it (:data:`BEFORE`), the
     rules part of each entry only."""
-    def rules_part(m: Move) -> dict[str, Any]:
-        return {k: v for k, v in m.to_json().items() if k not in META_KEYS}
+    return dict(_rules_part(move.to_json()),
+                **{BEFORE: [_rules_part(m.to_json()) for m in before]})
 
-    return dict(rules_part(move), **{BEFORE: [rules_part(m) for m in before]})
+
+def _rules_part(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry without what the rules ignore (:data:`~companion.moves.META_KEYS`) and the
+    alternatives a camera entry offers."""
+    return {k: v for k, v in entry.items() if k not in META_KEYS and k != "alternatives"}
 
 
 def _holds_up(alert: Alert) -> bool:
@@ -999,7 +998,7 @@ def alternative_entries(entry: dict[str, Any], alternatives: list[Any]) -> list[
     is neither, or a tile alternative for an entry that names no tile, is left out (it could
     only be posted as an error)."""
     kinds = [k for k in KINDS if k in entry]
-    base = {k: v for k, v in entry.items() if k not in META_KEYS and k != "alternatives"}
+    base = _rules_part(entry)
     out: list[dict[str, Any]] = []
     for alt in alternatives:
         if not isinstance(alt, dict):

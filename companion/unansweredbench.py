@@ -135,13 +135,17 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     # before it (a pass the camera missed, another tile first); else the player whose turn
     # it is; still refused, the person takes the tile's alert off the list
     taps, open_id = 0, alert.id
-    tries: list[dict[str, Any] | None] = [None, entry, None, dict(entry, player=now)]
-    for i, answer in enumerate(tries):
-        if i in (0, 2):  # what the question, or the refusal of the answer, offers
-            offered = next((a for a in session.alerts if a.id == open_id), None)
-            answer = next((a for a in (offered.alternatives if offered else [])
-                           if _happened(a, events)), None)
-        if answer is None or (i == 3 and answer["player"] == entry["player"]):
+
+    def offered() -> dict[str, Any] | None:
+        """What the open question (or the refusal of an answer) offers that happened."""
+        asked = next((a for a in session.alerts if a.id == open_id), None)
+        return next((a for a in (asked.alternatives if asked else [])
+                     if _happened(a, events)), None)
+
+    turn = None if now == entry["player"] else dict(entry, player=now)
+    for take in (offered, lambda: entry, offered, lambda: turn):
+        answer = take()
+        if answer is None:
             continue
         taps += 1
         try:
@@ -163,7 +167,8 @@ def _happened(answer: dict[str, Any], events: list[tuple[str, str]]) -> bool:
     if not told:
         return False
     said = [(str(e.get("player")), "pass" if e.get("pass") else str(_tile(e["play"])))
-            for e in told if "draw" not in e] + [(str(answer["player"]), str(_tile(answer["play"])))]
+            for e in told if "draw" not in e]
+    said.append((str(answer["player"]), str(_tile(answer["play"]))))
     return any(events[i:i + len(said)] == said for i in range(len(events)))
 
 
