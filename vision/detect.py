@@ -1232,6 +1232,14 @@ PIP_ROWS = 2
 #: pushed against the line would be taken for a blank double: the reader reads such tiles 0-0
 #: at 0.84-0.87 (tuning), below the companion's 0.9, so it asks before logging one.
 PLAIN_IN_LAYOUT = True
+#: Whether a tile flagged as a back (:data:`BACK_DIVIDER`, :data:`BACK_CONTRAST`) that lies in
+#: the layout as :data:`PLAIN_IN_LAYOUT` asks (touching a whole tile that shows a divider or
+#: pips and is no back, as wide within PLAIN_WIDTH) loses the flag: the reader drops a back it
+#: reads 0-0 (``vision.read.DROP_BACKS``), and a blank double of a set without divider lines
+#: whose spinner pin passed the ink gate is such a tile (session 25: Stackernoes sequence seed 1,
+#: its first tile a 0-0 laid against the 0-8 after it, dropped in every frame, so the game was
+#: never followed). Backs lie in the boneyard, touching backs.
+BACKS_IN_LAYOUT = True
 PLAIN_TOUCH = 1.12
 PLAIN_WIDTH = 0.25
 ROW_SHORT = (0.08, 0.25)
@@ -1846,14 +1854,28 @@ def _plain_in_layout(plain: list[TileCandidate], net_maps: np.ndarray, net_scale
             continue
         if any(_at_one_place(c.corners, t.corners) for t in kept + out):
             continue
-        width = _sides(c.corners)[0]
-        centre = quad_centre(c.corners)
-        grown = (centre + (c.corners - centre) * PLAIN_TOUCH).astype(np.float32)
-        if any(abs(_sides(t.corners)[0] / width - 1.0) <= PLAIN_WIDTH
-               and cv2.intersectConvexConvex(grown, t.corners.astype(np.float32))[0] > 0
-               for t in marked):
+        if _touches_one(c, marked):
             out.append(c)
     return out
+
+
+def _touches_one(c: TileCandidate, marked: list[TileCandidate]) -> bool:
+    """Whether ``c`` lies in the layout of the ``marked`` tiles: its outline grown by
+    :data:`PLAIN_TOUCH` meets one of them that is as wide within :data:`PLAIN_WIDTH`."""
+    width = _sides(c.corners)[0]
+    centre = quad_centre(c.corners)
+    grown = (centre + (c.corners - centre) * PLAIN_TOUCH).astype(np.float32)
+    return any(t is not c and abs(_sides(t.corners)[0] / width - 1.0) <= PLAIN_WIDTH
+               and cv2.intersectConvexConvex(grown, t.corners.astype(np.float32))[0] > 0
+               for t in marked)
+
+
+def _backs_in_layout(tiles: list[TileCandidate], backs: set[int]) -> set[int]:
+    """Of the tiles flagged as backs (their ``id`` in ``backs``), those that lie in the layout
+    (:data:`BACKS_IN_LAYOUT`): touching a whole tile that is no back and shows a divider or
+    pips (:func:`_touches_one`)."""
+    marked = [t for t in tiles if t.is_tile and not t.cut and id(t) not in backs]
+    return {id(t) for t in tiles if id(t) in backs and not t.cut and _touches_one(t, marked)}
 
 
 def _surer(tiles: list[TileCandidate], scores: list[float], split: list[bool], speckled: bool
@@ -1971,6 +1993,8 @@ def detect_tiles(frame_bgr: np.ndarray) -> Detection:
         tiles += large
     if PLAIN_IN_LAYOUT and max(h, w) >= SMALL_SIDE and not close_up and not speckled:
         tiles += _plain_in_layout(plain, net_maps, net_scale, tiles)
+    if backs and BACKS_IN_LAYOUT and max(h, w) >= SMALL_SIDE and not close_up:
+        backs -= _backs_in_layout(tiles, backs)
     if backs:
         tiles = [dataclasses.replace(t, back=True) if id(t) in backs else t for t in tiles]
     widths = [_sides(t.corners)[0] for t in tiles if not t.cut]

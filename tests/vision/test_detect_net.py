@@ -615,3 +615,31 @@ def test_a_close_up_the_network_misses_takes_the_classical_tile(monkeypatch):
     synth.draw_tile(table, (190, 210), 35, 40, (0, 0))
     finder.find_with_maps = lambda frame: ([], finder._maps(600, 800, 1.0, []), 1.0)
     assert detect_tiles(table).tiles == []
+
+
+def test_a_plain_tile_flagged_as_a_back_in_the_layout_loses_the_flag() -> None:
+    """Of two tiles flagged as backs, the one touching the end of a 3-5 (a blank double whose
+    spinner pin let it through the ink gate) is in the layout; the one apart, and one touching
+    only another back, are backs still."""
+    marked = TileCandidate(synth.tile_corners((200, 240), 0, 40), False, 0.9, "light", pips=8)
+    in_line = TileCandidate(synth.tile_corners((281, 240), 0, 40), False, 0.0, "light", pips=1)
+    apart = TileCandidate(synth.tile_corners((500, 100), 0, 40), False, 0.0, "light")
+    beside = TileCandidate(synth.tile_corners((581, 100), 0, 40), False, 0.0, "light")
+    tiles = [marked, in_line, apart, beside]
+    backs = {id(in_line), id(apart), id(beside)}
+    assert detect._backs_in_layout(tiles, backs) == {id(in_line)}
+
+
+def test_a_blank_double_without_a_divider_laid_against_a_tile_is_read() -> None:
+    """Stackernoes sequence seed 1, its third frame: a set without divider lines whose 0-0
+    shows only its spinner pin, laid end to end with a 0-8. Flagged as a face-down back, the
+    reader dropped it (the game was never followed); in the layout it is read."""
+    from vision.read import Reader
+    from vision.render import game_sequence, render_scene
+
+    frame = render_scene(game_sequence(1, "stackernoes")[2].spec).image_bgr
+    reader = Reader()
+    assert sorted(str(t.tile) for t in reader.read(frame).tiles) == ["0-0", "0-8"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(detect, "BACKS_IN_LAYOUT", False)
+        assert [str(t.tile) for t in reader.read(frame).tiles] == ["0-8"]
