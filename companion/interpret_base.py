@@ -5,6 +5,7 @@ protocol, and the helpers that build a camera play's entry (whether the rules ta
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +15,8 @@ import numpy as np
 
 from companion.games import Game
 from companion.moves import Move
-from companion.session import CONFIRM_BELOW, REREAD, UNSURE_OF_PLAYER
+from companion.errors import DominoError
+from companion.session import BEFORE, CONFIRM_BELOW, REREAD, UNSURE_OF_PLAYER, rules_part
 from companion.tiles import Tile, oriented_halves, untaken_alternatives
 from companion.tracking import Seen, TableChange
 
@@ -37,9 +39,87 @@ class Interpreter(Protocol):
     tile from the picture, e.g. Build Up's set colours) and ``tiles_stay: bool`` (True where
     tiles never move once laid, Build Up and Stackernoes: the tracking may then count a known
     value read again where the picture changed as a tile laid on it,
-    :func:`companion.tracking.diff`'s ``fixed``)."""
+    :func:`companion.tracking.diff`'s ``fixed``) and ``same_grid(plan, guessed) -> plan``
+    (where plays name cells of a grid fixed by the first tile, Stackernoes: a plan's plays in
+    another order moved onto the grid of the order guessed, for :func:`propose`)."""
 
     def proposals(self, change: TableChange, game: Game) -> list[Proposal]: ...
+
+
+#: Plays seen at once in an order that is a guess: at most this many other orders are planned,
+#: each with another of these tiles first (:func:`propose`).
+OTHER_ORDERS = 3
+
+
+def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[Proposal]:
+    """The ``interpreter``'s proposals for ``change``; where several plays seen at once ask a
+    person (their order, and with it who laid each, is a guess: the table was never still
+    between them), also what the other orders would have logged, as answers the questions
+    offer. Each other tile is put first in turn (:data:`OTHER_ORDERS` at most) and the
+    interpreter plans again, and where it leaves open who laid that first tile (who leads is
+    not known), once more for each other player who may have (as if the hand had come from
+    their seat). Where the rules take such a plan, each play that it logs otherwise (another
+    player, another place, other plays before it) is offered on that tile's question as the
+    plan has it, with the plays before it (:data:`~companion.session.BEFORE`: one tap logs
+    them all and closes their questions). ``game`` is not changed."""
+    out = interpreter.proposals(change, game)
+    plays = _camera_plays(out)
+    if len(plays) < 2 or all(p.entry.get("confidence", 1.0) >= CONFIRM_BELOW for p in plays):
+        return out
+    guessed = [rules_part(p.entry) for p in plays]
+    same_grid = getattr(interpreter, "same_grid", None)
+    for seen in [p.seen for p in plays[1:OTHER_ORDERS + 1]]:
+        first = next((s for s in change.added if s is seen or s.corners == seen.corners), None)
+        if first is None:
+            continue
+        tried = dataclasses.replace(change, added=[first] + [s for s in change.added
+                                                             if s is not first])
+        planned = _camera_plays(interpreter.proposals(tried, game))
+        leaders = [a["player"] for a in (planned[0].alternatives if planned else [])
+                   if a.get("play") == planned[0].entry["play"] and BEFORE not in a
+                   and a.get("player") != planned[0].entry["player"]]
+        plans = [planned] + [_camera_plays(interpreter.proposals(
+            dataclasses.replace(tried, reached_by=who), game)) for who in leaders]
+        for props in plans:
+            plan = [rules_part(p.entry) for p in props]
+            if same_grid is not None:
+                plan = same_grid(plan, guessed)
+            if plan != guessed and _legal_in_turn(game, plan):
+                _offer(plan, guessed, plays)
+    return out
+
+
+def _offer(plan: list[dict[str, Any]], guessed: list[dict[str, Any]],
+           plays: list[Proposal]) -> None:
+    """Offer each play of ``plan`` (another order of the plays ``guessed``, whose proposals
+    are ``plays``) that it logs otherwise than the guess, with the plays before it, on its
+    tile's question (after the whole plays offered there, before the other values)."""
+    for i, entry in enumerate(plan[1:], start=1):
+        j = next((k for k, e in enumerate(guessed) if e["play"] == entry["play"]), None)
+        if j is None or (entry == guessed[j] and plan[:i] == guessed[:j]):
+            continue  # a tile the guess did not play, or logged alike
+        answer = dict(entry, **{BEFORE: plan[:i]})
+        prop = plays[j]
+        if answer not in prop.alternatives:
+            prop.alternatives.insert(sum(1 for a in prop.alternatives if "play" in a), answer)
+            prop.entry["alternatives"] = prop.alternatives
+
+
+def _camera_plays(out: list[Proposal]) -> list[Proposal]:
+    """The camera plays among ``out`` (entries that play a tile seen), in their order."""
+    return [p for p in out if p.entry is not None and "play" in p.entry and p.seen is not None]
+
+
+def _legal_in_turn(game: Game, plan: list[dict[str, Any]]) -> bool:
+    """Whether the rules take the entries of ``plan`` one after another in ``game`` (which is
+    not changed)."""
+    trial = copy.deepcopy(game)
+    try:
+        for entry in plan:
+            trial.apply(Move.from_json(entry))
+    except DominoError:
+        return False
+    return True
 
 
 #: A camera play whose player the rules leave open (who leads a round when the deal was not

@@ -504,7 +504,11 @@ class StackernoesInterpreter:
                 out.append(Proposal(None, f"{s.tile} appeared on the table, but no one is to play "
                                           "now (the game is over): enter the end of the game", s))
                 continue
-            chosen, sure = self._placement(s, trial, table)
+            # the tiles it lies on (hidden now, remembered where they were seen) are the
+            # nearest marks of its cells: a tall stack's top is seen off its cells by parallax
+            below = [u for u in change.under.get(s, [])
+                     if u.tile in on_table and all(u.tile != t.tile for t in table)]
+            chosen, sure = self._placement(s, trial, table + below)
             if chosen is None:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))
@@ -525,6 +529,32 @@ class StackernoesInterpreter:
                              played=any(p.entry is not None for p in out))
         return out + _read_again(change, on_table,
                                  lambda old, new: _cells_read_again(old, new, game, table))
+
+    @staticmethod
+    def same_grid(plan: list[dict[str, Any]], guessed: list[dict[str, Any]]
+                  ) -> list[dict[str, Any]]:
+        """The placements of ``plan`` (the plays of one change planned in another order,
+        :func:`companion.interpret_base.propose`) on the grid of ``guessed`` (the same tiles in
+        the order guessed): the grid is fixed by the first tile laid, so a plan that lays
+        another first names other cells for the same places. The quarter turn or mirror and
+        shift of the grid that puts every tile of both on the same cells (each half on the
+        cell of its number), applied to ``plan``'s cells; ``plan`` as it is where none does."""
+        where = {e["play"]: e for e in guessed if "at" in e}
+        pairs = [(e, where[e["play"]]) for e in plan if "at" in e and e["play"] in where]
+        if not pairs:
+            return plan
+        for turn in _GRID_TURNS:
+            a = np.asarray(pairs[0][0]["at"][0]) @ turn.T
+            for goal in pairs[0][1]["at"]:  # a double may lie either way round
+                shift = np.asarray(goal) - a
+
+                def moved(at: list[list[int]], turn: np.ndarray = turn,
+                          shift: np.ndarray = shift) -> list[list[int]]:
+                    return [[int(v) for v in np.asarray(c) @ turn.T + shift] for c in at]
+
+                if all(_same_cells(moved(e["at"]), g["at"], e["play"]) for e, g in pairs):
+                    return [dict(e, at=moved(e["at"])) if "at" in e else e for e in plan]
+        return plan
 
     @staticmethod
     def _placement(s: Seen, game: Game, table: list[Seen]) -> tuple[Move | None, bool]:
@@ -569,6 +599,20 @@ class StackernoesInterpreter:
         a_cell = np.round(mid - axis / 2)
         at = [[int(v) for v in a_cell], [int(v) for v in a_cell + axis]]
         return Move.play(player, s.tile, at=at, level=int(s.layer)), True
+
+
+#: The eight ways a square grid can be turned or mirrored onto itself, as matrices.
+_GRID_TURNS = [np.array(m) for m in (((1, 0), (0, 1)), ((0, -1), (1, 0)), ((-1, 0), (0, -1)),
+                                     ((0, 1), (-1, 0)), ((-1, 0), (0, 1)), ((1, 0), (0, -1)),
+                                     ((0, 1), (1, 0)), ((0, -1), (-1, 0)))]
+
+
+def _same_cells(at: list[list[int]], goal: list[list[int]], tile: str) -> bool:
+    """Whether a play on cells ``at`` lies where ``goal`` does, each half on the cell of its
+    number (a double either way round)."""
+    if at == goal:
+        return True
+    return Tile.parse(tile).is_double and at == goal[::-1]
 
 
 __all__ = ["BuildUpInterpreter", "NOMINAL_BGR", "SNAP_CELLS", "StackernoesInterpreter",

@@ -59,6 +59,7 @@ import cv2
 import numpy as np
 
 from companion.interpret import Interpreter, interpreter_for
+from companion.interpret_base import propose
 from companion.session import Session
 from companion.tiles import Tile, oriented_halves
 from companion.tracking import (LAID_MIN_CHANGED, Seen, change_picture, changed_fractions,
@@ -622,7 +623,7 @@ class LiveLoop:
         change.reached_by = self.seats.player_at(side)
         # read against the game as the camera's open questions would leave it: a tile laid on
         # one still in question is a play on it, by the player whose turn follows it
-        for prop in self.interpreter.proposals(change, self.session.as_answered()):
+        for prop in propose(self.interpreter, change, self.session.as_answered()):
             if prop.entry is None:
                 self.session.notice(prop.message)
                 happened.append({"notice": prop.message})

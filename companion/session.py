@@ -316,10 +316,10 @@ class Session:
     def _open_question(self, move: Move) -> Alert | None:
         """The open confirm or illegal alert about the same camera entry as ``move`` (the same
         rules part: kind, player, tile, placement), if any."""
-        want = _rules_part(move.to_json())
+        want = rules_part(move.to_json())
         for a in self.alerts:
             if a.kind in ("confirm", "illegal") and a.entry.get("source") == "camera" and \
-                    _rules_part(a.entry) == want:
+                    rules_part(a.entry) == want:
                 return a
         return None
 
@@ -578,15 +578,24 @@ class Session:
     def _before(self, told: Any, move: Move) -> list[Move]:
         """The entries of an answer's :data:`BEFORE` as moves (source ``correction``), checked:
         the rules take them in order and then ``move`` (nothing is logged otherwise: a
-        :class:`MoveFormatError` or :class:`IllegalMoveError` names the first one refused)."""
+        :class:`MoveFormatError` or :class:`IllegalMoveError` names the first one refused).
+        Its first entries that the log already ends with, as told, are left out (an answer
+        offered before another answer logged them)."""
         if not isinstance(told, list) or not told or not all(
                 isinstance(e, dict) and any(k in e for k in ("pass", "draw", "play"))
                 for e in told):
             raise MoveFormatError(f'"{BEFORE}" lists the passes, draws and plays made before '
                                   f'the answer, e.g. [{{"player": "Bob", "pass": true}}]; got '
                                   f"{told!r}")
-        moves = [Move.from_json(dict(_rules_part(e), source="correction",
+        moves = [Move.from_json(dict(rules_part(e), source="correction",
                                      note=f"told with {move}")) for e in told]
+        # what the log already ends with was offered before an earlier answer logged it
+        # (another question about the same tiles): those entries are not logged twice
+        logged = [rules_part(h["entry"]) for h in self.history]
+        said = [rules_part(m.to_json()) for m in moves]
+        done = max((k for k in range(1, min(len(said), len(logged)) + 1)
+                    if logged[len(logged) - k:] == said[:k]), default=0)
+        moves = moves[done:]
         trial = copy.deepcopy(self.game)
         for m in moves + [move]:
             trial.apply(m)  # raises with the rules' reason: nothing is logged
@@ -762,7 +771,7 @@ class Session:
                 "notice", f"{said}, but no play of {was} is in the log to amend: if {now} lies "
                           f"there, change the entry that put {was} on the table in the history",
                 {}))
-        entry = _rules_part(item["entry"])
+        entry = rules_part(item["entry"])
         entry.update(ask["as"])
         entry["play"] = str(now)
         entry.update({k: request[k] for k in ("confidence", "reading") if k in request})
@@ -916,11 +925,11 @@ def turn_explanations(game: Game, move: Move, others: Sequence[Move] = ()) -> li
 def with_before(move: Move, before: list[Move]) -> dict[str, Any]:
     """``move`` as an answer that also names what happened before it (:data:`BEFORE`), the
     rules part of each entry only."""
-    return dict(_rules_part(move.to_json()),
-                **{BEFORE: [_rules_part(m.to_json()) for m in before]})
+    return dict(rules_part(move.to_json()),
+                **{BEFORE: [rules_part(m.to_json()) for m in before]})
 
 
-def _rules_part(entry: dict[str, Any]) -> dict[str, Any]:
+def rules_part(entry: dict[str, Any]) -> dict[str, Any]:
     """An entry without what the rules ignore (:data:`~companion.moves.META_KEYS`) and the
     alternatives a camera entry offers."""
     return {k: v for k, v in entry.items() if k not in META_KEYS and k != "alternatives"}
@@ -998,7 +1007,7 @@ def alternative_entries(entry: dict[str, Any], alternatives: list[Any]) -> list[
     is neither, or a tile alternative for an entry that names no tile, is left out (it could
     only be posted as an error)."""
     kinds = [k for k in KINDS if k in entry]
-    base = _rules_part(entry)
+    base = rules_part(entry)
     out: list[dict[str, Any]] = []
     for alt in alternatives:
         if not isinstance(alt, dict):

@@ -552,3 +552,65 @@ def test_buildup_a_layout_tile_read_again_is_a_notice(tmp_path: Path) -> None:
     got = s.submit(p.entry, source="camera")
     assert got.status == "notice" and got.alert is not None
     assert "no play of red:0-1 is in the log to amend" in got.alert.message
+
+
+def test_tiles_seen_at_once_offer_the_other_order_on_the_guessed_grid(tmp_path: Path) -> None:
+    """The camera first sees the table with two tiles on it (the first was laid out of its
+    sight): which was laid first, and so who laid each, is a guess. The first question offers
+    the other order in one tap (the other tile first, then this one: ``before``), with each
+    player leading, its cells on the grid of the guessed order; taking it logs both in that
+    order and closes both questions."""
+    from companion.interpret_base import propose
+    from companion.session import BEFORE
+
+    s = _snap_session(tmp_path)
+    eight, blank = _on_cells(8, 0, (-2, 0), (-1, 0)), _on_cells(0, 0, (0, 0), (1, 0))
+    change = diff([], [eight, blank])
+    props = propose(interpreter_for("stackernoes"), change, s.game)
+    first, second = props
+    assert (first.entry["player"], first.entry["play"]) == ("Ann", "0-8")
+    assert (second.entry["player"], second.entry["play"]) == ("Bob", "0-0")
+    assert first.entry["confidence"] <= 0.5 and second.entry["confidence"] <= 0.5
+    # who led is not seen either: the other order once with each player leading
+    other = [a for a in first.entry["alternatives"] if BEFORE in a]
+    assert [(a[BEFORE][0]["player"], a["player"]) for a in other] == [("Ann", "Bob"),
+                                                                       ("Bob", "Ann")]
+    (told,) = other[0][BEFORE]
+    # the double on the cells the guessed order gave it, then the 0-8 where it was guessed
+    assert (told["play"], told["at"]) == ("0-0", second.entry["at"])
+    assert other[0]["at"] == first.entry["at"]
+    asked = s.submit(first.entry).alert
+    held = s.submit(second.entry).alert
+    assert asked is not None and held is not None
+    result = s.correct(asked.id, other[0])
+    assert result.status == "accepted"
+    assert [(h["entry"]["player"], h["entry"]["play"]) for h in s.history] == [
+        ("Ann", "0-0"), ("Bob", "0-8")]
+    assert s.alerts == []
+
+
+def test_one_tile_seen_offers_no_other_order(tmp_path: Path) -> None:
+    from companion.interpret_base import propose
+    from companion.session import BEFORE
+
+    s = _snap_session(tmp_path)
+    (p,) = propose(interpreter_for("stackernoes"), diff([], [_on_cells(2, 2, (0, 0), (1, 0))]),
+                   s.game)
+    assert not any(BEFORE in a for a in p.entry["alternatives"])
+
+
+def test_same_grid_turns_and_shifts_a_plan_onto_the_guessed_grid() -> None:
+    """A plan that laid the double first put it on (0, 0)-(1, 0); the guessed order laid the
+    3-4 there first, so the same places are other cells, turned half round and shifted."""
+    from companion.interpret_stacks import StackernoesInterpreter
+
+    guessed = [{"player": "Ann", "play": "3-4", "at": [[0, 0], [1, 0]], "level": 0},
+               {"player": "Bob", "play": "4-4", "at": [[2, 0], [3, 0]], "level": 0}]
+    plan = [{"player": "Ann", "play": "4-4", "at": [[0, 0], [1, 0]], "level": 0},
+            {"player": "Bob", "play": "3-4", "at": [[3, 0], [2, 0]], "level": 0}]
+    moved = StackernoesInterpreter.same_grid(plan, guessed)
+    assert moved == [{"player": "Ann", "play": "4-4", "at": [[3, 0], [2, 0]], "level": 0},
+                     {"player": "Bob", "play": "3-4", "at": [[0, 0], [1, 0]], "level": 0}]
+    # no turn of the grid puts the tiles where the guess has them: the plan as it is
+    apart = [dict(plan[0]), dict(plan[1], at=[[5, 5], [5, 6]])]
+    assert StackernoesInterpreter.same_grid(apart, guessed) == apart

@@ -800,6 +800,30 @@ def test_an_answer_refused_only_for_the_turn_offers_the_other_tile_in_question_f
     store.close()
 
 
+def test_a_before_the_log_already_ends_with_is_not_logged_twice(tmp_path: Path) -> None:
+    """An answer offered before another answer logged the first of its ``before`` entries
+    (the lead asked about, then the other order of the plays after it): what the log already
+    ends with is left out, the rest is logged in one tap; a ``before`` whose entries the log
+    holds elsewhere than at its end is refused as before."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob", "Cy"])
+    lead = s.submit({"player": "Ann", "play": "5-5", "confidence": 0.5}, source="camera")
+    asked = _camera_alert_by(s, "Bob", "0-5", "5-5", 0.5)
+    assert s.confirm(lead.alert.id).status == "accepted"
+    answer = {"player": "Cy", "play": "0-5", "on": "5-5",
+              BEFORE: [{"player": "Ann", "play": "5-5"}, {"player": "Bob", "pass": True}]}
+    assert s.correct(asked, answer).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob passes",
+                                              "Cy plays 0-5 on 5-5"]
+    assert s.alerts == []
+    again = _camera_alert_by(s, "Ann", "3-5", "5-5", 0.5)
+    with pytest.raises(IllegalMoveError):
+        s.correct(again, {"player": "Ann", "play": "3-5", "on": "5-5",
+                          BEFORE: [{"player": "Ann", "play": "5-5"}]})
+    assert len(s.history) == 3
+    store.close()
+
+
 def test_a_before_the_rules_refuse_logs_nothing(tmp_path: Path) -> None:
     """A ``before`` that does not lead to the answer (Cy's pass while it is Bob's turn), or
     that is no list of passes and plays, is refused with the reason: nothing is logged and

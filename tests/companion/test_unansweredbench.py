@@ -72,3 +72,15 @@ def test_a_bad_game_name_is_refused_with_the_choices(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["--game", "castlerock"])
     assert "allfives, chickenfoot, super, stackernoes" in capsys.readouterr().err
+
+
+def test_a_blank_double_without_a_divider_and_a_tall_stack_are_followed() -> None:
+    """Stackernoes, seed 1: its first tile is a 0-0 of a set without divider lines (only its
+    spinner pin shows), taken for a face-down back and dropped; the 2-4 laid on a stack of six
+    is seen off its cells by parallax. Before session 25: 41 answers, 4 of 16 plays logged.
+    Now the 0-0 is read where it touches the 0-8, the first question offers "Ann laid the 0-0
+    first" (the other order), the 2-4 is placed by the tiles it lies on: one answer logs all
+    16 plays by the true players."""
+    row = run_case("stackernoes", 0, seed=1)
+    assert row["open_after"] == 0 and row["answers"] <= 2
+    assert row["logged"] == row["truth"] == row["player_right"] == 16
