@@ -75,11 +75,9 @@ def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[P
         tried = dataclasses.replace(change, added=[first] + [s for s in change.added
                                                              if s is not first])
         planned = _camera_plays(interpreter.proposals(tried, game))
-        leaders = [a["player"] for a in (planned[0].alternatives if planned else [])
-                   if a.get("play") == planned[0].entry["play"] and BEFORE not in a
-                   and a.get("player") != planned[0].entry["player"]]
         plans = [planned] + [_camera_plays(interpreter.proposals(
-            dataclasses.replace(tried, reached_by=who), game)) for who in leaders]
+            dataclasses.replace(tried, reached_by=who), game))
+            for who in (_other_leaders(planned[0]) if planned else [])]
         for props in plans:
             plan = [rules_part(p.entry) for p in props]
             if same_grid is not None:
@@ -87,6 +85,14 @@ def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[P
             if plan != guessed and _legal_in_turn(game, plan):
                 _offer(plan, guessed, plays)
     return out
+
+
+def _other_leaders(lead: Proposal) -> list[str]:
+    """The other players a camera play offers as having made it (the same play by another
+    player: who led is open, :func:`_choose_player`)."""
+    return [a["player"] for a in lead.alternatives
+            if a.get("play") == lead.entry["play"] and BEFORE not in a
+            and a.get("player") != lead.entry["player"]]
 
 
 def _offer(plan: list[dict[str, Any]], guessed: list[dict[str, Any]],

@@ -506,8 +506,8 @@ class StackernoesInterpreter:
                 continue
             # the tiles it lies on (hidden now, remembered where they were seen) are the
             # nearest marks of its cells: a tall stack's top is seen off its cells by parallax
-            below = [u for u in change.under.get(s, [])
-                     if u.tile in on_table and all(u.tile != t.tile for t in table)]
+            marks = {t.tile for t in table}
+            below = [u for u in change.under.get(s, []) if u.tile in on_table - marks]
             chosen, sure = self._placement(s, trial, table + below)
             if chosen is None:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
@@ -543,17 +543,14 @@ class StackernoesInterpreter:
         pairs = [(e, where[e["play"]]) for e in plan if "at" in e and e["play"] in where]
         if not pairs:
             return plan
+        first, goal = pairs[0]
         for turn in _GRID_TURNS:
-            a = np.asarray(pairs[0][0]["at"][0]) @ turn.T
-            for goal in pairs[0][1]["at"]:  # a double may lie either way round
-                shift = np.asarray(goal) - a
-
-                def moved(at: list[list[int]], turn: np.ndarray = turn,
-                          shift: np.ndarray = shift) -> list[list[int]]:
-                    return [[int(v) for v in np.asarray(c) @ turn.T + shift] for c in at]
-
-                if all(_same_cells(moved(e["at"]), g["at"], e["play"]) for e, g in pairs):
-                    return [dict(e, at=moved(e["at"])) if "at" in e else e for e in plan]
+            for cell in goal["at"]:  # a double may lie either way round
+                shift = np.asarray(cell) - np.asarray(first["at"][0]) @ turn.T
+                if all(_same_cells(_moved(e["at"], turn, shift), g["at"], e["play"])
+                       for e, g in pairs):
+                    return [dict(e, at=_moved(e["at"], turn, shift)) if "at" in e else e
+                            for e in plan]
         return plan
 
     @staticmethod
@@ -605,6 +602,11 @@ class StackernoesInterpreter:
 _GRID_TURNS = [np.array(m) for m in (((1, 0), (0, 1)), ((0, -1), (1, 0)), ((-1, 0), (0, -1)),
                                      ((0, 1), (-1, 0)), ((-1, 0), (0, 1)), ((1, 0), (0, -1)),
                                      ((0, 1), (1, 0)), ((0, -1), (-1, 0)))]
+
+
+def _moved(at: list[list[int]], turn: np.ndarray, shift: np.ndarray) -> list[list[int]]:
+    """The cells ``at`` turned (one of :data:`_GRID_TURNS`) and shifted."""
+    return [[int(v) for v in np.asarray(c) @ turn.T + shift] for c in at]
 
 
 def _same_cells(at: list[list[int]], goal: list[list[int]], tile: str) -> bool:

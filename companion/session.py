@@ -591,10 +591,9 @@ class Session:
                                      note=f"told with {move}")) for e in told]
         # what the log already ends with was offered before an earlier answer logged it
         # (another question about the same tiles): those entries are not logged twice
-        logged = [rules_part(h["entry"]) for h in self.history]
         said = [rules_part(m.to_json()) for m in moves]
-        done = max((k for k in range(1, min(len(said), len(logged)) + 1)
-                    if logged[len(logged) - k:] == said[:k]), default=0)
+        logged = [rules_part(h["entry"]) for h in self.history[-len(said):]]
+        done = max((k for k in range(1, len(logged) + 1) if logged[-k:] == said[:k]), default=0)
         moves = moves[done:]
         trial = copy.deepcopy(self.game)
         for m in moves + [move]:
