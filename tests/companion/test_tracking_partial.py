@@ -2,7 +2,9 @@
 a tile laid over part of a known tile changes part of its picture, and the reader may then read
 the known tile with the new tile's pips. Such a reading is the known tile read again, not a tile
 laid on it, and not a known tile of that value moved; an unsure value found where nothing was
-laid is left out."""
+laid is left out. A tile laid exactly on a known one (its matching half directly above the
+matching half, as Stackernoes lays them) changes only that tile's place, and may change it
+little: it is a tile laid on it."""
 
 from __future__ import annotations
 
@@ -13,8 +15,12 @@ from live_helpers import tile_at
 
 from companion.tiles import Tile
 from companion.tracking import (
+    AROUND_GAP,
+    EXACT_MIN_CHANGED,
+    LAID_MIN_CHANGED,
     LATE_MIN_CONFIDENCE,
     Seen,
+    around,
     changed_fractions,
     diff,
     half_outlines,
@@ -138,3 +144,53 @@ def test_an_unsure_value_found_where_nothing_was_laid_is_left_out() -> None:
     assert [s.tile for s in diff(table, [a, sure], changed=nothing, fixed=True).added] \
         == [Tile.of(4, 4)]
     assert [s.tile for s in diff(table, [a, unsure], changed=nothing).added] == [Tile.of(4, 4)]
+
+
+def test_around_lies_beyond_the_ends_and_beside_each_half() -> None:
+    s = tile_at(1, 2, 100, 100)  # 80..120 by 90..110: halves 20 long, 20 wide
+    off = 20 * (1 + AROUND_GAP)
+    centres = sorted(tuple(np.round(q.center, 6)) for q in around(s))
+    assert centres == sorted([(90 - off, 100), (110 + off, 100), (90, 100 - off),
+                              (90, 100 + off), (110, 100 - off), (110, 100 + off)])
+    assert all(q.tile == s.tile and abs(q.width - 20) < 1e-9 for q in around(s))
+    # none of them overlaps the tile
+    frac = changed_where((80, 90, 120, 110))
+    assert all(frac(q) == 0.0 for q in around(s))
+
+
+def test_a_tile_laid_exactly_on_a_known_one_with_its_matching_half_unchanged_lies_on_it() -> None:
+    a = tile_at(1, 2, 100, 100)  # 80..120 by 90..110, 1 on the left
+    far = tile_at(5, 5, 200, 160)
+    table = diff([], [a, far]).table
+    # 1-6 laid exactly on a, its 1 over a's 1: only the right half changed (2 -> 6), nothing
+    # around a did
+    right = changed_where((100, 90, 120, 110))
+    ch = diff(table, [as_value(a, 1, 6), far], changed=right, fixed=True)
+    assert [(s.tile, s.layer) for s in ch.added] == [(Tile.of(1, 6), 1)]
+    assert [(o.tile, s.tile) for o, s in ch.covered] == [(Tile.of(1, 2), Tile.of(1, 6))]
+    # the same change, with a tile (not found) laid on beyond a's right end as well: one tile
+    # laid across a's right half and beyond it; 1-6 is a read again (as without the rule)
+    across = changed_where((100, 90, 145, 110))
+    again = diff(table, [as_value(a, 1, 6), far], changed=across, fixed=True)
+    assert again.added == [] and (Tile.of(1, 2), 0) in shown(again.table)
+
+
+def test_a_tile_laid_exactly_on_a_known_one_changing_its_picture_little_lies_on_it() -> None:
+    a = tile_at(1, 1, 100, 100)
+    far = tile_at(5, 5, 200, 160)
+    table = diff([], [a, far]).table
+    # 0-1 laid exactly on the 1-1: one pip gone and the edges shifted, 15 % of its outline
+    pip = changed_where((84, 92, 94, 100), (80, 90, 120, 92))
+    part = pip(a)
+    assert EXACT_MIN_CHANGED < part < LAID_MIN_CHANGED
+    ch = diff(table, [as_value(a, 0, 1), far], changed=pip, fixed=True)
+    assert [(s.tile, s.layer) for s in ch.added] == [(Tile.of(0, 1), 1)]
+    assert [o.tile for o, _ in ch.covered] == [Tile.of(1, 1)]
+    # a tile laid beside it that changed the picture around it too: the 0-1 read there is
+    # the 1-1 read again
+    beside = changed_where((84, 92, 94, 100), (80, 90, 120, 92), (80, 60, 120, 88))
+    assert diff(table, [as_value(a, 0, 1), far], changed=beside, fixed=True).added == []
+    # where its outline hardly changed, another value read there is a misreading
+    little = changed_where((84, 92, 90, 98))
+    assert little(a) <= EXACT_MIN_CHANGED
+    assert diff(table, [as_value(a, 0, 1), far], changed=little, fixed=True).added == []
