@@ -78,8 +78,12 @@ new tile's pips: another value over a known tile not found (outlines overlapping
 :data:`REREAD_AGAIN_IOU`) is that tile read again, not a tile laid on it, also where its
 outline changed as a tile laid does, when another tile laid now over part of the known tile
 changed at least as much, or when it lies along the known tile (outlines overlapping by
-:data:`REREAD_MIN_IOU`) and one half of the known tile did not change (a tile laid along it
-covers both halves; the same holds for the known tile's own value read there); a known tile
+:data:`REREAD_MIN_IOU`) and one half of the known tile did not change while the picture around
+it did (a tile laid over its other half only lies partly outside it; the same holds for the
+known tile's own value read there). Where the picture around the known tile did not change
+(:func:`around`, :data:`AROUND_STILL_MAX`), another value read along it is a tile laid exactly
+on it (Stackernoes lays the matching half directly above the same pips, which hardly change),
+laid now from :data:`EXACT_MIN_CHANGED` of its outline. A known tile
 read again so does not explain the change of the picture there (a tile not found is inferred
 there when nothing found explains it). A known value read away from its tile's place over
 another known tile not found now (outlines overlapping by :data:`REREAD_MIN_IOU`) is that tile
