@@ -260,6 +260,9 @@ class LiveLoop:
         #: read again later, with no hand between, says nothing of a side)
         self.seats = SeatMemory()
         self._busy_since_published = False
+        #: the centres (image pixels) of the tiles running out of the picture that a notice
+        #: was given for (see :meth:`_cut_notices`): each is told once
+        self._cut_told: list[np.ndarray] = []
         #: when a list, every stage of every frame is noted in it as a :class:`TraceEvent`
         #: (``python -m companion.livebench`` uses it to say where each step's time went)
         self.trace: list[TraceEvent] | None = None
@@ -349,6 +352,7 @@ class LiveLoop:
             finer.mask &= region.grown(FINE_NEAR * self._tile_px).mask
             region = region.union(finer)
         seen: list[Seen] = []
+        cut: list[np.ndarray] = []  # outlines of tiles running out of the picture
         if box is None or box[2] > box[0]:
             x0, y0, x1, y1 = box if box is not None else (0, 0, size[0], size[1])
             t0 = time.perf_counter()
@@ -372,6 +376,8 @@ class LiveLoop:
             else:
                 self.last_reading = reading
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
+            cut = [np.asarray(t.corners, dtype=np.float64) for t in reading.tiles
+                   if t.cut and not _inside_frame(t.corners, *size)]
         # games that tell tiles apart by more than their value (Build Up: the set colour)
         # let their interpreter look at the picture first (issue 6)
         observe = getattr(self.interpreter, "observe", None)
@@ -380,7 +386,7 @@ class LiveLoop:
         if plane is not None:  # track in table millimetres (top faces: a tile's thickness up)
             seen = [dataclasses.replace(s, corners=tuple(map(tuple, plane.to_table(
                 s.corners, z_mm=TILE_TOP_MM)))) for s in seen]
-        self._reads.append(_Read(seen, region, plane, small))
+        self._reads.append(_Read(seen, region, plane, small, cut))
         self._note("region", changed=round(region.fraction, 4))
         decided = self._agreement()
         if decided is None:
@@ -410,7 +416,34 @@ class LiveLoop:
         widths = [_width(_image_corners(t, plane)) for t in table]
         if widths:
             self._tile_px = float(np.median(widths))
-        return self._accept(table, changed)
+        happened = self._accept(table, changed)
+        for message in self._cut_notices(self._reads[-1].cut, region, size):
+            self.session.notice(message)
+            happened.append({"notice": message})
+            if self.on_event is not None:
+                self.on_event("camera", {"notice": message})
+        return happened
+
+    def _cut_notices(self, cut: list[np.ndarray], region: ChangedRegion,
+                     size: tuple[int, int]) -> list[str]:
+        """What to tell the players about tiles running out of the picture (``cut``, image
+        pixels) where the table changed (``region``): the reader does not guess a tile it sees
+        only in part, so a tile laid there never reaches the game. Each is told once (a tile
+        whose centre lies within a tile's width of one told before is the same one)."""
+        out = []
+        for c in cut:
+            centre = c.mean(axis=0)
+            near = max(self._tile_px, _width(c))
+            if not region.overlaps(c) or any(
+                    float(np.linalg.norm(centre - k)) <= near for k in self._cut_told):
+                continue
+            self._cut_told.append(centre)
+            out.append(f"A tile at the {_edges(c, size)} of the picture runs out of it, so the "
+                       "camera cannot read it: move the camera or the tile so that all of it "
+                       "shows, or enter that play on the tablet.")
+        if out:
+            self._note("cut", told=len(out))
+        return out
 
     def _layer_geometry(self, plane: Any) -> Any:
         """The calibrated camera for the reader's layer estimate (a
@@ -535,6 +568,7 @@ class LiveLoop:
             self._rechecks, self._recheck_at = 0, 0
             self._reads = []
             self.seats = SeatMemory()
+            self._cut_told = []
 
     def relabels(self) -> dict[Tile, Tile]:
         """Corrections made this round, as ``{tile the camera read: tile it really is}``: the
@@ -807,6 +841,8 @@ class _Read:
     region: ChangedRegion
     plane: Any
     small: np.ndarray
+    #: outlines (image pixels) of the tiles the reading found running out of the picture
+    cut: list[np.ndarray] = field(default_factory=list)
 
 
 def _tiles_down(table: list[Seen]) -> set[Tile]:
@@ -877,6 +913,20 @@ def _inside_frame(corners: Any, width: int, height: int, margin: float = 3.0) ->
     c = np.asarray(corners, dtype=np.float64)
     return bool(c[:, 0].min() >= margin and c[:, 1].min() >= margin
                 and c[:, 0].max() <= width - 1 - margin and c[:, 1].max() <= height - 1 - margin)
+
+
+def _edges(corners: Any, size: tuple[int, int], margin: float = 3.0) -> str:
+    """Which edges of a ``size`` (width, height) frame an outline reaches, in words ("top
+    edge", "left and bottom edges")."""
+    c = np.asarray(corners, dtype=np.float64)
+    w, h = size
+    names = [name for name, out in (("top", c[:, 1].min() < margin),
+                                    ("bottom", c[:, 1].max() > h - 1 - margin),
+                                    ("left", c[:, 0].min() < margin),
+                                    ("right", c[:, 0].max() > w - 1 - margin)) if out]
+    if not names:
+        return "edge"
+    return names[0] + " edge" if len(names) == 1 else " and ".join(names) + " edges"
 
 
 def _overlap(part: Any, other: Any) -> float:

@@ -175,3 +175,47 @@ def test_a_row_closing_up_over_a_removed_tile_is_read_again(tmp_path: Path) -> N
         loop.process(f)
     assert [h["text"] for h in s.history][-1] == "Sol removes 5-6"
     assert s.alerts == []
+
+
+def test_a_tile_laid_running_out_of_the_picture_is_told_once(tmp_path: Path) -> None:
+    """A tile laid at the frame's edge, partly out of it, is read as cut (the reader does not
+    guess it): it never reaches the game, so the players are told, once, where it is and
+    what to do; a tile laid whole afterwards is read as ever."""
+    from live_helpers import _R, in_view
+
+    from vision.virtual_camera import add_hand
+
+    s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
+
+    class Reader:
+        reads_crops = True
+
+        def __init__(self) -> None:
+            self.table: list = []
+
+        def read(self, frame_bgr, set_max, **_):
+            return _R(in_view(self.table, frame_bgr))
+
+    reader = Reader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    first, out, second = _upright(4, 6, 500, 360), _upright(5, 6, 600, 10), \
+        _upright(6, 6, 700, 360)
+    events = []
+    for tiles in ([first], [first, out], [first, out, second]):
+        reader.table = tiles
+        hand = add_hand(_drawn(tiles[:-1]), (0.5, 1.0), (0.5, 0.5))
+        for f in [hand] * 3 + [_drawn(tiles)] * 8:
+            events += loop.process(f)
+    told = [e["notice"] for e in events if "notice" in e]
+    assert len(told) == 1 and "top edge of the picture" in told[0], told
+    assert "enter that play on the tablet" in told[0]
+    assert [a.message for a in s.alerts if a.kind == "notice"] == told
+    assert [h["text"] for h in s.history] == ["Sol draws 4-6", "Sol draws 6-6"]
+    # moved in, all of it showing, it is read as any tile laid, and not told again
+    moved_in = [first, second, _upright(5, 6, 800, 360)]
+    reader.table = moved_in
+    for f in [add_hand(_drawn([first, second]), (0.5, 1.0), (0.5, 0.5))] * 3 + \
+            [_drawn(moved_in)] * 8:
+        events += loop.process(f)
+    assert [h["text"] for h in s.history][-1] == "Sol draws 5-6"
+    assert len([e for e in events if "notice" in e]) == 1
