@@ -40,6 +40,10 @@ bridges: whatever the rules core generates) within :data:`SNAP_CELLS` cells of i
 is the play, ties broken by the level the table was watched being built to (a tile over known
 tiles is one above them; :data:`LEVEL_WEIGHT`). No legal placement near it: the cells the picture says are proposed, so the
 rules say why not. Extra turns for roots are the rules' (the next tile is the same player's).
+Several tiles seen at once (a companion started on a table in play, a play missed while a hand
+hid the table) are played lowest level first, in the order read, except that a tile the rules
+refuse where it is goes after the first of the others they take there (one read before the tile
+it lies against waits for it); each asks a person (confidence at most 0.5).
 Who leads the first tile is not seen (without the deal any player may): the player whose seat
 the hand reached in from when the live loop has learned it
 (:attr:`~companion.tracking.TableChange.reached_by`), else the player whose turn it is, and a
@@ -498,17 +502,32 @@ class StackernoesInterpreter:
         new = [s for s in change.added if s.tile not in on_table]
         trial = copy.deepcopy(game)
         table = [t for t in change.table if not t.hidden and t.tile in on_table]
-        for s in sorted(new, key=lambda s: s.layer):
+        def place(s: Seen) -> tuple[Move | None, bool]:
+            # the tiles it lies on (hidden now, remembered where they were seen) are the
+            # nearest marks of its cells: a tall stack's top is seen off its cells by parallax
+            marks = {t.tile for t in table}
+            below = [u for u in change.under.get(s, []) if u.tile in on_table - marks]
+            return self._placement(s, trial, table + below)
+
+        pending = sorted(new, key=lambda s: s.layer)
+        while pending:
+            s = pending.pop(0)
             player = trial.current_player
             if player is None:
                 out.append(Proposal(None, f"{s.tile} appeared on the table, but no one is to play "
                                           "now (the game is over): enter the end of the game", s))
                 continue
-            # the tiles it lies on (hidden now, remembered where they were seen) are the
-            # nearest marks of its cells: a tall stack's top is seen off its cells by parallax
-            marks = {t.tile for t in table}
-            below = [u for u in change.under.get(s, []) if u.tile in on_table - marks]
-            chosen, sure = self._placement(s, trial, table + below)
+            chosen, sure = place(s)
+            if (chosen is None or not trial.accepts(chosen)) and pending:
+                # several tiles seen at once: the first the rules take here goes first (a tile
+                # read before the one it lies against waits for it)
+                fits = next(((k, m, ok) for k, (m, ok) in ((k, place(o))
+                                                          for k, o in enumerate(pending))
+                             if m is not None and trial.accepts(m)), None)
+                if fits is not None:
+                    pending.insert(0, s)
+                    s = pending.pop(fits[0] + 1)
+                    chosen, sure = fits[1], fits[2]
             if chosen is None:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))

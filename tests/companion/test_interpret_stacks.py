@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from companion.interpret import interpreter_for
 from companion.interpret_stacks import BuildUpInterpreter, classify, face_colour, set_references
 from companion.gamelog import replay_lines
+from companion.moves import Move
 from companion.session import REREAD, Session
 from companion.store import LogStore
 from companion.tiles import Tile
@@ -614,3 +616,23 @@ def test_same_grid_turns_and_shifts_a_plan_onto_the_guessed_grid() -> None:
     # no turn of the grid puts the tiles where the guess has them: the plan as it is
     apart = [dict(plan[0]), dict(plan[1], at=[[5, 5], [5, 6]])]
     assert StackernoesInterpreter.same_grid(apart, guessed) == apart
+
+
+def test_tiles_seen_at_once_are_played_in_an_order_the_rules_take(tmp_path: Path) -> None:
+    """The camera first sees a run of three tiles, read in the order 0-2, 0-9, 0-0, where the
+    0-9 touches only the 0-0 (Stackernoes seed 7, started at frame 4). Read in that order the
+    0-9 would be a tile apart from the run, refused; the 0-0 the rules take goes before it.
+    Each play asks (the order is a guess) and all three are legal in turn."""
+    s = _snap_session(tmp_path)
+    run = [_on_cells(0, 2, (0, 0), (1, 0)), _on_cells(9, 0, (-4, 0), (-3, 0)),
+           _on_cells(0, 0, (-2, 0), (-1, 0))]
+    props = interpreter_for("stackernoes").proposals(diff([], run), s.game)
+    assert [(p.entry["player"], p.entry["play"]) for p in props] == [
+        ("Ann", "0-2"), ("Bob", "0-0"), ("Ann", "0-9")]
+    assert all(p.entry["confidence"] <= 0.5 for p in props)
+    trial = copy.deepcopy(s.game)
+    for p in props:
+        move = Move.from_json({k: v for k, v in p.entry.items()
+                               if k in ("player", "play", "at", "level")})
+        assert trial.accepts(move), p.entry
+        trial.apply(move)
