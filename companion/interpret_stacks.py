@@ -502,6 +502,7 @@ class StackernoesInterpreter:
         new = [s for s in change.added if s.tile not in on_table]
         trial = copy.deepcopy(game)
         table = [t for t in change.table if not t.hidden and t.tile in on_table]
+
         def place(s: Seen) -> tuple[Move | None, bool]:
             # the tiles it lies on (hidden now, remembered where they were seen) are the
             # nearest marks of its cells: a tall stack's top is seen off its cells by parallax
@@ -519,15 +520,15 @@ class StackernoesInterpreter:
                 continue
             chosen, sure = place(s)
             if (chosen is None or not trial.accepts(chosen)) and pending:
-                # several tiles seen at once: the first the rules take here goes first (a tile
-                # read before the one it lies against waits for it)
-                fits = next(((k, m, ok) for k, (m, ok) in ((k, place(o))
-                                                          for k, o in enumerate(pending))
-                             if m is not None and trial.accepts(m)), None)
-                if fits is not None:
-                    pending.insert(0, s)
-                    s = pending.pop(fits[0] + 1)
-                    chosen, sure = fits[1], fits[2]
+                # several tiles seen at once: the first of the others the rules take here goes
+                # first, this one next (read before the tile it lies against, it waits for it)
+                for k, other in enumerate(pending):
+                    move, other_sure = place(other)
+                    if move is not None and trial.accepts(move):
+                        pending[k:k + 1] = []
+                        pending.insert(0, s)
+                        s, chosen, sure = other, move, other_sure
+                        break
             if chosen is None:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))
