@@ -140,27 +140,30 @@ def _drawn(tiles) -> np.ndarray:
     return img
 
 
+class _ScriptedReader:
+    """Reads what its ``table`` holds, as much of it as the frame (or crop) shows."""
+
+    reads_crops = True
+
+    def __init__(self) -> None:
+        self.table: list = []
+
+    def read(self, frame_bgr, set_max, **_):
+        from live_helpers import _R, in_view
+
+        return _R(in_view(self.table, frame_bgr))
+
+
 def test_a_row_closing_up_over_a_removed_tile_is_read_again(tmp_path: Path) -> None:
     """Castle Rock demo step 62: 5-6 is taken out from between 4-6 and 6-6, and the 6-6 slides
     into its place. At the 5-6's place only pips change (5 -> 6), too little for the gate's
     coarse picture: that place was not read again, the 5-6 was kept as accepted, and the
     camera alleged the 6-6 removed. The finer picture sees the pips change there."""
-    from live_helpers import _R, in_view
-
     from vision.virtual_camera import add_hand
 
     s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
 
-    class Reader:
-        reads_crops = True
-
-        def __init__(self) -> None:
-            self.table: list = []
-
-        def read(self, frame_bgr, set_max, **_):
-            return _R(in_view(self.table, frame_bgr))
-
-    reader = Reader()
+    reader = _ScriptedReader()
     loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
     row = [_upright(4, 6, 500, 360), _upright(5, 6, 600, 360), _upright(6, 6, 700, 360)]
     for k in range(1, 4):  # three draws, one at a time
@@ -181,22 +184,11 @@ def test_a_tile_laid_running_out_of_the_picture_is_told_once(tmp_path: Path) -> 
     """A tile laid at the frame's edge, partly out of it, is read as cut (the reader does not
     guess it): it never reaches the game, so the players are told, once, where it is and
     what to do; a tile laid whole afterwards is read as ever."""
-    from live_helpers import _R, in_view
-
     from vision.virtual_camera import add_hand
 
     s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
 
-    class Reader:
-        reads_crops = True
-
-        def __init__(self) -> None:
-            self.table: list = []
-
-        def read(self, frame_bgr, set_max, **_):
-            return _R(in_view(self.table, frame_bgr))
-
-    reader = Reader()
+    reader = _ScriptedReader()
     loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
     first, out, second = _upright(4, 6, 500, 360), _upright(5, 6, 600, 10), \
         _upright(6, 6, 700, 360)
