@@ -377,7 +377,7 @@ class LiveLoop:
                 self.last_reading = reading
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
             cut = [np.asarray(t.corners, dtype=np.float64) for t in reading.tiles
-                   if t.cut and not _inside_frame(t.corners, *size)]
+                   if t.cut and _edges(t.corners, size)]
         # games that tell tiles apart by more than their value (Build Up: the set colour)
         # let their interpreter look at the picture first (issue 6)
         observe = getattr(self.interpreter, "observe", None)
@@ -438,9 +438,11 @@ class LiveLoop:
                     float(np.linalg.norm(centre - k)) <= near for k in self._cut_told):
                 continue
             self._cut_told.append(centre)
-            out.append(f"A tile at the {_edges(c, size)} of the picture runs out of it, so the "
-                       "camera cannot read it: move the camera or the tile so that all of it "
-                       "shows, or enter that play on the tablet.")
+            edges = _edges(c, size)
+            where = " and ".join(edges) + (" edge" if len(edges) == 1 else " edges")
+            out.append(f"A tile at the {where} of the picture runs out of it, so the camera "
+                       "cannot read it: move the camera or the tile so that all of it shows, "
+                       "or enter that play on the tablet.")
         if out:
             self._note("cut", told=len(out))
         return out
@@ -915,18 +917,15 @@ def _inside_frame(corners: Any, width: int, height: int, margin: float = 3.0) ->
                 and c[:, 0].max() <= width - 1 - margin and c[:, 1].max() <= height - 1 - margin)
 
 
-def _edges(corners: Any, size: tuple[int, int], margin: float = 3.0) -> str:
-    """Which edges of a ``size`` (width, height) frame an outline reaches, in words ("top
-    edge", "left and bottom edges")."""
+def _edges(corners: Any, size: tuple[int, int], margin: float = 3.0) -> list[str]:
+    """The edges of a ``size`` (width, height) frame an outline reaches within ``margin``
+    px ("top", "bottom", "left", "right"); none for an outline :func:`_inside_frame`."""
     c = np.asarray(corners, dtype=np.float64)
     w, h = size
-    names = [name for name, out in (("top", c[:, 1].min() < margin),
-                                    ("bottom", c[:, 1].max() > h - 1 - margin),
-                                    ("left", c[:, 0].min() < margin),
-                                    ("right", c[:, 0].max() > w - 1 - margin)) if out]
-    if not names:
-        return "edge"
-    return names[0] + " edge" if len(names) == 1 else " and ".join(names) + " edges"
+    return [name for name, out in (("top", c[:, 1].min() < margin),
+                                   ("bottom", c[:, 1].max() > h - 1 - margin),
+                                   ("left", c[:, 0].min() < margin),
+                                   ("right", c[:, 0].max() > w - 1 - margin)) if out]
 
 
 def _overlap(part: Any, other: Any) -> float:

@@ -958,20 +958,17 @@ def _candidates(alert: Alert, now: str | None, guess: bool = False) -> Iterator[
     else the other placements of the same tile the alert offers (a tile it touches that was
     not in the log then); each as raised, then by ``now`` (the player whose turn it is: the
     turn was judged without the entries an open question held back)."""
-    if alert.entry.get("source") != "camera":
-        move = _entry_move(alert.entry)
-        if move is not None:
-            yield move
-            if guess and move.player is not None and now is not None and move.player != now:
-                yield dataclasses.replace(move, player=now)
-        return
-    for entry in [alert.entry] + [a for a in alert.alternatives
-                                  if a.get("play") == alert.entry.get("play") and BEFORE not in a]:
+    camera = alert.entry.get("source") == "camera"
+    entries = [alert.entry] + ([a for a in alert.alternatives
+                                if a.get("play") == alert.entry.get("play") and BEFORE not in a]
+                               if camera else [])
+    for entry in entries:
         move = _entry_move(entry)
         if move is None:
             continue
         yield move
-        if move.player is not None and now is not None and move.player != now:
+        if (camera or guess) and move.player is not None and now is not None \
+                and move.player != now:
             yield dataclasses.replace(move, player=now)
 
 
