@@ -74,20 +74,22 @@ from companion.errors import DominoError
 from companion.games import Game
 from companion.interpret_base import (  # noqa: F401
     UNSURE_PLAYER_CONFIDENCE,
+    UNSURE_READING,
     Interpreter,
     Proposal,
     _as_misread,
     _camera_meta,
     _choose_player,
+    _legal_alternatives,
+    _new_tiles,
     _play_proposal,
     _read_again,
     _seen_elsewhere,
-    _with_value,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
 from companion.session import turn_explanations, with_before
-from companion.tiles import Tile, untaken_alternatives
+from companion.tiles import Tile
 from companion.tracking import Seen, TableChange, contacts_of
 
 #: How far (tile widths) a line game's added tile may lie from a tile it is played on when
@@ -104,7 +106,7 @@ class LineInterpreter:
         or moved, and requests to amend logged plays read again."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
-        pending = [s for s in change.added if s.tile not in on_table]
+        pending = _new_tiles(change, on_table)
         touching = {id(s): change.contacts.get(s.tile, []) for s in pending}
         # a tile with the value of one still seen elsewhere on the table is misread: its
         # likeliest other value, asking a person
@@ -219,10 +221,6 @@ def _seat_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, A
 #: confidence at most this (below the session's threshold).
 UNSURE_ORDER_CONFIDENCE = 0.5
 
-#: A reading below this confidence asks a person anyway (the session's threshold): when its
-#: value makes no legal play, a likelier legal one among its alternatives is proposed instead.
-UNSURE_READING = 0.9
-
 
 def _legal_play(trial: Game, player: str, s: Seen, candidates: list[Move],
                 contacts: list[Any], placed: set[Tile], change: TableChange) -> Move | None:
@@ -239,19 +237,6 @@ def _legal_play(trial: Game, player: str, s: Seen, candidates: list[Move],
         chosen = next((m for m in (Move.play(player, s.tile, o) for o in near)
                        if trial.accepts(m)), None)
     return chosen
-
-
-def _legal_alternatives(s: Seen, taken: set[Tile]) -> list[Seen]:
-    """``s`` as each of the reader's other values for it that is not on the table, likeliest
-    first; each asks a person (confidence at most ``s``'s and 0.5) and offers the value read
-    and the other alternatives."""
-    out = []
-    for tile, text, _ in untaken_alternatives(s.alternatives, taken | {s.tile}):
-        others = tuple((t, q) for t, q in s.alternatives if t != text)
-        out.append(dataclasses.replace(
-            _with_value(s, tile), confidence=min(float(s.confidence), 0.5),
-            alternatives=((str(s.tile), float(s.confidence)),) + others))
-    return out
 
 
 def _row_order(seen: list[Seen]) -> list[Seen]:

@@ -186,6 +186,34 @@ def _as_misread(s: Seen, taken: set[Tile]) -> Seen:
                                alternatives=tuple(alts[1:]))
 
 
+#: A reading below this confidence asks a person anyway (the session's threshold): when its
+#: value makes no legal play, a likelier legal one among its alternatives is proposed instead.
+UNSURE_READING = 0.9
+
+
+def _legal_alternatives(s: Seen, taken: set[Tile]) -> list[Seen]:
+    """``s`` as each of the reader's other values for it that is not on the table, likeliest
+    first; each asks a person (confidence at most ``s``'s and 0.5) and offers the value read
+    and the other alternatives."""
+    out = []
+    for tile, text, _ in untaken_alternatives(s.alternatives, taken | {s.tile}):
+        others = tuple((t, q) for t, q in s.alternatives if t != text)
+        out.append(dataclasses.replace(
+            _with_value(s, tile), confidence=min(float(s.confidence), 0.5),
+            alternatives=((str(s.tile), float(s.confidence)),) + others))
+    return out
+
+
+def _new_tiles(change: TableChange, on_table: set[Tile]) -> list[Seen]:
+    """The tiles of ``change.added`` that the game does not have on the table; and a tile seen
+    whole whose value the table has only as the guess for a tile running out of the picture
+    (:attr:`~companion.tracking.Seen.seen_half`): the guess yields to it (its question still
+    asks which tile that one is, and the rules hold this play until it is answered)."""
+    guessed = {t.tile for t in change.table if t.seen_half is not None}
+    return [s for s in change.added
+            if s.tile not in on_table or (s.seen_half is None and s.tile in guessed)]
+
+
 def _with_value(s: Seen, tile: Tile) -> Seen:
     """``s`` read as ``tile``, its halves in the reading's order
     (:func:`companion.tiles.oriented_halves`)."""
@@ -196,6 +224,12 @@ def _camera_meta(seen: Seen) -> dict[str, Any]:
     """The camera's part of an entry it proposes: source, confidence and the reading."""
     return {"source": "camera", "confidence": round(float(seen.confidence), 4),
             "reading": {"tile": str(seen.tile), "halves": list(seen.halves)}}
+
+
+#: Why a play of a tile running out of the picture asks (:attr:`companion.tracking.Seen.
+#: seen_half`): shown with the question, whose answers offer the other values.
+PARTLY_SEEN_NOTE = ("only its {value} half is in the picture: the other runs out of it, so "
+                    "its value is a guess: tap the tile it is")
 
 
 def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
@@ -211,6 +245,9 @@ def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
     with :data:`~companion.session.BEFORE`); ``note``: why it asks, shown with the question."""
     entry = move.to_json()
     entry.update(_camera_meta(seen))
+    if seen.seen_half is not None:
+        note = "; ".join(n for n in (note, PARTLY_SEEN_NOTE.format(
+            value=seen.halves[seen.seen_half])) if n)
     if note:
         entry["note"] = note
     if read is not None:

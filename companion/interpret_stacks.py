@@ -77,8 +77,11 @@ from companion.games import Game
 from companion.interpret_base import (
     Proposal,
     _choose_player,
+    _legal_alternatives,
+    _new_tiles,
     _play_proposal,
     _read_again,
+    _with_value,
 )
 from companion.moves import Move
 from companion.tiles import Tile
@@ -202,7 +205,7 @@ class BuildUpInterpreter:
         longer seen, requests to amend logged plays read again (see the module docstring)."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
-        new = [s for s in change.added if s.tile not in on_table]
+        new = _new_tiles(change, on_table)
         if new and getattr(game, "needs_deal", False):
             return [Proposal(None, f"{', '.join(str(s.tile) for s in new)} laid before the deal "
                                    "was entered: enter the deal (in round 1 the layouts and the "
@@ -499,9 +502,12 @@ class StackernoesInterpreter:
         longer seen, requests to amend logged plays read again (see the module docstring)."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
-        new = [s for s in change.added if s.tile not in on_table]
+        new = _new_tiles(change, on_table)
         trial = copy.deepcopy(game)
-        table = [t for t in change.table if not t.hidden and t.tile in on_table]
+        # the marks of the grid: tiles the game has placed, seen whole (a tile running out of
+        # the picture has a guessed value)
+        table = [t for t in change.table if not t.hidden and t.tile in on_table
+                 and t.seen_half is None]
 
         def place(s: Seen) -> tuple[Move | None, bool]:
             # the tiles it lies on (hidden now, remembered where they were seen) are the
@@ -529,6 +535,18 @@ class StackernoesInterpreter:
                         pending.insert(0, s)
                         s, chosen, sure = other, move, other_sure
                         break
+            read = None
+            if (chosen is None or not trial.accepts(chosen)) and s.seen_half is not None:
+                # a tile running out of the picture whose guessed value makes no legal play:
+                # the first of its other values that does, still asked (an unsure reading of a
+                # whole tile is asked as read: its other values are only the reader's doubts,
+                # and on Stackernoes seed 9 a 3-3 read 0-2 became a 0-3 laid later)
+                taken = on_table | set(trial.table_tiles())
+                for alt in _legal_alternatives(s, taken):
+                    move, _ = place(alt)
+                    if move is not None and trial.accepts(move):
+                        read, s, chosen, sure = s, alt, move, False
+                        break
             if chosen is None:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))
@@ -538,11 +556,22 @@ class StackernoesInterpreter:
             if not getattr(trial, "placed", []) and trial.accepts(chosen):
                 # the first tile: who leads is open without the deal
                 chosen, who_sure, others = _choose_player(trial, chosen, change)
+            prop = _play_proposal(chosen, s, None if sure and who_sure and len(new) == 1
+                                  else 0.5, read=read, others=others,
+                                  player_only=sure and not who_sure and len(new) == 1)
+            # the other values not on the table, each on the cells the picture gives it (its
+            # halves' numbers on their own cells), not the guess's cells with another tile's
+            taken = on_table | set(trial.table_tiles())
+            prop.alternatives[:] = [a for a in prop.alternatives if "tile" not in a
+                                    or Tile.parse(a["tile"]) not in taken]
+            for alt in prop.alternatives:
+                if "tile" in alt and "at" not in alt:
+                    move, _ = place(_with_value(s, Tile.parse(alt["tile"])))
+                    if move is not None:
+                        alt.update(at=move.extra["at"], level=move.extra["level"])
             if trial.accepts(chosen):
                 trial.apply(chosen)
-            out.append(_play_proposal(chosen, s, None if sure and who_sure and len(new) == 1
-                                      else 0.5, others=others,
-                                      player_only=sure and not who_sure and len(new) == 1))
+            out.append(prop)
             table.append(s)
         out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
                              "Stackernoes tiles stay where they are laid",

@@ -77,6 +77,12 @@ TILE_TOP_MM = 8.0
 #: :data:`vision.render.tiles.GEOMETRY_BY_SET`).
 STANDARD_TILE_MM: dict[int, tuple[float, float, float]] = {
     6: (48.0, 24.0, 8.0), 9: (50.0, 25.0, 9.0), 12: (52.0, 26.0, 10.0), 15: (54.0, 27.0, 10.0)}
+#: A tile running out of the picture whose half in it the reader read at least this surely
+#: (:attr:`vision.types.TileReading.seen_half`) is proposed as a tile with that value and a
+#: guessed other one, which always asks a person (:meth:`companion.tracking.Seen.
+#: partly_from_reading`); one read less surely is told as a tile the camera cannot read.
+SEEN_HALF_SURE = 0.9
+
 #: When consecutive readings of a still table do not agree, the tiles seen in a majority of the
 #: last this many readings are taken (so a flickering reading costs at most this many reads).
 MAJORITY_OF = 3
@@ -376,8 +382,13 @@ class LiveLoop:
             else:
                 self.last_reading = reading
             seen = [Seen.from_reading(t) for t in reading.tiles if not t.cut and t.tile is not None]
-            cut = [np.asarray(t.corners, dtype=np.float64) for t in reading.tiles
-                   if t.cut and _edges(t.corners, size)]
+            # a tile running out of the picture (not just out of the crop): one half read
+            # surely is a tile whose other value the players are asked; else they are told
+            edge = [t for t in reading.tiles if t.cut and _edges(t.corners, size)]
+            partly = [t for t in edge if t.seen_half is not None
+                      and t.seen_half[2] >= SEEN_HALF_SURE]
+            seen += [Seen.partly_from_reading(t, self.set_max) for t in partly]
+            cut = [np.asarray(t.corners, dtype=np.float64) for t in edge if t not in partly]
         # games that tell tiles apart by more than their value (Build Up: the set colour)
         # let their interpreter look at the picture first (issue 6)
         observe = getattr(self.interpreter, "observe", None)
@@ -427,8 +438,9 @@ class LiveLoop:
     def _cut_notices(self, cut: list[np.ndarray], region: ChangedRegion,
                      size: tuple[int, int]) -> list[str]:
         """What to tell the players about tiles running out of the picture (``cut``, image
-        pixels) where the table changed (``region``): the reader does not guess a tile it sees
-        only in part, so a tile laid there never reaches the game. Each is told once (a tile
+        pixels, none of whose halves the reader read surely: :data:`SEEN_HALF_SURE`) where the
+        table changed (``region``): the camera does not guess such a tile, so a tile laid there
+        never reaches the game. Each is told once (a tile
         whose centre lies within a tile's width of one told before is the same one)."""
         out = []
         for c in cut:

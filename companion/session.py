@@ -106,6 +106,11 @@ UNSURE_OF_PLAYER = "player"
 #: from another seat than the turn's (``companion.interpret``); never a log entry itself.
 BEFORE = "before"
 
+#: A camera play by position on a stack (``level``) held behind a question is also tried at up
+#: to this many levels above and below the one raised, on the same cells (:func:`_candidates`):
+#: the answer may have put a tile under it, or taken a misread one away.
+LEVELS_AROUND = 2
+
 #: At most this many ways of reaching a refused play's player are offered, built from at most
 #: :data:`EXPLAIN_TILES` tiles still in question.
 TURN_EXPLANATIONS = 4
@@ -956,12 +961,19 @@ def _candidates(alert: Alert, now: str | None, guess: bool = False) -> Iterator[
     (``guess``: then by ``now``, for the game as the questions would leave it, where it was
     held because the turn there rests on the camera's guesses). A camera play: as raised,
     else the other placements of the same tile the alert offers (a tile it touches that was
-    not in the log then); each as raised, then by ``now`` (the player whose turn it is: the
-    turn was judged without the entries an open question held back)."""
+    not in the log then), then the same cells at the levels nearest the one raised
+    (:data:`LEVELS_AROUND`: the level was read off the stacks as the log and the questions
+    then stood, and an answer since may have put another tile under it); each as raised, then
+    by ``now`` (the player whose turn it is: the turn was judged without the entries an open
+    question held back)."""
     camera = alert.entry.get("source") == "camera"
     entries = [alert.entry] + ([a for a in alert.alternatives
                                 if a.get("play") == alert.entry.get("play") and BEFORE not in a]
                                if camera else [])
+    if camera and isinstance(alert.entry.get("level"), int):
+        level = alert.entry["level"]
+        entries += [dict(alert.entry, level=level + d)
+                    for k in range(1, LEVELS_AROUND + 1) for d in (k, -k) if level + d >= 0]
     for entry in entries:
         move = _entry_move(entry)
         if move is None:

@@ -154,6 +154,10 @@ class Seen:
     #: :data:`REPLACE_AFTER` readings in a row. Bookkeeping, not compared
     reread_as: Tile | None = field(default=None, compare=False)
     reread_times: int = field(default=0, compare=False)
+    #: a tile running out of the picture with one half in it (:meth:`partly_from_reading`):
+    #: the index of that half in :attr:`halves` (the other half's value is a guess); None for
+    #: a tile seen whole
+    seen_half: int | None = None
 
     @property
     def layer_confidence(self) -> float:
@@ -182,6 +186,23 @@ class Seen:
         """From a :class:`vision.types.TileReading` (or anything with the same fields)."""
         return cls(t.tile, tuple(t.halves), tuple(tuple(p) for p in t.corners),
                    float(t.confidence), tuple(t.alternatives), int(getattr(t, "layer", 0)))
+
+    @classmethod
+    def partly_from_reading(cls, t: Any, set_max: int) -> Seen:
+        """From a cut :class:`vision.types.TileReading` whose ``seen_half`` was read: the tile
+        with that half's value and a guess for the half out of the picture, which nothing
+        tells apart, so every value 0..``set_max`` is as likely: the guess is the lowest, the
+        others its alternatives, all at the seen half's probability shared among them (so a
+        person is always asked, and the interpreters take the first that makes a legal play:
+        :data:`companion.interpret.UNSURE_READING`)."""
+        index, value, p = t.seen_half
+        share = float(p) / (set_max + 1)
+        tiles = [Tile.of(value, other) for other in range(set_max + 1)]
+        first = tiles[0]
+        halves = (value, first.other(value)) if index == 0 else (first.other(value), value)
+        return cls(first, halves, tuple(tuple(q) for q in t.corners), share,
+                   tuple((str(k), share) for k in tiles[1:]), int(getattr(t, "layer", 0)),
+                   seen_half=int(index))
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ follows a play still in question) or refuse it. Then a scripted person answers t
 question, again and again, as a player who saw who laid each tile: the entry as the camera
 proposed it, by the player who really laid that tile (by the player whose turn it is where the
 rules refuse that); a tile never laid (a misreading) is corrected to the next tile really
-laid, at the place proposed; an answer the rules refuse has its alert dismissed, a held
-tablet entry is logged, a notice dismissed; until none is left or ``--cap`` answers were
-given. Per sequence it prints:
+laid, at the place proposed; a tile laid only later, to the next tile really laid where the
+question offers that one (a guess for a half running out of the picture); an answer the rules
+refuse has its alert dismissed, a held tablet entry is logged, a notice dismissed; until none
+is left or ``--cap`` answers were given. Per sequence it prints:
 
 * ``logged_unanswered`` and ``open_unanswered``: the plays in the log and the questions open
   before anyone answered;
@@ -26,7 +27,9 @@ given. Per sequence it prints:
 
 The person takes an answer the question (or the refusal of an answer) offers that names what
 happened before the play (a pass the camera missed, another tile first:
-``companion.session.BEFORE``) when it is true; else the player who really laid the tile, then
+``companion.session.BEFORE``) when it is true, the whole account that goes on from the end of
+the log before one that leaves out a play before it (started mid-game, ``Ann 0-4`` then ``Bob
+2-4`` is true but leaves out the ``Dee 0-0`` laid first); else the player who really laid the tile, then
 the player whose turn it is.
 
 ``--start`` skips the first frames of each sequence: the companion is started mid-game.
@@ -124,11 +127,20 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     who = {tile: player for player, tile in truth}
     entry = {k: v for k, v in alert.entry.items()
              if k not in META_KEYS and k not in ("alternatives", "player")}
+    # (everything before this first question is in the log)
+    done = {str(_tile(h["entry"]["play"])) for h in session.history if "play" in h["entry"]}
+    laid = next((t for _, t in truth if t not in done), None)  # the next tile really laid
     if str(_tile(entry["play"])) not in who:
-        # a misreading: the tile there is the next one really laid (everything before this
-        # first question is in the log)
-        done = {str(_tile(h["entry"]["play"])) for h in session.history if "play" in h["entry"]}
-        entry["play"] = next((t for _, t in truth if t not in done), entry["play"])
+        # a misreading: the tile there is the next one really laid
+        entry["play"] = laid or entry["play"]
+    elif laid is not None and _tile(entry["play"]) != _tile(laid):
+        # a tile laid later, where the question offers the next one really laid (a guess
+        # for a half out of the picture): that one, where the question puts it
+        offer = next((a for a in alert.alternatives if "before" not in a and "play" in a
+                      and _tile(a["play"]) == _tile(laid)), None)
+        if offer is not None:
+            entry = {k: v for k, v in offer.items()
+                     if k not in META_KEYS and k not in ("alternatives", "player")}
     now = session.game.current_player
     entry["player"] = who.get(str(_tile(entry["play"])), now)
     # the player who really laid it; refused, what the refusal offers that really happened
@@ -137,10 +149,14 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     taps, open_id = 0, alert.id
 
     def offered() -> dict[str, Any] | None:
-        """What the open question (or the refusal of an answer) offers that happened."""
+        """What the open question (or the refusal of an answer) offers that happened: the
+        whole account that goes on from the end of the log first (a part of it, which leaves
+        out a play before, only where none does)."""
         asked = next((a for a in session.alerts if a.id == open_id), None)
-        return next((a for a in (asked.alternatives if asked else [])
-                     if _happened(a, events)), None)
+        offers = asked.alternatives if asked else []
+        logged = sum(1 for h in session.history if "draw" not in h["entry"])
+        return next((a for a in offers if _happened(a, events, logged)),
+                    next((a for a in offers if _happened(a, events)), None))
 
     turn = None if now == entry["player"] else dict(entry, player=now)
     for take in (offered, lambda: entry, offered, lambda: turn):
@@ -159,17 +175,20 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     return taps + 1
 
 
-def _happened(answer: dict[str, Any], events: list[tuple[str, str]]) -> bool:
+def _happened(answer: dict[str, Any], events: list[tuple[str, str]],
+              after: int | None = None) -> bool:
     """Whether an answer that names what came before it (``before``) tells what really
     happened: its passes and plays, then the play, one after another in the true game
-    (``events``: ``(player, tile or "pass")``, draws left out)."""
+    (``events``: ``(player, tile or "pass")``, draws left out); with ``after``, right after
+    the first ``after`` events (the ones logged)."""
     told = answer.get("before")
     if not told:
         return False
     said = [(str(e.get("player")), "pass" if e.get("pass") else str(_tile(e["play"])))
             for e in told if "draw" not in e]
     said.append((str(answer["player"]), str(_tile(answer["play"]))))
-    return any(events[i:i + len(said)] == said for i in range(len(events)))
+    starts = range(len(events)) if after is None else [after]
+    return any(events[i:i + len(said)] == said for i in starts)
 
 
 def _tile(text: str) -> Any:

@@ -298,6 +298,11 @@ SMALL_SURE = 0.9
 #: widened the gaps above and dropped the same tiles.)
 FACE_DOWN_DIVIDER = 0.5
 FACE_DOWN_SET = 0.35
+#: A tile running out of the picture (``cut``) with one half wholly in it has that half read
+#: (:func:`seen_halves`, :attr:`vision.types.TileReading.seen_half`): a half counts as in the
+#: picture when its corners lie at most SEEN_HALF_MARGIN tile widths outside the frame (the
+#: outline's fit is that loose at a frame edge).
+SEEN_HALF_MARGIN = 0.05
 FACE_DOWN_OTHERS = 2
 #: The set's dividers are judged on at most this many of the frame's surest other tiles (a
 #: sample: measuring every tile costs about 0.15 ms each).
@@ -707,12 +712,12 @@ class Reader:
                 angle=_angle(corners), layer=0, confidence=value.confidence,
                 half_confidences=value.half_confidences, alternatives=value.alternatives))
         n_cut = 0
-        for cand, corners in found:
-            if cand.cut:
-                n_cut += 1
-                tiles.append(TileReading(tile=None, halves=None, corners=tuple(map(tuple, corners)),
-                                         center=tuple(corners.mean(axis=0)),
-                                         angle=_angle(corners), cut=True))
+        cut = [corners for cand, corners in found if cand.cut]
+        for corners, half in zip(cut, seen_halves(frame_bgr, cut, self.pips, set_max)):
+            n_cut += 1
+            tiles.append(TileReading(tile=None, halves=None, corners=tuple(map(tuple, corners)),
+                                     center=tuple(corners.mean(axis=0)),
+                                     angle=_angle(corners), cut=True, seen_half=half))
         if hints is not None:
             tiles = _strongest(tiles, [id(c) in view_ids for c, _ in whole] + [False] * n_cut)
         if one_set:
@@ -1012,6 +1017,46 @@ def _surest(values: list[TileValue], n: int, owners: list[int]
             out[i] = values[n + j]
             chosen[i] = j
     return out, chosen
+
+
+def seen_halves(frame_bgr: np.ndarray, cut: Sequence[np.ndarray], pips: TileReader,
+                set_max: int) -> list[tuple[int, int, float] | None]:
+    """For each tile running out of the picture (``cut``: its whole outline as the tile finder
+    put it, partly outside the frame), the half wholly in the picture read: ``(index, value,
+    probability)`` (index 0: the half at corners 0-1; the value likeliest among 0..``set_max``,
+    its probability renormalised over them); None where neither half, or both, lies in the
+    picture (:data:`SEEN_HALF_MARGIN`). The halves are cut from the frame around the tile with
+    its edge pixels repeated outwards, so the other half is cut too but never used."""
+    h, w = frame_bgr.shape[:2]
+    out: list[tuple[int, int, float] | None] = []
+    for corners in cut:
+        c = np.asarray(corners, dtype=np.float64)
+        width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
+        margin = SEEN_HALF_MARGIN * width
+        mid = [(c[1] + c[2]) / 2, (c[0] + c[3]) / 2]
+        quads = [np.array([c[0], c[1], mid[0], mid[1]]), np.array([mid[1], mid[0], c[2], c[3]])]
+        inside = [bool((q[:, 0] >= -margin).all() and (q[:, 0] <= w - 1 + margin).all() and
+                       (q[:, 1] >= -margin).all() and (q[:, 1] <= h - 1 + margin).all())
+                  for q in quads]
+        if inside.count(True) != 1:
+            out.append(None)
+            continue
+        index = inside.index(True)
+        # a window around the tile, its missing part filled with the frame's edge pixels
+        x0, y0 = np.floor(c.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(c.max(axis=0)).astype(int) + 3
+        cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if cx1 <= cx0 or cy1 <= cy0:
+            out.append(None)
+            continue
+        window = cv2.copyMakeBorder(frame_bgr[cy0:cy1, cx0:cx1], cy0 - y0, y1 - cy1,
+                                    cx0 - x0, x1 - cx1, cv2.BORDER_REPLICATE)
+        crops, _ = tile_crops_washed(window, [c - (x0, y0)])
+        p = pips.half_probabilities(crops[index:index + 1])[0][:set_max + 1]
+        p = p / max(float(p.sum()), 1e-12)
+        value = int(np.argmax(p))
+        out.append((index, value, float(p[value])))
+    return out
 
 
 def _blank(frame_bgr: np.ndarray) -> bool:

@@ -78,6 +78,8 @@ class TileReading:
     ``tile`` is the canonical :class:`Tile` (None when ``cut``). ``confidence`` is the reader's
     probability that the tile value is right; ``half_confidences`` the same for each half;
     ``alternatives`` other likely values as ``(tile text, probability)``, likeliest first.
+    ``seen_half``: for a ``cut`` tile with one half wholly in the picture, that half's
+    ``(index, value, probability)`` (index 0: the half at ``corners[0..1]``); None otherwise.
     """
 
     tile: Tile | None
@@ -90,6 +92,7 @@ class TileReading:
     half_confidences: tuple[float, float] = (0.0, 0.0)
     alternatives: tuple[tuple[str, float], ...] = ()
     cut: bool = False
+    seen_half: tuple[int, int, float] | None = None
 
     def __post_init__(self) -> None:
         corners = self.corners
@@ -130,6 +133,14 @@ class TileReading:
             if Tile.of(*self.halves) != self.tile.plain():
                 raise VisionTypeError(f"halves {self.halves} do not make tile {self.tile}: expected "
                                       f"halves that are the tile's two values in some order")
+        if self.seen_half is not None:
+            sh = self.seen_half
+            if not self.cut or not hasattr(sh, "__len__") or len(sh) != 3 or sh[0] not in (0, 1) \
+                    or not (isinstance(sh[1], int) and 0 <= sh[1] <= MAX_PIPS):
+                raise VisionTypeError(f"seen_half: expected (0 or 1, a pip value 0..{MAX_PIPS}, "
+                                      f"probability) on a cut tile, got {sh!r} (cut={self.cut})")
+            object.__setattr__(self, "seen_half",
+                               (int(sh[0]), int(sh[1]), _prob(sh[2], "seen_half probability")))
         alts = []
         for i, item in enumerate(self.alternatives):
             try:
@@ -153,6 +164,8 @@ class TileReading:
             "half_confidences": [round(c, 4) for c in self.half_confidences],
             "alternatives": [{"tile": t, "p": round(p, 4)} for t, p in self.alternatives],
             "cut": self.cut,
+            "seen_half": None if self.seen_half is None else
+            [self.seen_half[0], self.seen_half[1], round(self.seen_half[2], 4)],
         }
 
 

@@ -41,6 +41,7 @@ class _T:
     alternatives: tuple = ()
     layer: int = 0
     cut: bool = False
+    seen_half: tuple | None = None  # a cut tile's half read (the scripted reader reads none)
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -636,3 +637,51 @@ def test_tiles_seen_at_once_are_played_in_an_order_the_rules_take(tmp_path: Path
                                if k in ("player", "play", "at", "level")})
         assert trial.accepts(move), p.entry
         trial.apply(move)
+
+
+def _partly(value: int, ca: tuple[int, int], cb: tuple[int, int]) -> Seen:
+    """A tile whose half showing ``value`` lies on cell ``ca`` and whose other half, on ``cb``,
+    runs out of the picture (as the live loop makes it from the reader's cut tile)."""
+    whole = _on_cells(value, 0, ca, cb)
+    cut = SimpleNamespace(seen_half=(0, value, 0.99), corners=whole.corners, layer=0)
+    return Seen.partly_from_reading(cut, 9)
+
+
+def test_a_tile_running_out_of_the_picture_asks_which_tile_it_is(tmp_path: Path) -> None:
+    """Only the 2 half of a tile laid against the led 2-2 is in the picture: the play is the
+    lowest value's tile (0-2) with the 2 on its cell, asked with a note that says why, and each
+    other value not on the table is offered on the same cells with its 2 on the 2's cell (2-5
+    names the 2 first, so its cells are the other way round)."""
+    s = _snap_session(tmp_path)
+    entry, table = _play(s, [], [_on_cells(2, 2, (0, 0), (1, 0))])
+    s.submit(entry)
+    confirm_lead(s)
+    entry, table = _play(s, table, table + [_partly(2, (2, 0), (3, 0))])
+    assert (entry["player"], entry["play"], entry["at"], entry["level"]) == (
+        "Bob", "0-2", [[3, 0], [2, 0]], 0)
+    assert entry["confidence"] < 0.5 and "only its 2 half is in the picture" in entry["note"]
+    offered = {a["tile"]: a["at"] for a in entry["alternatives"]}
+    assert offered["1-2"] == [[3, 0], [2, 0]] and offered["2-5"] == [[2, 0], [3, 0]]
+    assert "2-2" not in offered and len(offered) == 8  # the 2-2 is on the table
+    result = s.submit(entry)
+    assert result.status == "confirm" and "only its 2 half" in result.alert.message
+    answer = next(a for a in result.alert.alternatives if a["play"] == "2-5")
+    assert s.correct(result.alert.id, answer).status == "accepted"
+    assert s.history[-1]["entry"]["at"] == [[2, 0], [3, 0]]
+
+
+def test_a_whole_tile_of_the_guessed_value_is_played_not_dropped(tmp_path: Path) -> None:
+    """The tile running out of the picture was guessed 0-2 and its question is open (the game
+    the next change is read against has the guess); a 0-2 then laid in full on the other side
+    of the double is a play of its own, on its cells, not the guessed tile seen again."""
+    s = _snap_session(tmp_path)
+    entry, table = _play(s, [], [_on_cells(2, 2, (0, 0), (1, 0))])
+    s.submit(entry)
+    confirm_lead(s)
+    guess, table = _play(s, table, table + [_partly(2, (2, 0), (3, 0))])
+    assert s.submit(guess).status == "confirm"
+    whole = _on_cells(0, 2, (-2, 0), (-1, 0))
+    change = diff(table, table + [whole])
+    props = interpreter_for("stackernoes").proposals(change, s.as_answered())
+    assert [(p.entry["play"], p.entry["at"]) for p in props if p.entry] == [
+        ("0-2", [[-2, 0], [-1, 0]])]

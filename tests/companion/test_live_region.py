@@ -181,9 +181,9 @@ def test_a_row_closing_up_over_a_removed_tile_is_read_again(tmp_path: Path) -> N
 
 
 def test_a_tile_laid_running_out_of_the_picture_is_told_once(tmp_path: Path) -> None:
-    """A tile laid at the frame's edge, partly out of it, is read as cut (the reader does not
-    guess it): it never reaches the game, so the players are told, once, where it is and
-    what to do; a tile laid whole afterwards is read as ever."""
+    """A tile laid at the frame's edge, partly out of it, is read as cut with no half read
+    (the reader does not guess it): it never reaches the game, so the players are told, once,
+    where it is and what to do; a tile laid whole afterwards is read as ever."""
     from vision.virtual_camera import add_hand
 
     s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])

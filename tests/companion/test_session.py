@@ -845,3 +845,23 @@ def test_a_before_the_rules_refuse_logs_nothing(tmp_path: Path) -> None:
                       source="camera")
     assert not any(BEFORE in a for a in camera.alert.alternatives)
     store.close()
+
+
+def test_a_held_stacked_play_is_tried_on_the_levels_around_its_own() -> None:
+    """A camera play on a stack held behind a question was placed on the stack as the log and
+    the questions then stood; the answer may have put a tile under it (the tile asked about,
+    corrected) or taken one away, so after the play as raised and by the player whose turn it
+    is, the same cells at the nearest levels above and below are tried (never below 0)."""
+    from companion.session import LEVELS_AROUND, Alert, _candidates
+
+    entry = {"player": "Dee", "play": "3-9", "at": [[-2, 0], [-1, 0]], "level": 1,
+             "source": "camera", "confidence": 0.99}
+    tried = list(_candidates(Alert(1, "illegal", "", entry), "Ann"))
+    assert LEVELS_AROUND == 2
+    assert [(m.player, m.extra["level"]) for m in tried] == [
+        ("Dee", 1), ("Ann", 1), ("Dee", 2), ("Ann", 2), ("Dee", 0), ("Ann", 0), ("Dee", 3),
+        ("Ann", 3)]
+    assert all(m.extra["at"] == [[-2, 0], [-1, 0]] for m in tried)
+    # a person's entry is theirs: as entered only
+    hand = dict(entry, source="hand")
+    assert [m.extra["level"] for m in _candidates(Alert(2, "illegal", "", hand), "Ann")] == [1]

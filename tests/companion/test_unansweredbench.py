@@ -38,6 +38,12 @@ def test_the_person_takes_only_an_explanation_that_happened() -> None:
                                         {"player": "Bob", "pass": True}]), events)
     assert not _happened(dict(told, before=[{"player": "Bob", "play": "1-9"}]), events)
     assert not _happened(told, events)
+    # right after what is logged: Cy's 3-9 after Bob's pass is the account that goes on from
+    # a log holding Ann's 3-3, not from an empty one (Ann's 3-3 is left out)
+    passed = dict(told, before=[{"player": "Bob", "pass": True}])
+    assert _happened(passed, events, 1) and not _happened(passed, events, 0)
+    assert _happened(dict(told, before=[{"player": "Ann", "play": "3-3"},
+                                        {"player": "Bob", "pass": True}]), events, 0)
 
 
 def test_one_answer_logs_a_game_nobody_answered_by_the_true_players() -> None:
@@ -84,3 +90,12 @@ def test_a_blank_double_without_a_divider_and_a_tall_stack_are_followed() -> Non
     row = run_case("stackernoes", 0, seed=1)
     assert row["open_after"] == 0 and row["answers"] <= 2
     assert row["logged"] == row["truth"] == row["player_right"] == 16
+
+
+def test_a_play_held_behind_a_misread_tile_is_logged_on_the_tile_answered() -> None:
+    """Stackernoes seed 9: a 3-3 at level 5 is misread 0-2 (a play the rules refuse there), and
+    the 3-9 laid on it is proposed on level 5, the level the stack reached without it. Once a
+    person corrects the 0-2 to the 3-3, the held 3-9 is logged on level 6 without a tap: the
+    whole game in the true order by the true players, in two answers."""
+    r = run_case("stackernoes", 0, 9)
+    assert (r["logged"], r["truth"], r["player_right"], r["answers"]) == (16, 16, 16, 2)

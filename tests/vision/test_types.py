@@ -42,6 +42,7 @@ def test_valid_reading_round_trips_to_json():
     ({"tile": "3-5"}, "tile: expected a companion.tiles.Tile"),
     ({"alternatives": [("3-5",)]}, r"alternatives\[0\]: expected \(tile text, probability\)"),
     ({"cut": True}, "a cut tile is not read"),
+    ({"seen_half": (0, 5, 0.9)}, "seen_half: expected .* on a cut tile"),
 ])
 def test_bad_fields_say_what_was_expected(kw, message):
     with pytest.raises(VisionTypeError, match=message):
@@ -51,6 +52,14 @@ def test_bad_fields_say_what_was_expected(kw, message):
 def test_cut_tile_has_no_value():
     t = TileReading(tile=None, halves=None, corners=CORNERS, center=(10, 5), angle=0, cut=True)
     assert t.to_json()["tile"] is None and t.to_json()["cut"] is True
+    assert t.to_json()["seen_half"] is None
+    half = TileReading(tile=None, halves=None, corners=CORNERS, center=(10, 5), angle=0,
+                       cut=True, seen_half=(1, 4, 0.97))
+    assert half.to_json()["seen_half"] == [1, 4, 0.97]
+    for bad in ((2, 4, 0.9), (0, 16, 0.9), (0, 4, 1.5)):
+        with pytest.raises(VisionTypeError, match="seen_half"):
+            TileReading(tile=None, halves=None, corners=CORNERS, center=(10, 5), angle=0,
+                        cut=True, seen_half=bad)
 
 
 @pytest.mark.parametrize("kw,message", [
