@@ -20,9 +20,10 @@ next (two tiles on the tiles down before, say), the order, and with it who playe
 guess: from there on each asks a person (:data:`UNSURE_ORDER_CONFIDENCE`); so is who played
 each after the first when the log is still empty (the camera started mid-game: no pass or draw
 between them was entered). A tile the rules already put on the table (the Chickenfoot centre
-double) is no play. Who plays the first tile of a round may be open to the rules (the deal was not entered: whoever holds the highest double leads it):
-the player whose seat the hand reached in from
-(:attr:`~companion.tracking.TableChange.reached_by`) when the live loop has learned it, else
+double) is no play. Who plays the first tile of a round may be open to the rules (the deal
+was not entered: whoever holds the highest double leads it): the player whose seat the hand
+reached in from (:attr:`~companion.tracking.TableChange.reached_by`) when the live loop has
+learned it, else
 the player whose turn it is, and a person is asked. A tile that appears with the value of a
 tile still seen elsewhere on the table is misread (a set holds each value once): it is proposed
 as its likeliest other value that is not on the table, and a person is asked (this and the

@@ -536,12 +536,12 @@ class StackernoesInterpreter:
                         s, chosen, sure = other, move, other_sure
                         break
             read = None
+            taken = set(trial.table_tiles())  # the game's table tiles and those placed above
             if (chosen is None or not trial.accepts(chosen)) and s.seen_half is not None:
                 # a tile running out of the picture whose guessed value makes no legal play:
                 # the first of its other values that does, still asked (an unsure reading of a
                 # whole tile is asked as read: its other values are only the reader's doubts,
                 # and on Stackernoes seed 9 a 3-3 read 0-2 became a 0-3 laid later)
-                taken = on_table | set(trial.table_tiles())
                 for alt in _legal_alternatives(s, taken):
                     move, _ = place(alt)
                     if move is not None and trial.accepts(move):
@@ -561,7 +561,6 @@ class StackernoesInterpreter:
                                   player_only=sure and not who_sure and len(new) == 1)
             # the other values not on the table, each on the cells the picture gives it (its
             # halves' numbers on their own cells), not the guess's cells with another tile's
-            taken = on_table | set(trial.table_tiles())
             prop.alternatives[:] = [a for a in prop.alternatives if "tile" not in a
                                     or Tile.parse(a["tile"]) not in taken]
             for alt in prop.alternatives:

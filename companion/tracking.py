@@ -194,7 +194,7 @@ class Seen:
         tells apart, so every value 0..``set_max`` is as likely: the guess is the lowest, the
         others its alternatives, all at the seen half's probability shared among them (so a
         person is always asked, and the interpreters take the first that makes a legal play:
-        :data:`companion.interpret.UNSURE_READING`)."""
+        :func:`companion.interpret_base._legal_alternatives`)."""
         index, value, p = t.seen_half
         share = float(p) / (set_max + 1)
         tiles = [Tile.of(value, other) for other in range(set_max + 1)]

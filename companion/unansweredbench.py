@@ -29,8 +29,8 @@ The person takes an answer the question (or the refusal of an answer) offers tha
 happened before the play (a pass the camera missed, another tile first:
 ``companion.session.BEFORE``) when it is true, the whole account that goes on from the end of
 the log before one that leaves out a play before it (started mid-game, ``Ann 0-4`` then ``Bob
-2-4`` is true but leaves out the ``Dee 0-0`` laid first); else the player who really laid the tile, then
-the player whose turn it is.
+2-4`` is true but leaves out the ``Dee 0-0`` laid first); else the player who really laid the
+tile, then the player whose turn it is.
 
 ``--start`` skips the first frames of each sequence: the companion is started mid-game.
 ``--prompt``: the person answers each question as soon as it shows, not at the end;

@@ -1028,8 +1028,9 @@ def seen_halves(frame_bgr: np.ndarray, cut: Sequence[np.ndarray], pips: TileRead
     picture (:data:`SEEN_HALF_MARGIN`). The halves are cut from the frame around the tile with
     its edge pixels repeated outwards, so the other half is cut too but never used."""
     h, w = frame_bgr.shape[:2]
-    out: list[tuple[int, int, float] | None] = []
-    for corners in cut:
+    halves: list[np.ndarray] = []  # the half in the picture of each tile that has one
+    owners: list[tuple[int, int]] = []  # (tile, half index) of each
+    for i, corners in enumerate(cut):
         c = np.asarray(corners, dtype=np.float64)
         width = float(min(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[3] - c[2])))
         margin = SEEN_HALF_MARGIN * width
@@ -1038,24 +1039,24 @@ def seen_halves(frame_bgr: np.ndarray, cut: Sequence[np.ndarray], pips: TileRead
         inside = [bool((q[:, 0] >= -margin).all() and (q[:, 0] <= w - 1 + margin).all() and
                        (q[:, 1] >= -margin).all() and (q[:, 1] <= h - 1 + margin).all())
                   for q in quads]
-        if inside.count(True) != 1:
-            out.append(None)
-            continue
-        index = inside.index(True)
         # a window around the tile, its missing part filled with the frame's edge pixels
         x0, y0 = np.floor(c.min(axis=0)).astype(int) - 2
         x1, y1 = np.ceil(c.max(axis=0)).astype(int) + 3
         cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-        if cx1 <= cx0 or cy1 <= cy0:
-            out.append(None)
+        if inside.count(True) != 1 or cx1 <= cx0 or cy1 <= cy0:
             continue
+        index = inside.index(True)
         window = cv2.copyMakeBorder(frame_bgr[cy0:cy1, cx0:cx1], cy0 - y0, y1 - cy1,
                                     cx0 - x0, x1 - cx1, cv2.BORDER_REPLICATE)
-        crops, _ = tile_crops_washed(window, [c - (x0, y0)])
-        p = pips.half_probabilities(crops[index:index + 1])[0][:set_max + 1]
-        p = p / max(float(p.sum()), 1e-12)
-        value = int(np.argmax(p))
-        out.append((index, value, float(p[value])))
+        halves.append(tile_crops(window, [c - (x0, y0)])[index])
+        owners.append((i, index))
+    out: list[tuple[int, int, float] | None] = [None] * len(cut)
+    if halves:  # one classifier call for all of them
+        probs = pips.half_probabilities(np.stack(halves))[:, :set_max + 1]
+        for (i, index), p in zip(owners, probs):
+            p = p / max(float(p.sum()), 1e-12)
+            value = int(np.argmax(p))
+            out[i] = (index, value, float(p[value]))
     return out
 
 
