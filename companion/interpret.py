@@ -30,7 +30,11 @@ as its likeliest other value that is not on the table, and a person is asked (th
 Castle Rock interpreter; :func:`companion.interpret_base._as_misread`). An unsure reading
 (confidence below :data:`UNSURE_READING`) whose value makes no legal play there is proposed as
 the likeliest of the reader's other values that does (a half under a glare spot read blank),
-still asking a person, with the value read offered too.
+still asking a person, with the value read offered too. A tile running out of the picture with
+one half read (:attr:`~companion.tracking.Seen.seen_half`) is guessed among the values whose
+tiles are not on the table (:func:`companion.interpret_base._new_tiles`), in every family; the
+trick games take the first value the rules accept from the player (a guess is no renege), and
+its draw or play asks with the note that says why.
 
 Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
 the solitaire player; several added at once (the new array of three on an empty row) are one
@@ -86,6 +90,7 @@ from companion.interpret_base import (  # noqa: F401
     _play_proposal,
     _read_again,
     _seen_elsewhere,
+    _with_partly_seen_note,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
@@ -114,8 +119,8 @@ class LineInterpreter:
         taken = on_table | {s.tile for s in change.added}
         visible = [t for t in change.table if not t.hidden]
         raw: dict[int, Seen] = {}  # a misread's guess (by id): the tile as read
-        for s in change.added:
-            if s.tile in on_table and _seen_elsewhere(s, change):
+        for s in change.added:  # (a tile running out of the picture: see _new_tiles)
+            if s.tile in on_table and s.seen_half is None and _seen_elsewhere(s, change):
                 guess = _as_misread(s, taken)
                 raw[id(guess)] = s
                 pending.append(guess)
@@ -298,9 +303,11 @@ class RowInterpreter:
         # a tile put back where the rules still have it (after an illegal removal) is no entry;
         # one with the value of a tile still seen in the row is a misread (one set): its
         # likeliest other value, asking a person
-        new = [s for s in change.added if s.tile not in known] + \
-            [_as_misread(s, known | {a.tile for a in change.added}) for s in change.added
-             if s.tile in in_row and _seen_elsewhere(s, change)]
+        # (a tile running out of the picture is guessed among the tiles not drawn: _new_tiles)
+        new = _new_tiles(change, known)
+        new += [_as_misread(s, known | {a.tile for a in change.added}) for s in change.added
+                if s.tile in in_row and s.seen_half is None and _seen_elsewhere(s, change)
+                and not any(n is s for n in new)]
         trial = copy.deepcopy(game)
         draw: list[Proposal] = []
         draw_move: Move | None = None
@@ -313,6 +320,11 @@ class RowInterpreter:
             entry.update(_camera_meta(ordered[0]))
             entry["confidence"] = round(min(float(s.confidence) for s in ordered), 4)
             entry["reading"] = {"draw": [str(t) for t in tiles]}
+            note = None
+            for s in ordered:  # tiles running out of the picture: their values are guesses
+                note = _with_partly_seen_note(note, s)
+            if note:
+                entry["note"] = note
             if len(ordered) == 1:
                 entry["alternatives"] = [{"tile": t, "p": p} for t, p in ordered[0].alternatives]
             draw.append(Proposal(entry, str(m), ordered[0], entry.get("alternatives", [])))
@@ -356,7 +368,7 @@ class TrickInterpreter:
         done = set(getattr(game, "played", []))
         # a tile the log put aside face down (Moon's discard) goes to the rules, which say why
         # it cannot be played
-        new = [s for s in change.added if s.tile not in in_trick and s.tile not in done]
+        new = _new_tiles(change, in_trick | done)
         trial = copy.deepcopy(game)
         for s in new:
             player = trial.current_player
@@ -366,6 +378,14 @@ class TrickInterpreter:
                                     s))
                 continue
             m = Move.play(player, s.tile)
+            if s.seen_half is not None and not trial.accepts(m):
+                # a tile running out of the picture whose guessed value the rules refuse (a
+                # renege the table does not prove): the first of its other values they take
+                taken = in_trick | done | {t.tile for t in new}
+                alt = next((a for a in _legal_alternatives(s, taken)
+                            if trial.accepts(Move.play(player, a.tile))), None)
+                if alt is not None:
+                    s, m = alt, Move.play(player, alt.tile)
             # several new tiles at once: their order is a guess, so each asks a person
             out.append(_play_proposal(m, s, 0.5 if len(new) > 1 else None))
             if trial.accepts(m):

@@ -210,8 +210,24 @@ def _new_tiles(change: TableChange, on_table: set[Tile]) -> list[Seen]:
     (:attr:`~companion.tracking.Seen.seen_half`): the guess yields to it (its question still
     asks which tile that one is, and the rules hold this play until it is answered)."""
     guessed = {t.tile for t in change.table if t.seen_half is not None}
-    return [s for s in change.added
+    added = [_untaken_guess(s, on_table) for s in change.added]
+    return [s for s in added
             if s.tile not in on_table or (s.seen_half is None and s.tile in guessed)]
+
+
+def _untaken_guess(s: Seen, taken: set[Tile]) -> Seen:
+    """A tile running out of the picture (:attr:`~companion.tracking.Seen.seen_half`) with its
+    guess and the other values offered for it cut to the tiles not in ``taken`` (a set holds
+    each tile once): the guess is the first value left, the others its alternatives. Any other
+    tile, or one whose every value is taken, as it is."""
+    if s.seen_half is None:
+        return s
+    left = untaken_alternatives(((str(s.tile), float(s.confidence)),) + tuple(s.alternatives),
+                                taken)
+    if not left:
+        return s
+    return dataclasses.replace(_with_value(s, left[0][0]),
+                               alternatives=tuple((text, p) for _, text, p in left[1:]))
 
 
 def _with_value(s: Seen, tile: Tile) -> Seen:
@@ -232,6 +248,15 @@ PARTLY_SEEN_NOTE = ("only its {value} half is in the picture: the other runs out
                     "its value is a guess: tap the tile it is")
 
 
+def _with_partly_seen_note(note: str | None, seen: Seen) -> str | None:
+    """``note`` (why a proposal asks, or None) with :data:`PARTLY_SEEN_NOTE` added when
+    ``seen`` runs out of the picture."""
+    if seen.seen_half is None:
+        return note
+    return "; ".join(n for n in (note, PARTLY_SEEN_NOTE.format(
+        value=seen.halves[seen.seen_half])) if n)
+
+
 def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
                    read: Seen | None = None, others: Sequence[Move | dict[str, Any]] = (),
                    player_only: bool = False, note: str | None = None) -> Proposal:
@@ -245,9 +270,7 @@ def _play_proposal(move: Move, seen: Seen, confidence: float | None = None,
     with :data:`~companion.session.BEFORE`); ``note``: why it asks, shown with the question."""
     entry = move.to_json()
     entry.update(_camera_meta(seen))
-    if seen.seen_half is not None:
-        note = "; ".join(n for n in (note, PARTLY_SEEN_NOTE.format(
-            value=seen.halves[seen.seen_half])) if n)
+    note = _with_partly_seen_note(note, seen)
     if note:
         entry["note"] = note
     if read is not None:

@@ -235,6 +235,63 @@ def test_an_unsure_reading_that_makes_no_legal_play_proposes_a_legal_alternative
     assert s.submit(p.entry).status == "illegal"
 
 
+def _partly(whole: Seen, set_max: int, index: int = 0) -> Seen:
+    """``whole`` running out of the picture with only its half ``index`` in it, read surely (as
+    the live loop makes it from the reader's cut tile: a guess for the other half)."""
+    from types import SimpleNamespace
+
+    cut = SimpleNamespace(seen_half=(index, whole.halves[index], 0.99), corners=whole.corners,
+                          layer=0)
+    return Seen.partly_from_reading(cut, set_max)
+
+
+def test_a_tile_running_out_of_the_picture_is_guessed_among_tiles_not_taken(
+        tmp_path: Path) -> None:
+    """Only the 6 half of a drawn tile is in the picture: the guess is the lowest value whose
+    tile is not drawn yet (the 0-6 is in the row), the draw asks with a note that says why, and
+    only tiles not drawn are offered. In a trick game the guess is the first value the rules
+    take from the player (with the deal entered, Cy must follow suit 5: not the 0-5 he does not
+    hold, the 2-5 he does); a guess is no renege."""
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    three = _row([(0, 6), (3, 4), (5, 9)])
+    _feed(s, [], three)
+    cut = _partly(_row([(0, 6), (3, 4), (5, 9), (6, 2)])[3], 9)
+    assert str(cut.tile) == "0-6"
+    got = _feed(s, three, three + [cut])
+    assert [(g["entry"]["draw"], g["status"]) for g in got] == [("1-6", "confirm")]
+    assert "only its 6 half is in the picture" in got[0]["entry"]["note"]
+    offered = [a["tile"] for a in got[0]["entry"]["alternatives"]]
+    assert offered == ["2-6", "3-6", "4-6", "5-6", "6-6", "6-7", "6-8", "6-9"], offered
+
+    t = _session(tmp_path / "42", "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    deal = {"Ann": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6"],
+            "Bob": ["1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "2-2"],
+            "Cy": ["2-3", "2-4", "2-5", "2-6", "3-3", "3-4", "3-5"],
+            "Dee": ["3-6", "4-4", "4-5", "4-6", "5-5", "5-6", "6-6"]}
+    assert t.submit({"deal": deal}).status == "accepted"
+    _bid_42(t)
+    lead = tile_at(1, 5, 100, 60)
+    _feed(t, [], [lead])
+    cut = _partly(tile_at(5, 2, 140, 100), 6)
+    got = _feed(t, [lead], [lead, cut])
+    assert [(g["entry"]["player"], g["entry"]["play"], g["status"]) for g in got] == [
+        ("Cy", "2-5", "confirm")]
+    assert "only its 5 half" in got[0]["entry"]["note"]
+    assert "1-5" not in [a["tile"] for a in got[0]["entry"]["alternatives"]]  # led already
+    assert t.state()["alerts"][0]["kind"] == "confirm"
+
+    a5 = _session(tmp_path / "a5", "allfives", ["Ann", "Bob"])
+    spinner = tile_at(5, 5, 100, 100, vertical=True)
+    right = tile_at(5, 0, 100 + W / 2 + L / 2 + 1, 100)
+    _feed(a5, [], [spinner])
+    confirm_lead(a5)
+    _feed(a5, [spinner], [spinner, right])
+    cut = _partly(tile_at(3, 5, 100 - W / 2 - L / 2 - 1, 100), 6, 1)  # its 3 half runs out
+    got = _feed(a5, [spinner, right], [spinner, right, cut])
+    assert [(g["entry"]["play"], g["entry"]["on"], g["status"]) for g in got] == [
+        ("1-5", "5-5", "confirm")]
+
+
 def test_castlerock_draw_while_a_removal_is_due_is_illegal(tmp_path: Path) -> None:
     s = _session(tmp_path, "castlerock", ["Sol"])
     row = _row([(1, 2), (3, 4), (1, 5), (5, 8)])

@@ -211,3 +211,58 @@ def test_a_tile_laid_running_out_of_the_picture_is_told_once(tmp_path: Path) -> 
         events += loop.process(f)
     assert [h["text"] for h in s.history][-1] == "Sol draws 5-6"
     assert len([e for e in events if "notice" in e]) == 1
+
+
+class _HalfReader(_ScriptedReader):
+    """As :class:`_ScriptedReader`, and of a tile running out of the picture it reads the half
+    wholly inside (as :func:`vision.read.seen_halves` does), surely."""
+
+    def read(self, frame_bgr, set_max, **kw):
+        import dataclasses
+
+        h, w = frame_bgr.shape[:2]
+        out = []
+        for t in super().read(frame_bgr, set_max, **kw).tiles:
+            if t.cut:
+                c = np.asarray(t.corners)
+                for k in (0, 1):  # half k: the corners' end nearer corner 0/1 or 2/3
+                    ends = np.array([c[k * 2], c[k * 2 + 1], c.mean(axis=0)])
+                    if np.all((ends >= 0) & (ends < (w, h))):
+                        t = dataclasses.replace(t, seen_half=(k, t.halves[k], 0.97))
+            out.append(t)
+        from live_helpers import _R
+
+        return _R(tuple(out))
+
+
+def test_a_tile_running_out_of_the_picture_with_one_half_read_is_asked_about(
+        tmp_path: Path) -> None:
+    """The same tile at the frame's top edge, its 6 half wholly in the picture and read surely:
+    the players are not told to enter it, they are asked which tile it is (the note says only
+    its 6 half is in the picture), and their tap logs it; nothing is asked or told twice."""
+    from vision.virtual_camera import add_hand
+
+    s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
+    reader = _HalfReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    first, out = _upright(4, 6, 500, 360), _upright(5, 6, 600, 20)
+    assert out.corners[1][1] < 0 < out.corners[2][1] - out.width  # the 5 half runs out
+    events = []
+    for tiles in ([first], [first, out]):
+        reader.table = tiles
+        hand = add_hand(_drawn(tiles[:-1]), (0.5, 1.0), (0.5, 0.5))
+        for f in [hand] * 3 + [_drawn(tiles)] * 8:
+            events += loop.process(f)
+    assert not [e for e in events if "notice" in e]
+    asked = [a for a in s.alerts if a.kind == "confirm"]
+    assert len(asked) == 1, s.alerts
+    assert "only its 6 half is in the picture" in asked[0].entry["note"]
+    assert asked[0].entry["draw"] == "0-6"  # the guess: the lowest value not drawn
+    offered = [a["draw"] for a in asked[0].alternatives]
+    assert offered == ["1-6", "2-6", "3-6", "5-6", "6-6", "6-7", "6-8", "6-9"], offered  # no 4-6
+    pick = next(a for a in asked[0].alternatives if a["draw"] == "5-6")
+    assert s.correct(asked[0].id, pick).status == "accepted"
+    assert [h["text"] for h in s.history] == ["Sol draws 4-6", "Sol draws 5-6"]
+    for f in [_drawn([first, out])] * 8:  # the table stays as it is: nothing more
+        events += loop.process(f)
+    assert s.alerts == [] and len(s.history) == 2
