@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -47,18 +48,21 @@ class Interpreter(Protocol):
 
 
 #: Plays seen at once in an order that is a guess: at most this many other orders are planned,
-#: each with another of these tiles first (:func:`propose`).
+#: each with another of these tiles first (:func:`propose`)...
 OTHER_ORDERS = 3
+#: ...except where they are at most this many: then every other order of them is (the camera
+#: started on a table with three tiles down: six orders, each a tap away).
+ALL_ORDERS_UP_TO = 3
 
 
 def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[Proposal]:
     """The ``interpreter``'s proposals for ``change``; where several plays seen at once ask a
     person (their order, and with it who laid each, is a guess: the table was never still
     between them), also what the other orders would have logged, as answers the questions
-    offer. Each other tile is put first in turn (:data:`OTHER_ORDERS` at most) and the
-    interpreter plans again, and where it leaves open who laid that first tile (who leads is
-    not known), once more for each other player who may have (as if the hand had come from
-    their seat). Where the rules take such a plan, each play that it logs otherwise (another
+    offer. Each other tile is put first in turn (:data:`OTHER_ORDERS` at most; every order of
+    them where they are at most :data:`ALL_ORDERS_UP_TO`) and the interpreter plans again, and
+    where it leaves open who laid that first tile (who leads is not known), once more for each
+    other player who may have (as if the hand had come from their seat). Where the rules take such a plan, each play that it logs otherwise (another
     player, another place, other plays before it) is offered on that tile's question as the
     plan has it, with the plays before it (:data:`~companion.session.BEFORE`: one tap logs
     them all and closes their questions). ``game`` is not changed."""
@@ -68,12 +72,8 @@ def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[P
         return out
     guessed = [rules_part(p.entry) for p in plays]
     same_grid = getattr(interpreter, "same_grid", None)
-    for seen in [p.seen for p in plays[1:OTHER_ORDERS + 1]]:
-        first = next((s for s in change.added if s is seen or s.corners == seen.corners), None)
-        if first is None:
-            continue
-        tried = dataclasses.replace(change, added=[first] + [s for s in change.added
-                                                             if s is not first])
+    for order in _other_orders(change.added, [p.seen for p in plays]):
+        tried = dataclasses.replace(change, added=order)
         planned = _camera_plays(interpreter.proposals(tried, game))
         plans = [planned] + [_camera_plays(interpreter.proposals(
             dataclasses.replace(tried, reached_by=who), game))
@@ -85,6 +85,28 @@ def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[P
             if plan != guessed and _legal_in_turn(game, plan):
                 _offer(plan, guessed, plays)
     return out
+
+
+def _other_orders(added: list[Seen], seen: list[Seen]) -> list[list[Seen]]:
+    """The orders of ``added`` to plan again (see :func:`propose`), where ``seen`` are the tiles
+    of the plays guessed, in their order: each other of them first (the others as ``added``
+    has them), and where they are at most :data:`ALL_ORDERS_UP_TO`, every other order of them
+    too (the tiles ``added`` holds besides them after them)."""
+    plays = [next((s for s in added if s is t or s.corners == t.corners), None) for t in seen]
+    plays = [s for s in plays if s is not None]
+
+    def rest(first: list[Seen]) -> list[Seen]:
+        return first + [s for s in added if not any(s is f for f in first)]
+
+    out = [rest([s]) for s in plays[1:OTHER_ORDERS + 1]]
+    if len(plays) <= ALL_ORDERS_UP_TO:
+        out += [rest(list(o)) for o in itertools.permutations(plays)]
+    unique: list[list[Seen]] = []
+    for order in out:
+        if not all(a is b for a, b in zip(order, plays)) and not any(
+                all(a is b for a, b in zip(order, u)) for u in unique):
+            unique.append(order)
+    return unique
 
 
 def _other_leaders(lead: Proposal) -> list[str]:

@@ -592,6 +592,34 @@ def test_tiles_seen_at_once_offer_the_other_order_on_the_guessed_grid(tmp_path: 
     assert s.alerts == []
 
 
+def test_three_tiles_seen_at_once_offer_every_legal_order(tmp_path: Path) -> None:
+    """Three tiles in a row seen at once (the camera started on a table in play): every order
+    the rules take is a tap away, not only those with another tile first. The 0-8 guessed
+    first may have come last after the 0-0 and then the 0-5 (each offered with either player
+    leading), or after the 0-5 and then the 0-0; an order whose second tile touches nothing
+    laid before it (0-8, then 0-5) is not offered."""
+    from companion.interpret_base import propose
+    from companion.session import BEFORE
+
+    s = _snap_session(tmp_path)
+    eight, blank = _on_cells(8, 0, (-2, 0), (-1, 0)), _on_cells(0, 0, (0, 0), (1, 0))
+    five = _on_cells(0, 5, (2, 0), (3, 0))
+    props = propose(interpreter_for("stackernoes"), diff([], [eight, blank, five]), s.game)
+    assert [p.entry["play"] for p in props] == ["0-8", "0-0", "0-5"]
+    last = {tuple(b["play"] for b in a[BEFORE]) for p in props for a in p.entry["alternatives"]
+            if BEFORE in a and len(a[BEFORE]) == 2}
+    assert ("0-0", "0-5") in last and ("0-5", "0-0") in last  # the 0-8 last
+    assert ("0-0", "0-8") in last and ("0-8", "0-0") in last  # the 0-5 last
+    assert ("0-8", "0-5") not in last and ("0-5", "0-8") not in last
+    asked = [s.submit(p.entry).alert for p in props]
+    answer = next(a for a in props[0].entry["alternatives"] if BEFORE in a
+                  and [b["play"] for b in a[BEFORE]] == ["0-0", "0-5"] and a["player"] == "Ann")
+    assert s.correct(asked[0].id, answer).status == "accepted"
+    assert [(h["entry"]["player"], h["entry"]["play"]) for h in s.history] == [
+        ("Ann", "0-0"), ("Bob", "0-5"), ("Ann", "0-8")]
+    assert s.alerts == []
+
+
 def test_one_tile_seen_offers_no_other_order(tmp_path: Path) -> None:
     from companion.interpret_base import propose
     from companion.session import BEFORE
