@@ -26,6 +26,7 @@ Keys every entry may carry and that the rules ignore (kept in ``meta``): ``t`` (
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -34,6 +35,32 @@ from companion.tiles import Tile
 
 #: Keys that carry no rules meaning.
 META_KEYS = frozenset({"t", "source", "confidence", "note", "seq", "reading"})
+
+#: The latest entry time taken (seconds since 1970; about the year 5100): a larger ``t`` is
+#: a mistake, and the log's file could not store it.
+LATEST_T = 1e11
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+def _check_meta(meta: Mapping[str, Any]) -> None:
+    """Refuse meta values of the wrong kind (they are stored with the entry and shown)."""
+    if "t" in meta and not (_number(meta["t"]) and 0 <= meta["t"] <= LATEST_T):
+        raise MoveFormatError(f'"t" is when the entry was made, in seconds since 1970 (leave it '
+                              f'out and it is set when the entry is logged), got {meta["t"]!r}')
+    if "confidence" in meta and not (_number(meta["confidence"])
+                                     and 0 <= meta["confidence"] <= 1):
+        raise MoveFormatError(f'"confidence" is a number from 0 to 1, got {meta["confidence"]!r}')
+    for key in ("source", "note"):
+        if key in meta and not isinstance(meta[key], str):
+            raise MoveFormatError(f'"{key}" is text, got {meta[key]!r}')
+    if "reading" in meta and not isinstance(meta["reading"], Mapping):
+        raise MoveFormatError(f'"reading" is an object (what the camera read), got '
+                              f'{meta["reading"]!r}')
+
 
 #: The key that names each kind of move, in the order they are tried.
 KINDS = ("play", "draw", "pass", "bid", "trump", "discard", "remove", "deal", "end_round")
@@ -111,6 +138,7 @@ class Move:
         if player is not None and not isinstance(player, str):
             raise MoveFormatError(f'"player" must be a name (text), got {player!r}')
         meta = {k: obj[k] for k in obj if k in META_KEYS}
+        _check_meta(meta)
         rest = {k: obj[k] for k in obj if k not in META_KEYS and k not in (kind, "player")}
         raw = obj[kind]
         if kind in ("play", "draw", "pass", "bid", "trump", "discard") and player is None:
@@ -168,6 +196,10 @@ class Move:
         if "hands" in data:
             if not isinstance(data["hands"], Mapping):
                 raise MoveFormatError('"end_round.hands" maps each player to the tiles left')
+            for p, ts in data["hands"].items():
+                if not isinstance(ts, list):
+                    raise MoveFormatError(f'"end_round.hands" for {p!r} must be a list of the '
+                                          f'tiles left (empty when none), got {ts!r}')
             data["hands"] = {p: [str(_tile(t, f"end_round.hands.{p}")) for t in ts]
                              for p, ts in data["hands"].items()}
         return cls("end_round", player, data=data, meta=meta)

@@ -278,7 +278,11 @@ class Session:
             if isinstance(entry, dict) and "alternatives" in entry:
                 # the camera's likeliest other readings: not part of the log entry itself
                 entry = dict(entry)
-                alternatives = list(entry.pop("alternatives") or [])
+                offered = entry.pop("alternatives") or []
+                if not isinstance(offered, list):
+                    raise MoveFormatError(f'"alternatives" is a list of the other readings or '
+                                          f'entries offered, got {offered!r}')
+                alternatives = list(offered)
             move = entry if isinstance(entry, Move) else Move.from_json(entry)
             meta = dict(move.meta)
             meta.setdefault("source", source)
@@ -347,7 +351,11 @@ class Session:
             alert = self._alert("illegal", message, move.to_json(), legal=exc.legal,
                                 alternatives=list(alternatives or []) + explained, seen=seen)
             return SubmitResult("illegal", alert=alert)
-        seq = self.store.append(self.game_id, move)
+        try:
+            seq = self.store.append(self.game_id, move)
+        except BaseException:
+            self._rebuild()  # the game as the log has it: the move was not stored
+            raise
         self._record(seq, move, events)
         self._changed()
         return SubmitResult("accepted", [e.to_json() for e in events], seq=seq)
@@ -779,6 +787,9 @@ class Session:
         entry.update(ask["as"])
         entry["play"] = str(now)
         entry.update({k: request[k] for k in ("confidence", "reading") if k in request})
+        if not isinstance(entry.get("reading") or {}, dict):
+            raise MoveFormatError(f'"reading" is an object (what the camera read), got '
+                                  f'{entry["reading"]!r}')
         entry["reading"] = dict(entry.get("reading") or {},
                                 first_read=item["entry"].get("reading", {"play": str(was)}))
         for a in self.alerts:

@@ -19,8 +19,9 @@
 =====================================  ========================================================
 
 A request the rules or the log format refuse gets 400 with ``{"error": message}`` and changes
-nothing. An illegal placement is not a bad request: it answers 200 with ``"status": "illegal"``
-and the alert a person then corrects or dismisses.
+nothing; so does a body that is not strict JSON (:mod:`web_ui.body`). An illegal placement is
+not a bad request: it answers 200 with ``"status": "illegal"`` and the alert a person then
+corrects or dismisses.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from companion.errors import DominoError
 from companion.games import find_game, game_names
 from companion.moves import KINDS
 from companion.session import Session
+from web_ui.body import BodyError, json_body
 from web_ui.services import SessionHolder
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -78,7 +80,7 @@ def require_session() -> Session:
 
 
 def _body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
+    body = json_body()
     if not isinstance(body, dict):
         raw = request.get_data(as_text=True)[:80]
         raise ApiError(400, f"the request body must be a JSON object (Content-Type: "
@@ -97,6 +99,11 @@ def _entry(body: dict[str, Any]) -> dict[str, Any]:
 @bp.app_errorhandler(ApiError)
 def _api_error(exc: ApiError) -> ResponseReturnValue:
     return jsonify(error=str(exc)), exc.status
+
+
+@bp.app_errorhandler(BodyError)
+def _body_error(exc: BodyError) -> ResponseReturnValue:
+    return jsonify(error=str(exc)), 400
 
 
 @bp.app_errorhandler(DominoError)

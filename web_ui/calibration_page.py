@@ -66,6 +66,7 @@ from calibration.plane import (
     rectify,
 )
 from calibration.store import write_atomic
+from web_ui.body import json_body
 from web_ui.security import csrf_token, is_controller
 
 bp = Blueprint("calibration_page", __name__)
@@ -396,7 +397,7 @@ def calibrate() -> ResponseReturnValue:
     """Calibrate from the markers in the uploaded photo or the newest camera frame (see the
     module docstring)."""
     try:
-        layout = parse_form(request.get_json(silent=True))
+        layout = parse_form(json_body())
     except CalibrationRequestError as exc:
         return jsonify(error=str(exc)), 400
     frame_bgr, source = calibration_picture()
@@ -414,7 +415,7 @@ def calibrate_by_corners() -> ResponseReturnValue:
     module docstring). Corners tapped on a picture of another size than the frame (the page
     shows the JPEG of the annotated video) are scaled to the frame."""
     try:
-        corners, (tap_w, tap_h), table_mm = parse_corners_form(request.get_json(silent=True))
+        corners, (tap_w, tap_h), table_mm = parse_corners_form(json_body())
     except CalibrationRequestError as exc:
         return jsonify(error=str(exc)), 400
     frame_bgr, source = calibration_picture()

@@ -32,6 +32,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from werkzeug.wrappers import Response
 
 from companion.atomic import atomic_write
+from web_ui.body import json_body
 
 bp = Blueprint("security", __name__)
 
@@ -210,7 +211,7 @@ def pair() -> ResponseReturnValue:
                             f"{wait:.0f} s")
         resp.headers["Retry-After"] = str(max(1, int(wait + 0.999)))
         return resp
-    body = request.get_json(silent=True)
+    body = json_body()
     code = body.get("code") if isinstance(body, dict) else None
     if not isinstance(code, str) or not (len(code) == 6 and code.isdigit()):
         return _refuse(400, f'the body must be {{"code": "NNNNNN"}} with the 6-digit code shown '

@@ -865,3 +865,23 @@ def test_a_held_stacked_play_is_tried_on_the_levels_around_its_own() -> None:
     # a person's entry is theirs: as entered only
     hand = dict(entry, source="hand")
     assert [m.extra["level"] for m in _candidates(Alert(2, "illegal", "", hand), "Ann")] == [1]
+
+
+def test_a_play_the_log_fails_to_store_is_not_kept_on_the_table(tmp_path: Path,
+                                                                monkeypatch) -> None:
+    """The rules take a play but the log's file refuses it (the disk full, say): the error
+    goes to the caller and the game stays as the log has it, so the table shown, the log and a
+    restart agree, and the next play is refused or taken as the log says."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+
+    def full(*_a, **_k):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(store, "append", full)
+    with pytest.raises(sqlite3.OperationalError):
+        s.submit({"player": "Ann", "play": "5-5"})
+    assert s.game.moves == 0 and s.history == []
+    monkeypatch.undo()
+    assert s.submit({"player": "Ann", "play": "5-5"}).status == "accepted"
+    assert [h["text"] for h in Session.resume(store).history] == [h["text"] for h in s.history]

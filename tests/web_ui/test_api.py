@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -166,6 +168,55 @@ def test_bad_requests_get_400_and_change_nothing(client: FlaskClient) -> None:
     assert client.get("/api/state").get_json()["moves"] == 0
     assert client.get("/api/nope").status_code == 404
     assert "error" in client.get("/api/nope").get_json()
+
+
+@pytest.mark.parametrize("raw, words", [
+    ('{"entry": {"player": "Ann", "play": "5-5", "t": null}}', '"t" is when the entry was made'),
+    ('{"entry": {"player": "Ann", "play": "5-5", "t": %d}}' % 2 ** 70, '"t" is when'),
+    ('{"entry": {"player": "Ann", "play": "5-5", "t": -5}}', '"t" is when'),
+    ('{"entry": {"player": "Ann", "play": "5-5", "confidence": Infinity}}', "must be finite"),
+    ('{"entry": {"player": "Ann", "play": "5-5", "note": NaN}}', "must be finite"),
+    ('{"entry": {"player": "Ann", "play": "5-5", "reading": {"p": 1e999}}}', "must be finite"),
+    ('{"entry": {"player": "Ann", "play": "5-5", "confidence": 7}}', '"confidence" is a number'),
+    ('{"entry": {"player": "Ann", "play": "5-5", "source": {"x": 1}}}', '"source" is text'),
+    ('{"entry": {"player": "Ann", "play": "5-5", "reading": 5}}', '"reading" is an object'),
+    ('{"entry": {"player": "Ann", "play": "5-5", "alternatives": 5}}', '"alternatives" is a list'),
+    ('{"entry": {"end_round": {"hands": {"Ann": null}}}}', "must be a list of the tiles left"),
+    ('{"entry": {"reread": {"was": "5-5", "as": {"play": "6-6"}}, "reading": 5}}',
+     '"reading" is an object'),
+    ('{"entry": ' + "[" * 50000 + "]" * 50000 + "}", "nested too deeply"),
+])
+def test_bad_entry_fields_get_400_and_change_nothing(client: FlaskClient, raw: str,
+                                                     words: str) -> None:
+    """Entry fields of the wrong kind (a time that is no time, numbers that are not JSON, a
+    reading that is no object...) are refused naming the field, before anything is applied:
+    the table, the log and a restart agree afterwards (a ``t`` of null used to be applied and
+    then fail to store, so the dashboard showed a play the log did not have)."""
+    if "reread" in raw:
+        assert post(client, "/api/submit", {"entry": {"player": "Ann", "play": "5-5"}}
+                    ).status_code == 200
+    before = client.get("/api/state").get_json()
+    resp = client.post("/api/submit", data=raw, headers={
+        "X-CSRF-Token": client.get_cookie("dc_csrf").value, "Content-Type": "application/json"})
+    assert resp.status_code == 400 and words in resp.get_json()["error"], resp.get_json()
+    after = client.get("/api/state").get_json()
+    assert (after["moves"], after["scores"], after["history"]) == (
+        before["moves"], before["scores"], before["history"])
+    follow = {"player": "Bob", "play": "0-5", "on": "5-5"} if "reread" in raw else \
+        {"player": "Ann", "play": "5-5"}
+    assert post(client, "/api/submit", {"entry": follow}).get_json()["status"] == "accepted"
+    assert client.get("/api/state").get_json()["moves"] == before["moves"] + 1
+
+
+def test_pair_and_calibration_refuse_bodies_they_cannot_read(client: FlaskClient) -> None:
+    """The other JSON routes read bodies the same strict way: 400 naming what was wrong."""
+    headers = {"X-CSRF-Token": client.get_cookie("dc_csrf").value,
+               "Content-Type": "application/json"}
+    for path in ("/api/pair", "/api/calibration", "/api/calibration/corners"):
+        resp = client.post(path, data='{"code": NaN}', headers=headers)
+        assert resp.status_code == 400 and "must be finite" in resp.get_json()["error"], path
+        resp = client.post(path, data="[" * 50000 + "]" * 50000, headers=headers)
+        assert resp.status_code == 400 and "nested too deeply" in resp.get_json()["error"], path
 
 
 def test_new_game_and_rematch(client: FlaskClient) -> None:

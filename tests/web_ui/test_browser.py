@@ -155,6 +155,24 @@ def test_illegal_alert_correction_and_undo(browser: Any, live: Live) -> None:
     assert errors == []
 
 
+def test_a_double_tap_sends_one_request(browser: Any, live: Live) -> None:
+    """Two taps on Undo before the first is answered (a double tap): one entry is undone, and
+    the second tap says it was not sent."""
+    errors: list[str] = []
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    sim = play_random_game("allfives", PLAYERS, seed=1, max_moves=3)
+    for m in sim.moves:
+        assert api_post(page, "/api/submit", {"entry": m.to_json()}).status == 200
+    sync_api.expect(page.locator("#history li")).to_have_count(3)
+    page.evaluate("() => { const b = document.querySelector('#undo-btn'); b.click(); b.click(); }")
+    sync_api.expect(page.locator("#history li")).to_have_count(2)
+    page.wait_for_selector("#toast:has-text('Undone')")
+    page.wait_for_timeout(300)
+    assert live.app.extensions["session"].session.state()["moves"] == 2
+    assert errors == []
+
+
 def test_spectator_cannot_change_anything(browser: Any, live: Live) -> None:
     errors: list[str] = []
     page = open_page(browser, live, errors)

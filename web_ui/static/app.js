@@ -33,7 +33,24 @@ function toast(msg, bad = false) {
   toast.timer = setTimeout(() => { t.hidden = true; }, bad ? 8000 : 2500);
 }
 
+// a POST in flight: a second tap meanwhile (a double tap, an impatient retry) is not sent, so
+// one tap never logs an entry twice
+let sending = false;
+
 async function post(path, body = {}) {
+  if (sending) {
+    toast("Still sending your previous tap: this one was not sent.");
+    return null;
+  }
+  sending = true;
+  try {
+    return await send(path, body);
+  } finally {
+    sending = false;
+  }
+}
+
+async function send(path, body) {
   let resp;
   try {
     resp = await fetch(path, {
