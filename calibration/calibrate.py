@@ -274,6 +274,10 @@ def run(args: argparse.Namespace) -> int:
 
     camera: CameraModel | None = None
     lens_dir = Path(args.lens) if args.lens else out_dir
+    if args.lens and not (lens_dir / LENS_FILE).is_file():
+        raise CalibrationError(f"--lens {args.lens}: no {LENS_FILE} there; give the folder a "
+                               "lens calibration was saved in, or make one with "
+                               "`domino-companion calibrate --lens-photos`")
     if (lens_dir / LENS_FILE).exists():
         camera, problems_lens = load_lens(lens_dir)
         for text in problems_lens:
@@ -309,7 +313,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"preview: {out_dir / PREVIEW_FILE}")
     for p in problems:
         print(f"  {p}", file=sys.stderr)
-    if plane is None:
+    if plane is None or any(p.severity == "error" for p in problems):
+        # an error means the calibration cannot go on (calibration.checks.Problem): saving it
+        # would replace a good one
         print("calibration NOT saved: fix the problems above and run again, or pass --corners "
               "with the play area's corners in pixels", file=sys.stderr)
         return 2

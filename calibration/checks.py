@@ -54,6 +54,13 @@ class Limits:
     edge_margin_px: float = 2.0
     min_marker_px: float = 20.0
     max_fit_rms_px: float = 3.0
+    #: above this many times ``max_fit_rms_px`` the sizes are wrong, not the markers a little
+    #: uneven: an error, nothing saved
+    fit_error_factor: float = 3.0
+    #: a pose this far out (tilted more, or this many times ``max_height_mm`` up) is no camera
+    #: above a table: the sizes given or the corners' order are wrong (an error)
+    impossible_tilt_deg: float = 80.0
+    impossible_height_factor: float = 2.5
 
 
 DEFAULT_LIMITS = Limits()
@@ -116,6 +123,14 @@ def check_pose(plane: TablePlane, limits: Limits = DEFAULT_LIMITS) -> list[Probl
     problems: list[Problem] = []
     assumed = "" if plane.camera is None or plane.camera.source != "assumed-fov" else \
         " (estimated with an assumed lens; calibrate the lens for a firmer figure)"
+    if pose.tilt_deg > limits.impossible_tilt_deg or \
+            pose.height_mm > limits.impossible_height_factor * limits.max_height_mm:
+        return [Problem(
+            "pose-impossible", "error",
+            f"the sizes given put the camera about {pose.height_mm:.0f} mm above the table, "
+            f"tilted {pose.tilt_deg:.0f} degrees{assumed}: no camera over a table sees it so; "
+            "check the play area's width and height (in mm) and that the corners run top-left, "
+            "top-right, bottom-right, bottom-left")]
     if pose.height_mm < limits.min_height_mm:
         problems.append(Problem(
             "camera-too-low", "warning",
@@ -139,8 +154,9 @@ def check_fit(plane: TablePlane, limits: Limits = DEFAULT_LIMITS) -> list[Proble
     ``--table-mm`` (or markers not flat, or put at the wrong corners)."""
     if plane.method != "markers" or plane.reprojection_px <= limits.max_fit_rms_px:
         return []
+    wrong = plane.reprojection_px > limits.fit_error_factor * limits.max_fit_rms_px
     return [Problem(
-        "sizes-do-not-fit", "warning",
+        "sizes-do-not-fit", "error" if wrong else "warning",
         f"the marker corners miss the stated sizes by {plane.reprojection_px:.1f} px RMS (want at "
         f"most {limits.max_fit_rms_px:g}): check --marker-mm (the side of a printed black square) "
         "and --table-mm (centre to centre), that the markers lie flat, and that id 0 is "

@@ -17,6 +17,7 @@ import random
 import statistics
 import time
 
+from companion.errors import DominoError
 from companion.games import find_game, game_names
 from companion.simulate import default_players, next_move
 
@@ -73,6 +74,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     names = args.game or game_names()
+    if args.games < 1:
+        raise DominoError(f"--games must be at least 1, got {args.games}")
     print(json.dumps({"machine": platform.processor() or platform.machine(),
                       "python": platform.python_version()}))
     for name in names:

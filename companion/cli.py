@@ -69,5 +69,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DominoError as exc:
         print(f"domino-companion {args.command}: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        # a path the command cannot write or read (an output folder that is a file, a
+        # read-only place, a port in use...): said plainly, not as a traceback
+        print(f"domino-companion {args.command}: {os_problem(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
+
+
+def os_problem(exc: OSError) -> str:
+    """What went wrong with a file, folder or port, in words, and what to do."""
+    what = exc.strerror or str(exc)
+    if exc.filename is None:
+        return f"{what} (the system refused an operation; check the paths and ports given)"
+    where = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
+    return (f"cannot use {where}: {what}; give a path whose folder exists and that you may "
+            "write to (or read, for an input)")

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import shutil
 import sys
 import tempfile
 import threading
@@ -303,20 +305,41 @@ def run(args: argparse.Namespace) -> int:
     from vision.render.recording import load_recording
 
     rec = load_recording(recording_path(args.game))
+    if not args.headless:
+        _check_dashboard_args(args)
+    # the demo's game log and the dashboard's secrets live only as long as the demo
     tmp = Path(tempfile.mkdtemp(prefix="domino-demo-"))
-    if args.headless:
-        store, session, loop = _live_parts(rec, tmp / "demo.sqlite")
-        report = DemoPlayer(rec, session, loop).run()
-        result = session.game.result()
-        store.close()
-        match = result["scores"] == rec.truth["scores"] and result["winner"] == rec.truth["winner"]
-        print(json.dumps({"game": result["game"], "players": result["players"],
-                          "scores": result["scores"], "round": result["round"],
-                          "finished": result["finished"], "winner": result["winner"],
-                          "truth": {"scores": rec.truth["scores"], "winner": rec.truth["winner"]},
-                          "matches_truth": match, "pipeline": report.to_json()}))
-        return 0 if match else 1
-    return _run_dashboard(args, rec, tmp)
+    try:
+        if args.headless:
+            return _run_headless(rec, tmp)
+        return _run_dashboard(args, rec, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _check_dashboard_args(args: argparse.Namespace) -> None:
+    """Refuse a ``--fps``, ``--wait`` or ``--port`` the dashboard demo cannot run with."""
+    from companion import serve
+
+    if not (math.isfinite(args.fps) and args.fps > 0):
+        raise DominoError(f"--fps is the video's frames per second, more than 0, got {args.fps}")
+    if not (math.isfinite(args.wait) and args.wait >= 0):
+        raise DominoError(f"--wait is seconds to wait for an answer, 0 or more, got {args.wait}")
+    serve.check_listen(argparse.Namespace(host="127.0.0.1", port=args.port))
+
+
+def _run_headless(rec: Any, tmp: Path) -> int:
+    store, session, loop = _live_parts(rec, tmp / "demo.sqlite")
+    report = DemoPlayer(rec, session, loop).run()
+    result = session.game.result()
+    store.close()
+    match = result["scores"] == rec.truth["scores"] and result["winner"] == rec.truth["winner"]
+    print(json.dumps({"game": result["game"], "players": result["players"],
+                      "scores": result["scores"], "round": result["round"],
+                      "finished": result["finished"], "winner": result["winner"],
+                      "truth": {"scores": rec.truth["scores"], "winner": rec.truth["winner"]},
+                      "matches_truth": match, "pipeline": report.to_json()}))
+    return 0 if match else 1
 
 
 def _run_dashboard(args: argparse.Namespace, rec: Any, tmp: Path) -> int:
@@ -327,7 +350,7 @@ def _run_dashboard(args: argparse.Namespace, rec: Any, tmp: Path) -> int:
     store, session, loop = _live_parts(rec, tmp / "demo.sqlite")
     holder = SessionHolder(store, session)
     frames = LiveFrames(loop)
-    period = 1.0 / max(1.0, args.fps)
+    period = 1.0 / args.fps
 
     def pace() -> None:
         loop._render_annotated()

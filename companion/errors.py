@@ -63,4 +63,6 @@ class LogError(DominoError):
         self.line = line
         self.problem = problem
         shown = line if len(line) <= 200 else line[:197] + "..."
-        super().__init__(f"line {line_no}: {shown}\n  {problem}")
+        # line 0: the file itself (missing, a folder, not text), named in ``line``
+        where = f"line {line_no}: {shown}" if line_no else shown
+        super().__init__(f"{where}\n  {problem}")

@@ -54,6 +54,11 @@ class Header:
             raise MoveFormatError(f'"options" must be an object, got {options!r}')
         if not isinstance(obj["game"], str):
             raise MoveFormatError(f'"game" must be a game name, got {obj["game"]!r}')
+        fmt = obj.get("format", LOG_FORMAT)
+        if isinstance(fmt, bool) or not isinstance(fmt, int) or not 1 <= fmt <= LOG_FORMAT:
+            raise MoveFormatError(f'"format" {fmt!r} is not a log format this version reads '
+                                  f"(1 to {LOG_FORMAT}): a log from a newer version needs that "
+                                  "version")
         return cls(obj["game"], tuple(players), dict(options))
 
     def to_json(self) -> dict[str, Any]:
@@ -105,6 +110,9 @@ def _decode(no: int, text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise LogError(no, text, f"not valid JSON ({exc.msg} at column {exc.colno}); each line "
                                  "is one JSON object") from None
+    except RecursionError:
+        raise LogError(no, text[:200], "nested too deeply to read; each line is one JSON object "
+                                       "a few levels deep") from None
 
 
 def replay_lines(lines: Iterable[str], lenient: bool = False) -> ReplayResult:
@@ -146,7 +154,7 @@ def replay_file(path: str | Path, lenient: bool = False) -> ReplayResult:
     """Fold the log at ``path``; an unreadable file raises :class:`LogError` for line 0."""
     path = Path(path)
     try:
-        with path.open("r", encoding="utf-8") as fh:
+        with path.open("r", encoding="utf-8-sig") as fh:  # a byte-order mark (Notepad) skipped
             return replay_lines(fh, lenient=lenient)
     except FileNotFoundError:
         raise LogError(0, str(path), "no such file: give the path of a .jsonl game log") from None

@@ -10,13 +10,18 @@ calibrated camera (it says so at start, with the camera's height and tilt, or wh
 from the four corners given by hand does the same with the camera recovered from the corners
 (the table is then not followed when the camera moves). A missing or failing camera does not stop
 it: the dashboard shows the camera offline with what to do, and the capture thread keeps trying
-to reconnect. Games the camera cannot follow yet are still kept on the dashboard by hand.
+to reconnect (a camera index, /dev/videoN or a URL; a video file or folder that is not there or
+cannot be played stops it at once, as do bad --width/--height/--fps and a --calibration folder
+that does not exist). Games the camera cannot follow yet are still kept on the dashboard by hand.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from companion import serve
@@ -47,20 +52,30 @@ def run(args: argparse.Namespace) -> int:
     from vision.read import Reader
     from vision.sources import CameraError, open_source
 
+    for name in ("width", "height", "fps"):
+        value = getattr(args, name)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise DominoError(f"--{name} must be more than 0, got {value}")
+    if args.calibration is not None and not Path(args.calibration).is_dir():
+        raise DominoError(f"--calibration {args.calibration}: no such folder; give the folder "
+                          "`domino-companion calibrate` saved to, or leave --calibration out")
+
+    def opener():
+        return open_source(args.camera, width=args.width, height=args.height, fps=args.fps)
+
+    # before a game is started: a file that is not there or not a video will not come back
+    try:
+        opener().close()
+    except CameraError as exc:
+        if not may_come_back(args.camera):
+            raise
+        print(f"domino-companion run: {exc}\n  the dashboard shows the camera offline and keeps "
+              "trying to reconnect", file=sys.stderr)
     store, holder, data_dir, db = serve.open_games(args)
     session = holder.session
     if session is None:
         raise DominoError("no game to follow: start one with --game NAME --players A,B,C")
     interpreter_for(session.game.name)  # a clear error now for games the camera cannot follow
-
-    def opener():
-        return open_source(args.camera, width=args.width, height=args.height, fps=args.fps)
-
-    try:
-        opener().close()
-    except CameraError as exc:
-        print(f"domino-companion run: {exc}\n  the dashboard shows the camera offline and keeps "
-              "trying to reconnect", file=sys.stderr)
     from calibration.files import tracker_from_store
 
     tracker, problems = tracker_from_store(args.calibration)
@@ -95,6 +110,15 @@ def run(args: argparse.Namespace) -> int:
         loop.stop()
         capture.stop()
         store.close()
+
+
+def may_come_back(spec: str) -> bool:
+    """Whether a camera that failed to open may open later (a device unplugged, a stream not up
+    yet), so the dashboard keeps trying; a file or folder that failed will not."""
+    from vision.sources import URL_SCHEMES
+
+    text = str(spec).strip()
+    return bool(re.fullmatch(r"\d+|/dev/video\d+", text)) or text.lower().startswith(URL_SCHEMES)
 
 
 def camera_tiles(hints: Any, set_max: int) -> tuple[tuple[float, float, float], str]:

@@ -10,6 +10,7 @@ There is no camera in this mode: moves are entered on the tablet.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -107,8 +108,7 @@ def open_games(args: argparse.Namespace) -> tuple[LogStore, Any, Path, Path]:
 
     data_dir = args.data_dir or default_data_dir()
     db = args.db or data_dir / "games.sqlite"
-    if args.port < 0 or args.port > 65535:
-        raise DominoError(f"--port must be 0..65535, got {args.port}")
+    check_listen(args)  # before a game is started: a refused start leaves no empty game
     store = LogStore(db)
     holder = SessionHolder.resume(store)
     if args.game:
@@ -116,6 +116,35 @@ def open_games(args: argparse.Namespace) -> tuple[LogStore, Any, Path, Path]:
     elif args.players:
         raise DominoError("--players is for a new game: give --game too, e.g. --game allfives")
     return store, holder, data_dir, db
+
+
+def check_listen(args: argparse.Namespace) -> None:
+    """Refuse, with what to do, a ``--port``, ``--host``, ``--max-streams`` or ``--max-video``
+    the dashboard could not serve with: a port out of range or in use (another dashboard still
+    running), a host this machine cannot listen on, a negative cap."""
+    if args.port < 0 or args.port > 65535:
+        raise DominoError(f"--port must be 0..65535, got {args.port}")
+    for name in ("max_streams", "max_video"):
+        value = getattr(args, name, 0)
+        if value < 0:
+            raise DominoError(f"--{name.replace('_', '-')} must be 0 or more, got {value}")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            args.host, args.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except (OSError, UnicodeError) as exc:
+        raise DominoError(f"cannot listen on --host {args.host!r}: {exc}; give this machine's "
+                          "address, 127.0.0.1 (this computer only) or 0.0.0.0 (the LAN)") from None
+    with socket.socket(family, kind, proto) as probe:
+        if os.name != "nt":  # as the server binds: a port left in TIME_WAIT is free to it
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            in_use = "in use (another dashboard still running?)" \
+                if exc.errno in (errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", -1)) \
+                else f"refused ({exc.strerror or exc})"
+            raise DominoError(f"port {args.port} on {args.host} is {in_use}: pass --port 0 "
+                              "for any free port, or another port") from None
 
 
 def serve_dashboard(args: argparse.Namespace, store: LogStore, holder: Any, data_dir: Path,

@@ -105,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"domino-companion simulate: --options is not JSON ({exc.msg}); "
               'write it like \'{"target": 150}\'', file=sys.stderr)
         return 2
+    if options is not None and not isinstance(options, dict):
+        print(f"domino-companion simulate: --options must be a JSON object, got {args.options!r};"
+              ' write it like \'{"target": 150}\'', file=sys.stderr)
+        return 2
     if args.games < 1:
         print("domino-companion simulate: --games must be at least 1", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """``domino-companion count PHOTO``: the tiles in a photo of a hand and their pip total.
 
 Cut tiles (running out of the picture) cannot be counted: they are named in a warning and the
-total is marked incomplete.
+total is marked incomplete. So is a photo in which no tile was found (its confidence 0).
 """
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ import json
 import sys
 
 from vision.read import Reader, add_set_argument, pip_total
+
+
+#: Added to the warnings when no tile at all was found.
+NOTHING_SEEN = ("no tile was found, so the total 0 is not a count of a hand: if the hand is "
+                "empty, enter 0; else photograph its tiles face up")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -29,18 +34,21 @@ def run(args: argparse.Namespace) -> int:
     cut = len(reading.tiles) - len(tiles)
     total = pip_total(reading)
     names = [str(t.tile) for t in tiles]
+    # no tile seen is not a hand seen empty: the photo may show no hand at all (a lens cap, the
+    # table), so such a total is not complete and nothing about it is sure
+    seen = bool(reading.tiles)
     result = {
         "tiles": names,
         "pips": total,
-        "complete": cut == 0,
-        "confidence": round(min((t.confidence for t in tiles), default=1.0), 4),
-        "warnings": list(reading.warnings),
+        "complete": seen and cut == 0,
+        "confidence": round(min((t.confidence for t in tiles), default=0.0), 4),
+        "warnings": list(reading.warnings) + ([] if seen else [NOTHING_SEEN]),
     }
     if args.json:
         print(json.dumps(result))
         return 0
     print(f"{len(tiles)} tiles: {' '.join(names) or '(none)'}")
     print(f"pips: {total}" + ("" if cut == 0 else f" (incomplete: {cut} tile(s) cut off)"))
-    for w in reading.warnings:
+    for w in result["warnings"]:
         print(f"warning: {w}", file=sys.stderr)
     return 0

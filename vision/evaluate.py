@@ -346,6 +346,26 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _check_outputs(csv_path: Path | None, keep: Path | None) -> None:
+    """Refuse, before any work, a ``--csv`` file or ``--keep`` folder that cannot be written
+    (the CSV is written when the evaluation ends: a long run would be lost)."""
+    for path, what in ((csv_path, "--csv file"), (keep, "--keep folder")):
+        if path is None:
+            continue
+        try:
+            if what == "--keep folder":
+                path.mkdir(parents=True, exist_ok=True)
+            elif path.is_dir():
+                raise IsADirectoryError(21, "it is a folder", str(path))
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with open(path, "a"):
+                    pass
+        except OSError as exc:
+            raise EvaluateError(f"cannot write the {what} {path}: {exc.strerror or exc}; give "
+                                "one in a folder you may write to") from None
+
+
 def write_csv(rows: list[Row], path: Path) -> None:
     fields = list(asdict(rows[0]).keys()) + ["recall", "precision"] if rows else ["source"]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -434,6 +454,7 @@ def run(args: argparse.Namespace) -> int:
                             "--real PATH or --bench")
     if args.rendered < 0:
         raise EvaluateError(f"--rendered must be >= 0, got {args.rendered}")
+    _check_outputs(args.csv, args.keep)
     reader = Reader()
     rows: list[Row] = []
     scenes: list[Iterable[tuple[str, np.ndarray, dict[str, Any]]]] = []

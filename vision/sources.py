@@ -274,7 +274,7 @@ def open_source(spec: str | int | os.PathLike[str], *, width: int | None = None,
                                  "(0) or a URL; cameras found: " + _found_text())
     if path.suffix.lower() in IMAGE_SUFFIXES:
         raise CameraError(f"{path} is a single image, not a stream", tried=str(path),
-                          advice="pass its folder, or use --image for one photo")
+                          advice="pass the folder it is in (its images are played in turn)")
     _quiet_opencv()
     cap = cv2.VideoCapture(str(path), cv2.CAP_ANY)
     if not cap.isOpened():

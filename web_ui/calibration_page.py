@@ -312,7 +312,7 @@ def calibrate_frame(frame_bgr: np.ndarray, layout: MarkerLayout, folder: Path,
         "markers_found": report.detection.found, "markers_missing": report.detection.missing,
         "elapsed_ms": round(elapsed_ms, 1),
     }
-    if plane is not None:
+    if report.ok:  # a plane and no error: an error means calibration cannot go on
         margin = layout.marker_mm
         topdown_png = _png(rectify(frame_bgr, plane, TOPDOWN_PX_PER_MM, margin_mm=margin))
         made_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -349,6 +349,11 @@ def calibrate_corners(frame_bgr: np.ndarray, corners_px: np.ndarray,
     folder.mkdir(parents=True, exist_ok=True)
     preview_png = _png(draw_preview(marked, None, plane, found))
     write_atomic(folder / PREVIEW_FILE, preview_png, keep_previous=False)
+    corners_out = [[round(float(x), 1), round(float(y), 1)] for x, y in corners_px]
+    if any(p.severity == "error" for p in found):  # calibration cannot go on: nothing saved
+        return CalibrationRun(preview_png, None, {
+            "saved": False, "problems": problems, "table": None, "corners": corners_out,
+            "elapsed_ms": round(elapsed_ms, 1)})
     topdown_png = _png(rectify(frame_bgr, plane, TOPDOWN_PX_PER_MM))
     made_at = datetime.now(UTC).isoformat(timespec="seconds")
     path = save_plane(plane, folder, extra={"source": f"{source}, corners by hand",
@@ -356,7 +361,7 @@ def calibrate_corners(frame_bgr: np.ndarray, corners_px: np.ndarray,
     result: dict[str, Any] = {
         "saved": True, "path": str(path), "problems": problems,
         "table": {**plane_summary(plane), "made_at": made_at},
-        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners_px],
+        "corners": corners_out,
         "elapsed_ms": round(elapsed_ms, 1),
     }
     return CalibrationRun(preview_png, topdown_png, result)

@@ -79,3 +79,47 @@ def test_terminal_fallback_refuses_crossed_corners(tmp_path, capsys, monkeypatch
                  "--corners", crossed, "--out", str(tmp_path / "cal")]) == 2
     assert "edges cross" in capsys.readouterr().err
     assert not (tmp_path / "cal" / "table.json").exists()
+
+
+def test_a_calibration_with_an_error_is_not_saved_and_keeps_the_good_one(
+        tmp_path, capsys, monkeypatch) -> None:
+    """A problem of severity "error" means calibration cannot go on: a picture too dark, or
+    sizes that put the camera nowhere a camera can be (a 5 m square play area on these
+    corners) are reported and nothing is saved, so the good calibration stays."""
+    import cv2
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    frame, corners, _ = _view_and_corners()
+    photo, dark = tmp_path / "t.png", tmp_path / "dark.png"
+    cv2.imwrite(str(photo), frame)
+    cv2.imwrite(str(dark), np.zeros_like(frame))
+    text = ",".join(f"{v:.1f}" for v in corners.ravel())
+    out = tmp_path / "cal"
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450",
+                 "--corners", text, "--out", str(out)]) == 0
+    good = (out / "table.json").read_bytes()
+    capsys.readouterr()
+    assert main(["calibrate", "--image", str(dark), "--table-mm", "600x450",
+                 "--corners", text, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "error: the picture is too dark" in err and "NOT saved" in err, err
+    plane, found = manual_plane(frame, corners, (5000, 5000))
+    assert "pose-impossible" in [p.code for p in found], found
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "5000x5000",
+                 "--corners", text, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no camera over a table sees it so" in err and "NOT saved" in err, err
+    assert (out / "table.json").read_bytes() == good
+
+
+def test_a_lens_folder_without_a_lens_calibration_is_refused(tmp_path, capsys) -> None:
+    import cv2
+
+    frame, corners, _ = _view_and_corners()
+    photo = tmp_path / "t.png"
+    cv2.imwrite(str(photo), frame)
+    text = ",".join(f"{v:.1f}" for v in corners.ravel())
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450", "--corners", text,
+                 "--lens", str(tmp_path / "nolens"), "--out", str(tmp_path / "cal")]) == 2
+    assert "no lens.json there" in capsys.readouterr().err
+    assert not (tmp_path / "cal" / "table.json").exists()

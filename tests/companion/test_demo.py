@@ -23,6 +23,7 @@ import pytest
 
 from companion import demo, serve
 from companion.demo import DEMO_GAMES, DemoPlayer, recording_path
+from companion.errors import DominoError
 from companion.live import LiveLoop
 from companion.moves import Move
 from companion.session import Session
@@ -152,7 +153,12 @@ def test_bundled_recordings_load_and_end_as_their_truth() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize("game", ["allfives", "buildup", "stackernoes"])
-def test_headless_demo_ends_with_the_true_scores(game: str) -> None:
+def test_headless_demo_ends_with_the_true_scores(game: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """... and leaves no temporary folder behind (its game log lives as long as the demo)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     out = io.StringIO()
     with redirect_stdout(out):
         rc = demo.run(argparse.Namespace(game=game, headless=True))
@@ -160,6 +166,27 @@ def test_headless_demo_ends_with_the_true_scores(game: str) -> None:
     assert result["scores"] == result["truth"]["scores"]
     assert result["winner"] == result["truth"]["winner"]
     assert rc == 0 and result["matches_truth"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"fps": 0.0}, "--fps is the video's frames per second"),
+    ({"fps": float("nan")}, "--fps"),
+    ({"wait": -5.0}, "--wait is seconds"),
+    ({"port": 70000}, "--port must be 0..65535"),
+])
+def test_bad_dashboard_demo_options_are_refused_before_anything_starts(
+        change: dict, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    args = argparse.Namespace(game="allfives", headless=False, port=0, no_browser=True,
+                              wait=20.0, fps=15.0)
+    for k, v in change.items():
+        setattr(args, k, v)
+    with pytest.raises(DominoError, match=words):
+        demo.run(args)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_same_play_compares_stackernoes_cells_and_level() -> None:

@@ -307,3 +307,29 @@ def test_the_tile_size_comes_from_the_enrolled_set_else_a_standard_set(
         assert camera_tiles(None, set_max) == (expected, "standard")
         assert tile_mm_from_profile(Profile()) is None
         assert standard_tile_mm(set_max) == expected
+
+
+def test_run_stops_at_once_for_a_camera_file_that_will_not_come_back(tmp_path, capsys) -> None:
+    """A video file that is not there, a single photo, bad sizes or a calibration folder that
+    does not exist: exit 2 with what to give, before any game is started (a camera index or a
+    URL that fails is retried instead: it may come back)."""
+    from companion.cli import main
+    from companion.livecmd import may_come_back
+    from companion.store import LogStore
+
+    photo = tmp_path / "one.png"
+    cv2.imwrite(str(photo), np.zeros((32, 32, 3), np.uint8))
+    base = ["run", "--game", "allfives", "--players", "Ann,Bob", "--data-dir", str(tmp_path),
+            "--port", "0", "--no-browser"]
+    for extra, words in [(["--camera", str(tmp_path / "missing.mp4")], "no such file or folder"),
+                         (["--camera", str(photo)], "is a single image"),
+                         (["--camera", "0", "--width", "-5"], "--width must be more than 0"),
+                         (["--camera", "0", "--calibration", str(tmp_path / "nocal")],
+                          "no such folder")]:
+        assert main(base + extra) == 2, extra
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err, (extra, err)
+    assert not (tmp_path / "games.sqlite").exists() or \
+        LogStore(tmp_path / "games.sqlite").latest_game() is None
+    assert may_come_back("0") and may_come_back("/dev/video2") and may_come_back("rtsp://cam/1")
+    assert not may_come_back(str(photo)) and not may_come_back("clip.mp4")

@@ -76,6 +76,10 @@ def test_lenient_lists_flagged_lines(tmp_path: Path, capsys: pytest.CaptureFixtu
     (['{"game": "allfives", "players": ["Ann", "Bob"], "options": {"targett": 5}}'],
      "no option targett"),
     (['[1, 2]'], "first line must be the header"),
+    (['{"game": "allfives", "players": ["Ann", "Bob"], "format": 99}'],
+     "not a log format this version reads"),
+    (['{"game": "allfives", "players": ["Ann", "Bob"]}', "[" * 50000 + "]" * 50000],
+     "nested too deeply"),
 ])
 def test_bad_headers(lines: list[str], fragment: str) -> None:
     with pytest.raises(LogError, match=fragment):
@@ -89,6 +93,20 @@ def test_missing_and_binary_files(tmp_path: Path, capsys: pytest.CaptureFixture[
     bad.write_bytes(b"\xff\xfe\x00garbage")
     assert main(["replay", str(bad)]) == 2
     assert "not UTF-8" in capsys.readouterr().err
+    # a log saved with a byte-order mark (Windows Notepad) reads as any other
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + b'{"game": "allfives", "players": ["Ann", "Bob"]}\n'
+                    b'{"player": "Ann", "play": "5-5"}\n')
+    assert main(["replay", str(bom)]) == 0
+    assert '"Ann": 10' in capsys.readouterr().out
+
+
+def test_simulate_and_bench_refuse_bad_numbers_and_options(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--game", "allfives", "--options", "[1]"]) == 2
+    assert "--options must be a JSON object" in capsys.readouterr().err
+    assert main(["bench", "--game", "allfives", "--games", "0"]) == 2
+    assert "--games must be at least 1" in capsys.readouterr().err
 
 
 def test_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -171,6 +171,19 @@ def test_count_prints_tiles_and_pip_total(table_png, capsys):
     assert data["pips"] == 14 and data["complete"] is False
 
 
+def test_count_of_a_photo_with_no_tile_is_not_a_sure_empty_hand(tmp_path, capsys):
+    """A lens cap or the bare table: 0 pips, but not complete and not sure, saying why."""
+    import cv2
+
+    black = tmp_path / "black.png"
+    cv2.imwrite(str(black), np.zeros((240, 320, 3), np.uint8))
+    assert main(["count", str(black), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["tiles"], data["pips"], data["complete"], data["confidence"]) == ([], 0, False,
+                                                                                   0.0)
+    assert any("no tile was found" in w for w in data["warnings"])
+
+
 @pytest.mark.parametrize("command", ["read", "count"])
 def test_commands_on_bad_input_exit_2_with_a_message(tmp_path, capsys, command):
     bad = _write(tmp_path, "x.jpg", b"not a jpeg")

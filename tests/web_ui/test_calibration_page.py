@@ -253,6 +253,25 @@ def test_bad_corners_get_400_naming_the_fix_and_save_nothing(tmp_path: Path, cha
     assert "calibration_run" not in app.extensions
 
 
+def test_corners_with_sizes_no_camera_fits_save_nothing(tmp_path: Path) -> None:
+    """Sizes mistyped (5 m by 5 m): the corners put the camera many metres up, an
+    error (calibration cannot go on), so the answer says so and the good calibration stays."""
+    spec, frame = _scene(SEED)
+    app = _camera_app(tmp_path, frame)
+    body = _corners_body(frame, spec)
+    with app.test_client() as c:
+        pair(c, app)
+        assert post(c, "/api/calibration/corners", body).get_json()["saved"] is True
+        good = (_cal_dir(app) / TABLE_FILE).read_bytes()
+        wrong = dict(body, width_mm=5000, height_mm=5000)
+        resp = post(c, "/api/calibration/corners", wrong)
+        got = resp.get_json()
+        assert resp.status_code == 200 and got["saved"] is False, got
+        assert [p["code"] for p in got["problems"] if p["severity"] == "error"] == [
+            "pose-impossible"]
+    assert (_cal_dir(app) / TABLE_FILE).read_bytes() == good
+
+
 def test_corners_without_token_pairing_or_camera_are_refused(tmp_path: Path) -> None:
     spec, frame = _scene(SEED)
     app = _camera_app(tmp_path, frame)

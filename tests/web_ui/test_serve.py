@@ -107,6 +107,33 @@ def test_serve_bad_arguments(tmp_path: Path) -> None:
         assert words in res.stderr, (args, res.stderr)
 
 
+def test_serve_refuses_a_port_in_use_a_bad_host_or_cap_and_starts_no_game(
+        tmp_path: Path) -> None:
+    """A port another program holds (a dashboard still running), a host this machine cannot
+    listen on or a negative cap: exit 2 saying what to do, and no game added to the log (each
+    refused start used to add an empty one)."""
+    import socket
+
+    from companion.store import LogStore
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = str(held.getsockname()[1])
+        for args, words in [(["--port", port], f"port {port} on 127.0.0.1 is in use"),
+                            (["--port", "0", "--host", "nosuch.invalid"], "cannot listen on"),
+                            (["--port", "0", "--max-streams", "-1"], "--max-streams must be 0"),
+                            (["--port", "0", "--max-video", "-1"], "--max-video must be 0")]:
+            res = subprocess.run([sys.executable, "-m", "companion", "serve", "--data-dir",
+                                  str(tmp_path), "--no-browser", "--game", "allfives",
+                                  "--players", "Ann,Bob", *args],
+                                 capture_output=True, text=True, timeout=60)
+            assert res.returncode == 2 and words in res.stderr, (args, res.stderr)
+            assert "Traceback" not in res.stderr
+    assert not (tmp_path / "games.sqlite").exists() or \
+        LogStore(tmp_path / "games.sqlite").latest_game() is None
+
+
 def test_trusted_hosts() -> None:
     assert trusted_hosts("127.0.0.1", []) == ["localhost", "127.0.0.1"]
     assert trusted_hosts("192.168.1.5", ["tablet.lan"]) == ["localhost", "127.0.0.1",
