@@ -42,6 +42,10 @@ from web_ui.services import SessionHolder
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
+#: The longest player name a new game takes (the scoreboard shows each in full).
+NAME_MAX = 40
+
+
 class ApiError(Exception):
     """A request the API refuses: ``status`` and a message naming what is wrong."""
 
@@ -188,13 +192,18 @@ def history() -> ResponseReturnValue:
 @bp.post("/new_game")
 def new_game() -> ResponseReturnValue:
     body = _body()
-    game, players, options = body.get("game"), body.get("players"), body.get("options") or {}
+    game, players = body.get("game"), body.get("players")
+    options = {} if body.get("options") is None else body["options"]
     if not isinstance(game, str):
         raise ApiError(400, f'"game" must be a game name such as "allfives", got {game!r}')
     if isinstance(players, str):
         players = [p.strip() for p in players.split(",") if p.strip()]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise ApiError(400, f'"players" must be a list of names in seating order, got {players!r}')
+    odd = [p for p in players if p != p.strip() or len(p) > NAME_MAX]
+    if odd:
+        raise ApiError(400, f"player names are at most {NAME_MAX} characters with no spaces at "
+                            f"either end (\"Ann\", not \"Ann \"), got {odd[0][:60]!r}")
     if not isinstance(options, dict):
         raise ApiError(400, f'"options" must be an object of name: value, got {options!r}')
     holder().start(game, players, options)

@@ -236,7 +236,13 @@ def test_new_game_and_rematch(client: FlaskClient) -> None:
                         ({"game": "allfives", "players": ["A"]}, "2 to 8 players"),
                         ({"game": "allfives", "players": ["A", "B"], "options": {"x": 1}},
                          "no option x"),
-                        ({"players": ["A", "B"]}, '"game"')]:
+                        ({"players": ["A", "B"]}, '"game"'),
+                        ({"game": "allfives", "players": ["Ann", "Ann "]}, "no spaces at"),
+                        ({"game": "allfives", "players": ["Ann", "B" * 41]}, "at most 40"),
+                        ({"game": "allfives", "players": ["A", "B"], "options": 0},
+                         '"options" must be an object'),
+                        ({"game": "allfives", "players": ["A", "B"], "options": []},
+                         '"options" must be an object')]:
         resp = post(client, "/api/new_game", body)
         assert resp.status_code == 400, body
         assert words in resp.get_json()["error"], resp.get_json()
