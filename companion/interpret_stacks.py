@@ -51,8 +51,10 @@ person is asked. A placed tile no longer seen is a notice (a tile the camera cou
 lie on it, or it was taken off); when the tracking says the picture at it changed as a tile laid
 does with nothing read there (:attr:`~companion.tracking.TableChange.unread`) and no other play
 was seen, it is a question instead: a stacked play of the player whose turn it is over that
-tile, with the placements the rules allow there to pick from. Draws, passes and the end of the
-game are entered on the tablet.
+tile, with the placements the rules allow there to pick from. So is a tile laid on a placed
+tile and read with that tile's value (a set holds each tile once: laid exactly on it, a 0-8 on
+a 0-9 read 0-9), the plays whose numbers are nearest those read offered first. Draws, passes
+and the end of the game are entered on the tablet.
 
 In both games a logged tile the tracking now reads as another value at its place
 (:attr:`~companion.tracking.TableChange.replaced`) is a request to amend its play
@@ -448,7 +450,7 @@ def _cells_read_again(old: Seen, new: Seen, game: Game, table: list[Seen]) -> di
     return {"play": str(new.tile), "at": [[int(v) for v in c] for c in at]}
 
 
-def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
+def _unread_stacked(under: Seen, game: Game, read_as_under: bool = False) -> Proposal | None:
     """A question about a tile laid on the placed tile ``under`` that the camera could not read
     (in :attr:`~companion.tracking.TableChange.unread`): a stacked play (or bridge) of the
     player whose turn it is with a half over a cell where ``under`` is still on top, among the
@@ -456,7 +458,10 @@ def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
     table); those covering both of ``under``'s cells first, then in the rules' order. The
     others are offered as alternatives (tile, cells and level); the confidence is one over the
     number of such plays (at most 0.5): a person is always asked. None when no one is to play,
-    ``under`` is not a placed tile, or nothing may go on it."""
+    ``under`` is not a placed tile, or nothing may go on it. ``read_as_under``: the tile was
+    read with ``under``'s value (laid exactly on it, its halves over the same numbers): among
+    those covering both cells, the numbers nearest those read on each cell come first (a 0-8 on
+    a 0-9 read 0-9: 0-8 before 2-9)."""
     player = game.current_player
     placed = list(getattr(game, "placed", []))
     if player is None or under.tile not in placed or not hasattr(game, "placements"):
@@ -470,9 +475,16 @@ def _unread_stacked(under: Seen, game: Game) -> Proposal | None:
     def on_it(m: Move) -> int:
         return sum(tuple(c) in tops for c in m.extra["at"])
 
+    def off_read(m: Move) -> int:
+        # pips between the play's numbers and those read on its cells (``under``'s)
+        if not read_as_under:
+            return 0
+        return sum(abs(v - cells[tuple(c)][-1][1])
+                   for c, v in zip(m.extra["at"], (m.tile.low, m.tile.high)) if tuple(c) in tops)
+
     fits = sorted((m for m in game.placements(player)
                    if int(m.extra.get("level", 0)) >= 1 and on_it(m)),
-                  key=lambda m: -on_it(m))
+                  key=lambda m: (-on_it(m), off_read(m)))
     if not fits:
         return None
     p = round(min(0.5, 1.0 / len(fits)), 4)
@@ -572,6 +584,15 @@ class StackernoesInterpreter:
                 trial.apply(chosen)
             out.append(prop)
             table.append(s)
+        for s in change.added:
+            # read with the value of the placed tile it lies on: another tile (a set holds each
+            # once) laid exactly on it, whose halves look like the tile below (a 0-8 on a 0-9,
+            # seed 4): asked as a tile laid on it that the camera could not read
+            same = [u for u in change.under.get(s, []) if u.tile == s.tile]
+            if same and s.seen_half is None and s.tile in on_table:
+                ask = _unread_stacked(same[0], trial, read_as_under=True)
+                if ask is not None:
+                    out.append(ask)
         out += _out_of_sight(change, on_table, lambda s: _unread_stacked(s, trial),
                              "Stackernoes tiles stay where they are laid",
                              played=any(p.entry is not None for p in out))

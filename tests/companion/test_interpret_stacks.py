@@ -323,6 +323,42 @@ def test_a_tile_laid_on_a_top_but_not_read_asks_which_tile(tmp_path: Path) -> No
     assert BuildUpInterpreter().proposals(quiet, s.game) == []
 
 
+def test_a_tile_read_with_the_value_it_lies_on_asks_which_tile_nearest_first(
+        tmp_path: Path) -> None:
+    """Stackernoes seed 4: Dee lays 0-8 exactly on the 0-9 (0 over 0), and the reader reads it
+    0-9. The tracking sees a tile laid on the 0-9 with the 0-9's value: a set holds each tile
+    once, so it is a tile the camera could not read, and a person is asked which, the plays
+    whose numbers are nearest those read coming first (before, nothing was asked and the play
+    was lost, and every later play went to the wrong player)."""
+    s = _snap_session(tmp_path)
+    lead = _on_cells(2, 2, (0, 0), (1, 0))
+    entry, table = _play(s, [], [lead])
+    s.submit(entry)
+    confirm_lead(s)
+    nine, five = _on_cells(2, 9, (2, 0), (3, 0)), _on_cells(9, 5, (4, 0), (5, 0))
+    for t in (nine, five):  # the 2-9 in the run's middle: a tile may go on it
+        entry, table = _play(s, table, table + [t])
+        assert s.submit(entry).status == "accepted"
+    misread = _on_cells(2, 9, (2, 0), (3, 0), lift=1.0)  # a 2-8 laid on it, read 2-9
+    near = nine.center
+    change = diff(table, [lead, misread, five],
+                  changed=lambda x: 0.9 if np.linalg.norm(x.center - near) < 6 else 0.0,
+                  fixed=True)
+    assert [a.tile for a, _ in change.covered] == [Tile.of(2, 9)]
+    (p,) = interpreter_for("stackernoes").proposals(change, s.game)
+    assert p.entry["reading"] == {"unread_on": "2-9"} and p.entry["confidence"] <= 0.5
+    offered = [(p.entry["play"], p.entry["at"])] + [(a["tile"], a["at"])
+                                                    for a in p.entry["alternatives"]]
+
+    def off(tile: str, at: list) -> int:  # pips from the numbers read (2 on (2,0), 9 on (3,0))
+        t = Tile.parse(tile)
+        read = {(2, 0): 2, (3, 0): 9}
+        return sum(abs(v - read[tuple(c)]) for c, v in zip(at, (t.low, t.high)))
+
+    assert off(*offered[0]) == 1 and ("2-8", [[2, 0], [3, 0]]) in offered[:3], offered
+    assert [off(*o) for o in offered] == sorted(off(*o) for o in offered)
+
+
 def test_a_stackernoes_tile_gone_from_sight_asks_whether_it_was_covered_or_taken(
         tmp_path: Path) -> None:
     """A tile that vanishes may be under a tile the camera did not read (the tracker cannot
