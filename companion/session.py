@@ -116,6 +116,12 @@ LEVELS_AROUND = 2
 TURN_EXPLANATIONS = 4
 EXPLAIN_TILES = 4
 
+#: A person's play by position (Stackernoes ``at`` and ``level``: often the camera's cells kept
+#: with a corrected value) refused where it is: at most this many places the rules take for the
+#: same tile nearby are offered (:meth:`Session._near_placements`), within this many cells.
+NEAR_PLACES = 3
+NEAR_CELLS = 2.0
+
 #: Added to the reason of a person's play refused only for the turn when the alert offers
 #: what would explain it (:data:`BEFORE`).
 EXPLAIN_NOTE = (" (the camera cannot see a pass: if the players before {player} passed, or "
@@ -346,6 +352,8 @@ class Session:
                 self._turn_explanations(move)
             if explained:
                 note += EXPLAIN_NOTE.format(player=move.player)
+            elif move.meta.get("source") != "camera":
+                explained = self._near_placements(move)
             message = str(IllegalMoveError(exc.tried, exc.reason + note, exc.legal)) if note \
                 else str(exc)
             alert = self._alert("illegal", message, move.to_json(), legal=exc.legal,
@@ -359,6 +367,33 @@ class Session:
         self._record(seq, move, events)
         self._changed()
         return SubmitResult("accepted", [e.to_json() for e in events], seq=seq)
+
+    def _near_placements(self, move: Move) -> list[dict[str, Any]]:
+        """A person's play by position the rules refuse there, by the player whose turn it
+        is: the same play on the places nearby the rules take (:data:`NEAR_PLACES`, within
+        :data:`NEAR_CELLS` of its middle), those sharing more of its cells first, then the
+        nearer level, then the nearer middle. Empty for games without positions."""
+        placements = getattr(self.game, "placements", None)
+        at = move.extra.get("at")
+        if placements is None or move.kind != "play" or not isinstance(at, list) or \
+                move.player != self.game.current_player:
+            return []
+        try:
+            cells = {tuple(int(v) for v in c) for c in at}
+            middle = [sum(c[k] for c in cells) / len(cells) for k in (0, 1)]
+            level = int(move.extra.get("level", 0))
+            legal = placements(move.player, [move.tile])
+        except (DominoError, TypeError, ValueError):
+            return []
+
+        def key(m: Move) -> tuple[int, int, float]:
+            theirs = [tuple(c) for c in m.extra["at"]]
+            mid = [sum(c[k] for c in theirs) / len(theirs) for k in (0, 1)]
+            return (-len(cells & set(theirs)), abs(int(m.extra.get("level", 0)) - level),
+                    abs(mid[0] - middle[0]) + abs(mid[1] - middle[1]))
+
+        near = sorted((m for m in legal if key(m)[2] <= NEAR_CELLS), key=key)
+        return [rules_part(m.to_json()) for m in near[:NEAR_PLACES]]
 
     def _turn_explanations(self, move: Move) -> list[dict[str, Any]]:
         """For a person's play the rules refuse only for the turn: :func:`turn_explanations`
@@ -635,6 +670,8 @@ class Session:
                 result = self._apply(move, seen=alert.seen)
                 self._close(alert, how, result)
         except BaseException:
+            if before:  # folded in before the store refused them: the game as the log has it
+                self._rebuild()
             self._restore_alert(alert)
             raise
         for asked in answered:

@@ -155,8 +155,15 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
         asked = next((a for a in session.alerts if a.id == open_id), None)
         offers = asked.alternatives if asked else []
         logged = sum(1 for h in session.history if "draw" not in h["entry"])
+        # a refusal of the answer that offers the same play on places nearby the rules take
+        # (the camera's cells kept with the value put right): the person takes the first, when
+        # the tile is the one laid next (sure of the tile, not of its cells)
+        moved = next((a for a in offers if asked is not None and asked.kind == "illegal"
+                      and laid is not None and _tile(entry["play"]) == _tile(laid)
+                      and "before" not in a and a.get("player") == entry["player"]
+                      and "play" in a and _tile(a["play"]) == _tile(entry["play"])), None)
         return next((a for a in offers if _happened(a, events, logged)),
-                    next((a for a in offers if _happened(a, events)), None))
+                    next((a for a in offers if _happened(a, events)), moved))
 
     turn = None if now == entry["player"] else dict(entry, player=now)
     for take in (offered, lambda: entry, offered, lambda: turn):

@@ -359,6 +359,28 @@ def test_a_tile_read_with_the_value_it_lies_on_asks_which_tile_nearest_first(
     assert [off(*o) for o in offered] == sorted(off(*o) for o in offered)
 
 
+def test_a_play_refused_where_it_is_offers_the_same_play_nearby(tmp_path: Path) -> None:
+    """A person's play on cells the rules refuse (the camera's cells of a misread tile kept
+    with the value put right: Stackernoes seed 3, a 4-5 across the run where it lies along it)
+    offers the same play on the places nearby the rules take, one tap each; a play far from
+    any such place, or by a player whose turn it is not, offers none."""
+    s = _snap_session(tmp_path)
+    entry, table = _play(s, [], [_on_cells(2, 2, (0, 0), (1, 0))])
+    s.submit(entry)
+    confirm_lead(s)
+    r = s.submit({"player": "Bob", "play": "2-5", "at": [[2, 1], [3, 1]], "level": 0})
+    assert r.status == "illegal"
+    assert r.alert.alternatives == [{"player": "Bob", "play": "2-5", "at": [[2, 0], [3, 0]],
+                                     "level": 0}]
+    assert s.correct(r.alert.id, r.alert.alternatives[0]).status == "accepted"
+    far = s.submit({"player": "Ann", "play": "5-6", "at": [[9, 5], [10, 5]], "level": 0})
+    assert far.status == "illegal" and far.alert.alternatives == []
+    wrong_turn = s.submit({"player": "Bob", "play": "5-6", "at": [[4, 1], [5, 1]], "level": 0})
+    assert wrong_turn.status == "illegal"
+    assert all(a.get("player") != "Bob" or a.get("play") != "5-6" or "before" in a
+               for a in wrong_turn.alert.alternatives)
+
+
 def test_a_stackernoes_tile_gone_from_sight_asks_whether_it_was_covered_or_taken(
         tmp_path: Path) -> None:
     """A tile that vanishes may be under a tile the camera did not read (the tracker cannot

@@ -885,3 +885,29 @@ def test_a_play_the_log_fails_to_store_is_not_kept_on_the_table(tmp_path: Path,
     monkeypatch.undo()
     assert s.submit({"player": "Ann", "play": "5-5"}).status == "accepted"
     assert [h["text"] for h in Session.resume(store).history] == [h["text"] for h in s.history]
+
+
+def test_an_answer_with_plays_before_it_the_log_fails_to_store_changes_nothing(
+        tmp_path: Path, monkeypatch) -> None:
+    """An answer that logs entries before it (``before``): the rules take them, the log's file
+    refuses them: the question is open again and the game is as the log has it."""
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    assert s.submit({"player": "Ann", "play": "5-5"}).status == "accepted"
+    asked = s.submit({"player": "Bob", "play": "0-5", "on": "5-5", "source": "camera",
+                      "confidence": 0.3}).alert
+    answer = {"player": "Ann", "play": "0-5", "on": "5-5",
+              BEFORE: [{"player": "Bob", "draw": 1}, {"player": "Bob", "pass": True}]}
+    scores = dict(s.game.scores)
+
+    def full(*_a, **_k):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(store, "append", full)
+    with pytest.raises(sqlite3.OperationalError):
+        s.correct(asked.id, answer)
+    assert s.game.moves == 1 and [a.id for a in s.alerts] == [asked.id]
+    assert s.game.scores == scores and [h["text"] for h in s.history] == ["Ann plays 5-5"]
+    monkeypatch.undo()
+    assert s.correct(asked.id, answer).status == "accepted"
+    assert [h["text"] for h in Session.resume(store).history] == [h["text"] for h in s.history]
