@@ -849,9 +849,10 @@ FIXED_PLANE_MESSAGE = ("table from the four corners given by hand: a moved camer
 class FixedPlaneTracker:
     """A stored table plane that is not followed, with :class:`TablePlaneTracker`'s ``update``:
     a calibration from four corners given by hand has no markers to look for again. The plane
-    is scaled to the first frame's size (:meth:`TablePlane.scaled_to`, which raises
-    :class:`CalibrationError` for another aspect ratio); that frame's update is ``"found"``,
-    every later one ``"skipped"`` with the same plane."""
+    is scaled to the first frame's size, and again whenever the frames change size
+    (:meth:`TablePlane.scaled_to`, which raises :class:`CalibrationError` for another aspect
+    ratio); those frames' updates are ``"found"``, every other one ``"skipped"`` with the same
+    plane."""
 
     def __init__(self, plane: TablePlane) -> None:
         if plane.pose is None or plane.camera is None:
@@ -865,7 +866,9 @@ class FixedPlaneTracker:
         index = self._frames
         self._frames += 1
         assert self.plane is not None
-        if index == 0:
-            self.plane = self.plane.scaled_to((frame_bgr.shape[1], frame_bgr.shape[0]))
+        size = (frame_bgr.shape[1], frame_bgr.shape[0])
+        if index == 0 or tuple(self.plane.image_size) != size:
+            # the first frame, or the camera changed its picture size: scaled to it
+            self.plane = self.plane.scaled_to(size)
             return TrackerUpdate("found", self.plane, index, FIXED_PLANE_MESSAGE)
         return TrackerUpdate("skipped", self.plane, index, "using the table plane of the corners")

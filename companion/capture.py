@@ -127,25 +127,27 @@ class CaptureThread:
                     continue
             try:
                 frame = self._source.read()  # type: ignore[union-attr]
-            except (DominoError, OSError, cv2.error) as exc:
+                if frame is not None:
+                    _check_frame(frame)
+                    self._deliver(frame)
+                    continue
+            except Exception as exc:  # noqa: BLE001 - a driver may raise anything: reconnect
                 with self._lock:
-                    self._error = str(exc)
+                    self._error = _said(exc)
                 self._close()
                 self._stop.wait(self.reconnect_s)
                 continue
-            if frame is None:
-                with self._lock:
-                    self._ended = True
-                self._close()
-                return
-            self._deliver(frame)
+            with self._lock:
+                self._ended = True
+            self._close()
+            return
 
     def _try_open(self) -> bool:
         try:
             src = self._open()
-        except (DominoError, OSError, cv2.error) as exc:
+        except Exception as exc:  # noqa: BLE001 - an opener may raise anything: try again later
             with self._lock:
-                self._error = str(exc)
+                self._error = _said(exc)
             return False
         with self._lock:
             if self._opened_at is not None:
@@ -156,7 +158,7 @@ class CaptureThread:
             self._error = ""
         return True
 
-    def _deliver(self, frame: Frame) -> None:
+    def _deliver(self, frame: Frame) -> None:  # (a checked frame: _check_frame)
         now = self._clock()
         sig = frame_signature(frame.frame_bgr)
         with self._lock:
@@ -236,3 +238,23 @@ class CaptureThread:
                                           retry=self.reconnect_s)
             return CameraStatus(state, message, self.frames, self.dropped, fps, age,
                                 self.reconnects, self.description)
+
+
+def _check_frame(frame: Any) -> None:
+    """Refuse what a source returned that is no frame (a driver's ``(False, None)``, an empty
+    picture): :class:`CameraError`, so the camera is reopened as for any failure."""
+    from vision.sources import CameraError
+
+    pixels = getattr(frame, "frame_bgr", None)
+    if not isinstance(pixels, np.ndarray) or pixels.ndim < 2 or 0 in pixels.shape[:2]:
+        shape = getattr(pixels, "shape", None)
+        raise CameraError(f"the camera gave no picture ({type(frame).__name__}"
+                          f"{'' if shape is None else f' of shape {shape}'})",
+                          advice="check the camera's cable and driver; it is opened again")
+
+
+def _said(exc: BaseException) -> str:
+    """An error as the dashboard shows it: the project's own messages as they are, others with
+    their kind (an unexpected driver error)."""
+    return str(exc) if isinstance(exc, (DominoError, OSError, cv2.error)) else \
+        f"{type(exc).__name__}: {exc}"

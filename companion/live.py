@@ -49,6 +49,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import sys
 import threading
 import time
 from collections import deque
@@ -64,6 +65,7 @@ from companion.session import Session
 from companion.tiles import Tile, oriented_halves
 from companion.tracking import (LAID_MIN_CHANGED, Seen, change_picture, changed_fractions,
                                 diff)
+from vision.read import ImageError, check_image, is_blank
 from vision.still import ChangedRegion, small_grey
 
 
@@ -183,6 +185,10 @@ class TraceEvent:
 @dataclass
 class LoopStats:
     frames: int = 0
+    #: frames skipped as no picture the loop can read (see :meth:`LiveLoop.process`)
+    bad_frames: int = 0
+    #: frames whose handling failed unexpectedly (the loop thread goes on: :meth:`LiveLoop._run`)
+    failed_frames: int = 0
     readings: int = 0
     accepted: int = 0
     read_ms: deque = field(default_factory=lambda: deque(maxlen=50))
@@ -273,6 +279,9 @@ class LiveLoop:
         #: (``python -m companion.livebench`` uses it to say where each step's time went)
         self.trace: list[TraceEvent] | None = None
         self._frame_index: int | None = None
+        #: the last frame skipped or failed and why, or a change of the picture's size (shown in
+        #: :meth:`status`; None while frames are fine)
+        self.frame_problem: str | None = None
 
     def _note(self, stage: str, **detail: Any) -> None:
         if self.trace is not None:
@@ -285,6 +294,28 @@ class LiveLoop:
         self._frame_index = index
         self._note("frame")
         self._follow_session()
+        try:
+            frame_bgr = check_image(frame_bgr)  # grey and BGRA made BGR; the rest refused
+        except ImageError as exc:
+            # no picture this loop can read (a driver's glitch): skipped, counted and said;
+            # nothing of the table or the game changes
+            self.stats.bad_frames += 1
+            self.frame_problem = f"a camera frame was skipped ({exc})"
+            self._note("bad-frame", error=str(exc))
+            return []
+        if self._last_frame is not None and self._last_frame.shape != frame_bgr.shape:
+            # the camera changed its picture size: positions known in the old pixels no longer
+            # fit, so the table is read anew (as after a restart: the tiles the game has on the
+            # table are no plays), and the players are told
+            old = self._last_frame.shape
+            self._forget_positions()
+            reset = getattr(self.gate, "reset", None)
+            if reset is not None:
+                reset()
+            self.frame_problem = (f"the camera's picture changed size ({old[1]}x{old[0]} -> "
+                                  f"{frame_bgr.shape[1]}x{frame_bgr.shape[0]}): the table is "
+                                  "read anew")
+            self._note("resized", size=[frame_bgr.shape[1], frame_bgr.shape[0]])
         self.stats.frames += 1
         self.stats.frame_times.append(time.monotonic())
         plane = None
@@ -339,6 +370,14 @@ class LiveLoop:
         """Read one frame of a still table (only around what changed since the last accepted
         reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
+        if is_blank(frame_bgr):
+            # a blank picture (a lens cap, the light off, an exposure glitch) is no empty
+            # table: nothing is taken from it; the table is read again once it shows
+            self.frame_problem = ("the camera's picture is blank (all one level): check the "
+                                  "lens cap and the light; nothing is read from it")
+            self._note("blank")
+            self._reads = []
+            return []
         region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
         tile = self._tile_size(region)
         region = region.grown(REGION_GROW * tile)
@@ -577,12 +616,19 @@ class LiveLoop:
             if not self._fixed_interpreter:
                 self.interpreter = interpreter_for(current.game.name)
             self.set_max = current.game.set_max
-            self.baseline = []
-            self._reference = self._fine_reference = None
-            self._rechecks, self._recheck_at = 0, 0
-            self._reads = []
+            self._forget_positions()
             self.seats = SeatMemory()
-            self._cut_told = []
+
+    def _forget_positions(self) -> None:
+        """Forget where tiles were seen (a new game, or a picture of another size): the next
+        still table is read whole and taken as the table."""
+        self.baseline = []
+        self._reference = self._fine_reference = None
+        self._rechecks, self._recheck_at = 0, 0
+        self._reads = []
+        self._tile_px = 0.0
+        self._pins = {}
+        self._cut_told = []
 
     def relabels(self) -> dict[Tile, Tile]:
         """Corrections made this round, as ``{tile the camera read: tile it really is}``: the
@@ -711,7 +757,14 @@ class LiveLoop:
                 if self.capture.ended:
                     return
                 continue
-            self.process(frame.frame_bgr, frame.index)
+            try:
+                self.process(frame.frame_bgr, frame.index)
+            except Exception as exc:  # noqa: BLE001 - one frame must not end the game's loop
+                self.stats.failed_frames += 1
+                self.frame_problem = f"a camera frame could not be handled ({type(exc).__name__}: " \
+                                     f"{exc}); the companion goes on with the next"
+                print(f"domino-companion: live loop: frame {frame.index} failed: "
+                      f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             now = time.monotonic()
             if now - self._last_annotated >= ANNOTATE_EVERY_S:
                 self._last_annotated = now
@@ -737,6 +790,8 @@ class LiveLoop:
             "tiles_seen": len(self.baseline),
             "table": self.plane_status,
             "layers": self.layers_message,
+            "bad_frames": self.stats.bad_frames + self.stats.failed_frames,
+            "frame_problem": self.frame_problem,
         }
         if self.capture is not None:
             out["camera"] = self.capture.status().to_json()

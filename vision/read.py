@@ -585,7 +585,7 @@ class Reader:
         warnings: list[str] = []
         if self.pips.note:
             warnings.append(self.pips.note)
-        if _blank(frame_bgr):
+        if is_blank(frame_bgr):
             times["check"] = (time.perf_counter() - t0) * 1000
             level = int(frame_bgr.mean())
             what = "all black" if level < 16 else "all white" if level > 240 else "one flat level"
@@ -1060,7 +1060,7 @@ def seen_halves(frame_bgr: np.ndarray, cut: Sequence[np.ndarray], pips: TileRead
     return out
 
 
-def _blank(frame_bgr: np.ndarray) -> bool:
+def is_blank(frame_bgr: np.ndarray) -> bool:
     """Whether the image's levels (all channels) spread less than :data:`BLANK_RANGE`. A
     sparse sample decides most images (a sample's spread is at most the image's), the whole
     image only those whose sample is flat."""

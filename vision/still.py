@@ -90,6 +90,11 @@ class StillGate:
         self.intrusion_threshold = intrusion_threshold
         self.pixel_delta = pixel_delta
         self.rebase_frames = rebase_frames
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every picture seen (the camera's picture changed size): the next frames are
+        watched as the camera's first."""
         self._prev: np.ndarray | None = None
         self._base: np.ndarray | None = None
         #: the last still table with no border-touching change against the one before (grey,

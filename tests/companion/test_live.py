@@ -775,3 +775,84 @@ def test_after_a_round_the_loop_knows_who_leads_from_the_side_their_hand_came(
     lay([tile_at(6, 6, 300, 200, vertical=True)], "Ann")
     assert s.history[-1]["text"] == "Ann plays 6-6" and s.alerts == [], s.alerts
     assert loop.seats.player_at("bottom") == "Ann" and loop.seats.player_at("top") == "Bob"
+
+
+def test_capture_reopens_a_camera_whose_driver_raises_or_gives_no_picture() -> None:
+    """A driver that raises an error of its own (not the project's) or hands back no picture
+    (``(False, None)``, an empty array): the capture thread says so, reopens the camera and
+    delivers its frames again; it does not die."""
+    from vision.sources import Frame
+
+    table = _table()
+
+    class Flaky:
+        description = "flaky camera"
+
+        def __init__(self, fault: object) -> None:
+            self.fault, self.n = fault, 0
+
+        def read(self):
+            self.n += 1
+            if self.n == 2:
+                if isinstance(self.fault, Exception):
+                    raise self.fault
+                return self.fault
+            if self.n > 4:
+                return None  # the end of the recording
+            return Frame(table, self.n, float(self.n))
+
+        def close(self) -> None:
+            pass
+
+    for fault in (RuntimeError("driver hiccup"), (False, None),
+                  Frame(np.zeros((0, 0, 3), np.uint8), 2, 2.0)):
+        opened: list = []
+
+        def opener(fault=fault, opened=opened):
+            opened.append(1)
+            return Flaky(fault if len(opened) == 1 else None)
+
+        cap = CaptureThread(opener, reconnect_s=0.01).start()
+        deadline = time.monotonic() + 10
+        while cap.status().state != "ended" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert cap.status().state == "ended", (fault, cap.status())
+        assert len(opened) == 2 and cap.reconnects == 1, fault
+        cap.stop()
+
+
+def test_the_loop_goes_on_after_a_frame_that_fails() -> None:
+    """A frame whose handling fails unexpectedly (here the reader raises once) is counted and
+    said; the live thread goes on with the next frames instead of stopping without a word."""
+    import tempfile
+    from pathlib import Path
+
+    table = _table()  # (its shape; textured below: a blank picture is not read)
+
+    class OnceBroken:
+        reads_crops = True
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def read(self, frame_bgr, set_max, **_):
+            self.calls += 1
+            if self.calls == 1:
+                raise RuntimeError("reader hiccup")
+            return _R(())
+
+    table = np.random.default_rng(0).integers(60, 120, table.shape).astype(np.uint8)
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Session.start(LogStore(Path(tmp) / "g.db"), "allfives", ["Ann", "Bob"])
+        reader = OnceBroken()
+        loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+        cam = VirtualCamera([table] * 5, fps=60.0, loop=True)
+        cap = CaptureThread(lambda: cam).start()
+        loop.start(cap)
+        deadline = time.monotonic() + 10
+        while reader.calls < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        loop.stop()
+        cap.stop()
+        assert reader.calls >= 3 and loop.stats.failed_frames == 1
+        assert "reader hiccup" in loop.status()["frame_problem"]

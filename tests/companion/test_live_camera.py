@@ -241,8 +241,9 @@ def test_without_a_calibration_the_loop_reads_without_a_camera_and_says_why(
     assert "without the camera" in line and "no table calibration" in line
     reader = _Nothing()
     loop = _loop(tmp_path, reader, None, 6, "none")
-    for _ in range(4):
-        loop.process(np.full((360, 640, 3), 90, np.uint8))
+    table = np.random.default_rng(0).integers(70, 110, (360, 640, 3)).astype(np.uint8)
+    for _ in range(4):  # (a textured table: a blank picture is not read at all)
+        loop.process(table)
     assert reader.geometries and all(g is None for g in reader.geometries)
     assert "alone" in loop.status()["layers"]
 
@@ -263,8 +264,8 @@ def test_a_calibration_of_other_frames_is_dropped_at_the_first_frame(tmp_path: P
     tracker, _ = tracker_from_store(tmp_path)
     reader = _Nothing()
     loop = _loop(tmp_path, reader, tracker, 6, "aspect")
-    square = np.full((600, 600, 3), 90, np.uint8)
-    for _ in range(4):
+    square = np.random.default_rng(0).integers(70, 110, (600, 600, 3)).astype(np.uint8)
+    for _ in range(4):  # (a textured table: a blank picture is not read at all)
         loop.process(square)
     assert loop.plane_tracker is None and loop.plane_status["state"] == "error"
     assert reader.geometries and all(g is None for g in reader.geometries)

@@ -266,3 +266,57 @@ def test_a_tile_running_out_of_the_picture_with_one_half_read_is_asked_about(
     for f in [_drawn([first, out])] * 8:  # the table stays as it is: nothing more
         events += loop.process(f)
     assert s.alerts == [] and len(s.history) == 2
+
+
+def test_bad_blank_and_resized_frames_lose_nothing(tmp_path: Path) -> None:
+    """Frames a driver may hand over between good ones: none, empty, float, 16-bit, grey,
+    BGRA, tiny; a blank picture (a lens cap); and the picture changing size mid-game. None
+    stops the loop or changes the game: the bad ones are skipped and counted, a blank picture
+    is not read as an empty table (no "taken off the table" notices), a resized picture is
+    read anew without proposing the tiles already drawn again; the next draw is logged."""
+    import cv2
+    from vision.virtual_camera import add_hand
+
+    s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
+    reader = _ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    first = _upright(4, 6, 500, 360)
+    reader.table = [first]
+    for f in [add_hand(_drawn([]), (0.5, 1.0), (0.5, 0.5))] * 3 + [_drawn([first])] * 8:
+        loop.process(f)
+    assert [h["text"] for h in s.history] == ["Sol draws 4-6"]
+    good = _drawn([first])
+    bad = [None, np.zeros((0, 0, 3), np.uint8), good.astype(np.float32),
+           good.astype(np.uint16), np.zeros((4, 4, 3), np.uint8)]
+    for f in bad:
+        assert loop.process(f) == []
+    assert loop.stats.bad_frames == len(bad) and "skipped" in loop.status()["frame_problem"]
+    for f in [cv2.cvtColor(good, cv2.COLOR_BGR2GRAY), cv2.cvtColor(good, cv2.COLOR_BGR2BGRA)]:
+        loop.process(f)  # grey and BGRA are read as BGR
+    events = []
+    for f in [np.zeros_like(good)] * 6 + [good] * 6:  # a lens cap on, then off
+        events += loop.process(f)
+    assert not [e for e in events if "notice" in e] and s.alerts == []
+    assert "blank" in loop.status()["frame_problem"]
+    # the camera renegotiates a smaller picture: the same table, half the pixels
+    half = [_Half(t) for t in (first,)]
+    reader.table = half
+    small = cv2.resize(good, (SIZE[0] // 2, SIZE[1] // 2), interpolation=cv2.INTER_AREA)
+    for f in [small] * 6:
+        events += loop.process(f)
+    assert "changed size" in loop.status()["frame_problem"]
+    assert not [e for e in events if "notice" in e] and s.alerts == []
+    second = _upright(6, 6, 700, 360)
+    reader.table = half + [_Half(second)]
+    hand = cv2.resize(add_hand(_drawn([first]), (0.5, 1.0), (0.5, 0.5)), small.shape[1::-1])
+    for f in [hand] * 3 + [cv2.resize(_drawn([first, second]), small.shape[1::-1])] * 8:
+        events += loop.process(f)
+    assert [h["text"] for h in s.history] == ["Sol draws 4-6", "Sol draws 6-6"]
+    assert s.alerts == []
+
+
+def _Half(s):
+    """``s`` as a camera giving half the pixels sees it."""
+    from companion.tracking import Seen
+
+    return Seen(s.tile, s.halves, tuple((x / 2, y / 2) for x, y in s.corners), s.confidence)

@@ -124,13 +124,13 @@ def test_blank_image_gives_empty_reading_with_warning(reader, level, word):
 
 def test_blank_means_the_whole_image_spreads_less_than_the_blank_range():
     flat = np.full((720, 1280, 3), 40, np.uint8)
-    assert read_mod._blank(flat)
+    assert read_mod.is_blank(flat)
     flat[0, 0] = 40 + read_mod.BLANK_RANGE - 1
-    assert read_mod._blank(flat)
+    assert read_mod.is_blank(flat)
     flat[1, 1, 2] = 40 + read_mod.BLANK_RANGE  # one pixel, off the sparse sample's grid
-    assert not read_mod._blank(flat)
+    assert not read_mod.is_blank(flat)
     noisy = np.random.default_rng(3).integers(0, 255, (100, 100, 3), dtype=np.uint8)
-    assert not read_mod._blank(noisy)
+    assert not read_mod.is_blank(noisy)
 
 
 def test_empty_table_gives_empty_reading_with_warning(reader):
