@@ -85,6 +85,9 @@ STANDARD_TILE_MM: dict[int, tuple[float, float, float]] = {
 #: partly_from_reading`); one read less surely is told as a tile the camera cannot read.
 SEEN_HALF_SURE = 0.9
 
+#: How long (seconds) the dashboard shows what went wrong with a camera frame.
+PROBLEM_SHOWN_S = 30.0
+
 #: When consecutive readings of a still table do not agree, the tiles seen in a majority of the
 #: last this many readings are taken (so a flickering reading costs at most this many reads).
 MAJORITY_OF = 3
@@ -279,9 +282,14 @@ class LiveLoop:
         #: (``python -m companion.livebench`` uses it to say where each step's time went)
         self.trace: list[TraceEvent] | None = None
         self._frame_index: int | None = None
-        #: the last frame skipped or failed and why, or a change of the picture's size (shown in
-        #: :meth:`status`; None while frames are fine)
+        #: the last frame skipped or failed and why, or a change of the picture's size, and when
+        #: (shown by :meth:`status` for :data:`PROBLEM_SHOWN_S`)
         self.frame_problem: str | None = None
+        self._problem_at = 0.0
+
+    def _problem(self, message: str) -> None:
+        """Say what went wrong with the camera's frames (see :attr:`frame_problem`)."""
+        self.frame_problem, self._problem_at = message, time.monotonic()
 
     def _note(self, stage: str, **detail: Any) -> None:
         if self.trace is not None:
@@ -300,7 +308,7 @@ class LiveLoop:
             # no picture this loop can read (a driver's glitch): skipped, counted and said;
             # nothing of the table or the game changes
             self.stats.bad_frames += 1
-            self.frame_problem = f"a camera frame was skipped ({exc})"
+            self._problem(f"a camera frame was skipped ({exc})")
             self._note("bad-frame", error=str(exc))
             return []
         if self._last_frame is not None and self._last_frame.shape != frame_bgr.shape:
@@ -312,9 +320,8 @@ class LiveLoop:
             reset = getattr(self.gate, "reset", None)
             if reset is not None:
                 reset()
-            self.frame_problem = (f"the camera's picture changed size ({old[1]}x{old[0]} -> "
-                                  f"{frame_bgr.shape[1]}x{frame_bgr.shape[0]}): the table is "
-                                  "read anew")
+            self._problem(f"the camera's picture changed size ({old[1]}x{old[0]} -> "
+                          f"{frame_bgr.shape[1]}x{frame_bgr.shape[0]}): the table is read anew")
             self._note("resized", size=[frame_bgr.shape[1], frame_bgr.shape[0]])
         self.stats.frames += 1
         self.stats.frame_times.append(time.monotonic())
@@ -373,8 +380,8 @@ class LiveLoop:
         if is_blank(frame_bgr):
             # a blank picture (a lens cap, the light off, an exposure glitch) is no empty
             # table: nothing is taken from it; the table is read again once it shows
-            self.frame_problem = ("the camera's picture is blank (all one level): check the "
-                                  "lens cap and the light; nothing is read from it")
+            self._problem("the camera's picture is blank (all one level): check the lens cap "
+                          "and the light; nothing is read from it")
             self._note("blank")
             self._reads = []
             return []
@@ -761,8 +768,8 @@ class LiveLoop:
                 self.process(frame.frame_bgr, frame.index)
             except Exception as exc:  # noqa: BLE001 - one frame must not end the game's loop
                 self.stats.failed_frames += 1
-                self.frame_problem = f"a camera frame could not be handled ({type(exc).__name__}: " \
-                                     f"{exc}); the companion goes on with the next"
+                self._problem(f"a camera frame could not be handled ({type(exc).__name__}: "
+                              f"{exc}); the companion goes on with the next")
                 print(f"domino-companion: live loop: frame {frame.index} failed: "
                       f"{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             now = time.monotonic()
@@ -791,7 +798,8 @@ class LiveLoop:
             "table": self.plane_status,
             "layers": self.layers_message,
             "bad_frames": self.stats.bad_frames + self.stats.failed_frames,
-            "frame_problem": self.frame_problem,
+            "frame_problem": self.frame_problem
+            if time.monotonic() - self._problem_at <= PROBLEM_SHOWN_S else None,
         }
         if self.capture is not None:
             out["camera"] = self.capture.status().to_json()
@@ -1172,9 +1180,12 @@ class LiveFrames:
         table = st.get("table")
         if table and table["state"] in ("searching", "lost", "moved", "recovered"):
             hints.append(table["message"])
+        if st.get("frame_problem"):
+            hints.append(st["frame_problem"])
         return {"state": state, "message": cam.get("message") or gate.get("message", ""),
                 "hints": hints,
                 "diagnostics": {"fps": st["fps"], "frames": st["frames"],
                                 "readings": st["readings"], "read_ms_median": st["read_ms_median"],
                                 "tiles_seen": st["tiles_seen"], "gate": gate.get("state"),
-                                "dropped": cam.get("dropped", 0)}}
+                                "dropped": cam.get("dropped", 0),
+                                "bad_frames": st.get("bad_frames", 0)}}
