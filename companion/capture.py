@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DominoError
-from vision.sources import Frame, Source
+from vision.sources import Frame, FrameSkipped, Source
 
 
 #: What to tell a person for each camera state.
@@ -131,6 +131,10 @@ class CaptureThread:
                     _check_frame(frame)
                     self._deliver(frame)
                     continue
+            except FrameSkipped as exc:  # one frame lost; the source goes on
+                with self._lock:
+                    self._error = _said(exc)
+                continue
             except Exception as exc:  # noqa: BLE001 - a driver may raise anything: reconnect
                 with self._lock:
                     self._error = _said(exc)

@@ -157,6 +157,12 @@ class CaptureSource(_Stream):
 
 
 
+class FrameSkipped(CameraError):
+    """One frame of a source could not be read, but the source goes on: read it again for the
+    next frame (an unreadable image in a folder), rather than reopening it (which would start
+    the folder again)."""
+
+
 class ImageFolderSource(_Stream):
     """Images of a folder in sorted name order, as a stream at ``fps`` frames per second."""
 
@@ -177,7 +183,7 @@ class ImageFolderSource(_Stream):
 
     def read(self) -> Frame | None:
         """The next image; ``None`` after the last one unless looping. An unreadable image file
-        raises :class:`CameraError` naming it."""
+        raises :class:`FrameSkipped` naming it (the next read goes on after it)."""
         if self.ended:
             return None
         n = len(self.paths)
@@ -187,8 +193,9 @@ class ImageFolderSource(_Stream):
         path = self.paths[self._index % n]
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
-            raise CameraError(f"image {path} cannot be read (corrupt or not an image)",
-                              tried=str(path), advice="remove or replace that file")
+            self._index += 1  # the next read goes on with the next image
+            raise FrameSkipped(f"image {path} cannot be read (corrupt or not an image)",
+                               tried=str(path), advice="remove or replace that file")
         if self.resize_to is not None and (image.shape[1], image.shape[0]) != self.resize_to:
             image = cv2.resize(image, self.resize_to, interpolation=cv2.INTER_AREA)
         frame = Frame(image, self._index / self.fps, self._index)

@@ -63,6 +63,27 @@ def test_image_folder_resizes_and_reports_corrupt_file(tmp_path):
     assert src.read().frame_bgr.shape == (60, 80, 3)  # type: ignore[union-attr]
     with pytest.raises(CameraError, match=r"b\.png cannot be read.*remove or replace"):
         src.read()
+    assert src.read() is None  # the folder goes on after it (to its end here), not from a.png
+
+
+def test_a_corrupt_image_in_a_played_folder_is_skipped_not_rewound(tmp_path):
+    """Played by the capture thread, a folder with an unreadable image in the middle goes on
+    with the next image (reopening it used to start the folder again, for ever)."""
+    from companion.capture import CaptureThread
+
+    for k, frame in enumerate(_frames(3)):
+        cv2.imwrite(str(tmp_path / f"{2 * k}.png"), frame)
+    (tmp_path / "1.png").write_bytes(b"not a png")
+    cap = CaptureThread(lambda: open_source(tmp_path, fps=1000.0), reconnect_s=0.01).start()
+    got = []
+    deadline = time.monotonic() + 10
+    while cap.status().state != "ended" and time.monotonic() < deadline:
+        frame = cap.get(timeout=0.05)
+        if frame is not None:
+            got.append(frame.index)
+    cap.stop()
+    assert cap.status().state == "ended" and cap.reconnects == 0
+    assert sorted(set(got)) == got and 1 not in got
 
 
 @pytest.mark.parametrize("spec, match", [
