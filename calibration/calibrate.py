@@ -14,6 +14,7 @@ offered as a prompt.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -92,7 +93,7 @@ def parse_corners(text: str) -> np.ndarray:
         vals = [float(v) for v in str(text).replace(";", ",").replace(" ", ",").split(",") if v]
     except ValueError:
         vals = []
-    if len(vals) != 8:
+    if len(vals) != 8 or not all(math.isfinite(v) for v in vals):
         raise CalibrationError(f"corners {text!r} must be 8 numbers: x,y of top-left, top-right, "
                                "bottom-right, bottom-left in pixels")
     return np.array(vals, np.float64).reshape(4, 2)
@@ -238,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
         return bench_main([])
     from vision.sources import read_image
 
+    if args.frames < 1:
+        raise CalibrationError(f"--frames must be at least 1, got {args.frames}")
     interactive = _interactive()
     out_dir = calibration_dir(args.out)
     if args.lens_photos:

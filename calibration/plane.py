@@ -204,9 +204,15 @@ def _sharpen(gray: np.ndarray, amount: float = 1.0, sigma: float = 1.5) -> np.nd
 def _check_frame(frame_bgr: np.ndarray) -> None:
     if not isinstance(frame_bgr, np.ndarray) or frame_bgr.dtype != np.uint8 or \
             frame_bgr.ndim not in (2, 3) or frame_bgr.shape[0] < 8 or frame_bgr.shape[1] < 8:
+        if isinstance(frame_bgr, np.ndarray) and frame_bgr.dtype == np.uint8 and \
+                frame_bgr.ndim in (2, 3):
+            h, w = frame_bgr.shape[:2]
+            raise CalibrationError(f"the picture is {w}x{h} px: too small to find the table in; "
+                                   "give a photo or camera frame of the whole table (at least "
+                                   "8x8 px, in practice hundreds)")
         got = (f"{frame_bgr.dtype} array of shape {frame_bgr.shape}"
                if isinstance(frame_bgr, np.ndarray) else type(frame_bgr).__name__)
-        raise CalibrationError(f"frame_bgr must be an HxWx3 uint8 image, got {got}")
+        raise CalibrationError(f"the picture must be an 8-bit colour image (H x W x 3), got {got}")
 
 
 def detect_markers(frame_bgr: np.ndarray) -> MarkerDetection:

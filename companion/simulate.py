@@ -99,6 +99,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cls = find_game(args.game)
     n = args.players if args.players is not None else cls.min_players
+    if not cls.min_players <= n <= cls.max_players:
+        span = str(cls.min_players) if cls.min_players == cls.max_players else \
+            f"{cls.min_players} to {cls.max_players}"
+        print(f"domino-companion simulate: {cls.title} is played by {span} "
+              f"player{'' if span == '1' else 's'}, got --players {n}", file=sys.stderr)
+        return 2
     try:
         options = json.loads(args.options) if args.options else None
     except json.JSONDecodeError as exc:

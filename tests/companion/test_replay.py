@@ -107,6 +107,14 @@ def test_simulate_and_bench_refuse_bad_numbers_and_options(
     assert "--options must be a JSON object" in capsys.readouterr().err
     assert main(["bench", "--game", "allfives", "--games", "0"]) == 2
     assert "--games must be at least 1" in capsys.readouterr().err
+    assert main(["simulate", "--game", "allfives", "--players", "0"]) == 2
+    assert "All Fives is played by 2 to 8 players, got --players 0" in capsys.readouterr().err
+    assert main(["simulate", "--game", "castlerock", "--players", "2"]) == 2
+    assert "played by 1 player, got" in capsys.readouterr().err
+    assert main(["render", "--count", "1", "--hands", "-1", "--out", str(tmp_path)]) == 2
+    assert "--hands -1 must be 0 to 8" in capsys.readouterr().err
+    assert main(["calibrate", "--image", str(tmp_path / "x.png"), "--frames", "0"]) == 2
+    assert "--frames must be at least 1" in capsys.readouterr().err
 
 
 def test_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,6 +38,10 @@ def _pair(text: str) -> tuple[float, float]:
     return a, b
 
 
+#: The most hands reaching into one scene ``--hands`` takes (a table seats at most eight).
+MAX_HANDS = 8
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="folder for NAME.png + NAME.json pairs")
     parser.add_argument("--count", type=int, default=10, help="number of scenes (default 10)")
@@ -74,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
         raise RenderSpecError(f"--count {args.count} must be at least 1")
     if args.seed < 0:
         raise RenderSpecError(f"--seed {args.seed} must be non-negative")
+    if args.hands is not None and not 0 <= args.hands <= MAX_HANDS:
+        raise RenderSpecError(f"--hands {args.hands} must be 0 to {MAX_HANDS} (hands reaching "
+                              "in per scene)")
     first = args.seed
     if args.held_out and first < HELD_OUT_SEED_MIN:
         first += HELD_OUT_SEED_MIN
