@@ -173,10 +173,12 @@ def test_layout_and_size_validation():
 
 
 def test_bad_frame_is_a_clear_error():
-    with pytest.raises(CalibrationError, match="uint8 image"):
+    with pytest.raises(CalibrationError, match="8-bit colour image .*got float32"):
         detect_markers(np.zeros((10, 10, 3), np.float32))
-    with pytest.raises(CalibrationError, match="uint8 image"):
+    with pytest.raises(CalibrationError, match="8-bit colour image .*got str"):
         detect_markers("frame.png")  # type: ignore[arg-type]
+    with pytest.raises(CalibrationError, match="the picture is 1x1 px: too small"):
+        detect_markers(np.zeros((1, 1, 3), np.uint8))
 
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
