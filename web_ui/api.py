@@ -35,7 +35,7 @@ from werkzeug.exceptions import HTTPException
 from companion.errors import DominoError
 from companion.games import find_game, game_names
 from companion.moves import KINDS
-from companion.session import Session
+from companion.session import REREAD, Session
 from web_ui.body import BodyError, json_body
 from web_ui.services import SessionHolder
 
@@ -145,7 +145,14 @@ def games() -> ResponseReturnValue:
 
 @bp.post("/submit")
 def submit() -> ResponseReturnValue:
-    result = require_session().submit(_entry(_body()), source="hand")
+    entry = _entry(_body())
+    if entry.get("source", "hand") != "hand" or REREAD in entry:
+        # the camera's proposals and its requests to amend come from the live loop itself;
+        # sent from the tablet, they would open questions no camera asked
+        raise ApiError(400, 'an entry from the tablet is the players\' own: leave "source" out '
+                            f'(or "hand"); got "source": {entry.get("source")!r}'
+                            + (f' and "{REREAD}"' if REREAD in entry else ""))
+    result = require_session().submit(entry, source="hand")
     return jsonify(result.to_json())
 
 

@@ -911,3 +911,12 @@ def test_an_answer_with_plays_before_it_the_log_fails_to_store_changes_nothing(
     monkeypatch.undo()
     assert s.correct(asked.id, answer).status == "accepted"
     assert [h["text"] for h in Session.resume(store).history] == [h["text"] for h in s.history]
+
+
+def test_a_reread_request_with_a_reading_that_is_no_object_is_refused(tmp_path: Path) -> None:
+    store = LogStore(tmp_path / "games.sqlite")
+    s = Session.start(store, "allfives", ["Ann", "Bob"])
+    assert s.submit({"player": "Ann", "play": "5-5"}).status == "accepted"
+    with pytest.raises(MoveFormatError, match='"reading" is an object'):
+        s.submit({"reread": {"was": "5-5", "as": {"play": "6-6"}}, "reading": 5}, source="camera")
+    assert s.alerts == [] and s.game.moves == 1
