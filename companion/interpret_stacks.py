@@ -584,12 +584,15 @@ class StackernoesInterpreter:
                 trial.apply(chosen)
             out.append(prop)
             table.append(s)
+        played = any(p.entry is not None for p in out)
         for s in change.added:
             # read with the value of the placed tile it lies on: another tile (a set holds each
             # once) laid exactly on it, whose halves look like the tile below (a 0-8 on a 0-9,
-            # seed 4): asked as a tile laid on it that the camera could not read
+            # seed 4): asked as a tile laid on it that the camera could not read; not when a
+            # play was seen in the same change (one laid beside it changes part of its picture
+            # too: the Stackernoes demo's 8-9, read again, was asked about for nothing)
             same = [u for u in change.under.get(s, []) if u.tile == s.tile]
-            if same and s.seen_half is None and s.tile in on_table:
+            if same and not played and s.seen_half is None and s.tile in on_table:
                 ask = _unread_stacked(same[0], trial, read_as_under=True)
                 if ask is not None:
                     out.append(ask)

@@ -357,6 +357,15 @@ def test_a_tile_read_with_the_value_it_lies_on_asks_which_tile_nearest_first(
 
     assert off(*offered[0]) == 1 and ("2-8", [[2, 0], [3, 0]]) in offered[:3], offered
     assert [off(*o) for o in offered] == sorted(off(*o) for o in offered)
+    # with a play seen in the same change (a tile laid beside it changes part of its picture
+    # too), the known tile read again is not asked about
+    beside = _on_cells(5, 6, (6, 0), (7, 0))
+    both = diff(table, [lead, misread, five, beside],
+                changed=lambda x: 0.9 if min(np.linalg.norm(x.center - near),
+                                             np.linalg.norm(x.center - beside.center)) < 6
+                else 0.0, fixed=True)
+    asked = interpreter_for("stackernoes").proposals(both, s.game)
+    assert [p.entry["play"] for p in asked if p.entry] == ["5-6"]
 
 
 def test_a_play_refused_where_it_is_offers_the_same_play_nearby(tmp_path: Path) -> None:
