@@ -39,7 +39,7 @@ HINTS: dict[str, str] = {
                "reconnecting by itself",
     "frozen": "the picture has not changed for {age:.0f} s: the camera may be hung; unplug and "
               "replug it, or choose another camera",
-    "offline": "camera offline: {error}; trying again every {retry:.0f} s",
+    "offline": "camera offline: {error}; trying again every {retry:.1f} s",
     "ended": "the recording has ended",
 }
 

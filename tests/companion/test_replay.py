@@ -113,6 +113,9 @@ def test_simulate_and_bench_refuse_bad_numbers_and_options(
     assert "played by 1 player, got" in capsys.readouterr().err
     assert main(["render", "--count", "1", "--hands", "-1", "--out", str(tmp_path)]) == 2
     assert "--hands -1 must be 0 to 8" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse: exit 2 with the message
+        main(["render", "--count", "1", "--size", "0x0", "--out", str(tmp_path)])
+    assert "width and height must be 64..8192" in capsys.readouterr().err
     assert main(["calibrate", "--image", str(tmp_path / "x.png"), "--frames", "0"]) == 2
     assert "--frames must be at least 1" in capsys.readouterr().err
 

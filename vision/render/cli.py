@@ -27,6 +27,9 @@ def _size(text: str) -> tuple[int, int]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"size {text!r} must be WIDTHxHEIGHT, e.g. 1280x720"
                                          ) from None
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):  # (before the camera is placed for it)
+        raise argparse.ArgumentTypeError(f"size {text!r}: width and height must be 64..8192 "
+                                         "pixels, e.g. 1280x720")
     return w, h
 
 
