@@ -241,6 +241,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.frames < 1:
         raise CalibrationError(f"--frames must be at least 1, got {args.frames}")
+    if args.enroll and not 1 <= args.sets <= 8:  # before any photo is read
+        raise CalibrationError(f"--sets is how many differently coloured sets the enrolment "
+                               f"photo holds, 1 to 8; got {args.sets}")
     interactive = _interactive()
     out_dir = calibration_dir(args.out)
     if args.lens_photos:

@@ -118,6 +118,8 @@ def test_simulate_and_bench_refuse_bad_numbers_and_options(
     assert "width and height must be 64..8192" in capsys.readouterr().err
     assert main(["calibrate", "--image", str(tmp_path / "x.png"), "--frames", "0"]) == 2
     assert "--frames must be at least 1" in capsys.readouterr().err
+    assert main(["calibrate", "--enroll", str(tmp_path / "x.png"), "--sets", "0"]) == 2
+    assert "--sets is how many differently coloured sets" in capsys.readouterr().err
 
 
 def test_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:
