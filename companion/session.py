@@ -372,17 +372,17 @@ class Session:
         """A person's play by position the rules refuse there, by the player whose turn it
         is: the same play on the places nearby the rules take (:data:`NEAR_PLACES`, within
         :data:`NEAR_CELLS` of its middle), those sharing more of its cells first, then the
-        nearer level, then the nearer middle. Empty for games without positions."""
-        placements = getattr(self.game, "placements", None)
+        nearer level, then the nearer middle. Empty for games without grid plays
+        (:attr:`companion.games.base.Game.grid_plays`)."""
         at = move.extra.get("at")
-        if placements is None or move.kind != "play" or not isinstance(at, list) or \
+        if not self.game.grid_plays or move.kind != "play" or not isinstance(at, list) or \
                 move.player != self.game.current_player:
             return []
         try:
             cells = {tuple(int(v) for v in c) for c in at}
             middle = [sum(c[k] for c in cells) / len(cells) for k in (0, 1)]
             level = int(move.extra.get("level", 0))
-            legal = placements(move.player, [move.tile])
+            legal = self.game.placements(move.player, [move.tile])  # type: ignore[attr-defined]
         except (DominoError, TypeError, ValueError):
             return []
 

@@ -101,6 +101,9 @@ class Game(ABC):
     options_spec: ClassVar[Mapping[str, Option]] = {}
     #: True for games scored by teams (``teams`` then lists them).
     team_game: ClassVar[bool] = False
+    #: True for games whose plays name grid cells and a level (``at``, ``level``), whose
+    #: ``placements(player, tiles)`` lists the legal ones as moves (Stackernoes).
+    grid_plays: ClassVar[bool] = False
     #: Options seeded random self-play uses unless told otherwise (for a game whose random
     #: matches would not end by the seed's rules alone); documented in the game's module.
     simulation_options: ClassVar[Mapping[str, Any]] = {}

@@ -130,6 +130,7 @@ class Stackernoes(Game):
     """Stackernoes on a grid of half-tile cells with levels."""
 
     name = "stackernoes"
+    grid_plays = True
     aliases = ("stackernoos",)
     title = "Stackernoes"
     seed = "000_7d066973c16d9b1a.txt"

@@ -920,3 +920,12 @@ def test_a_reread_request_with_a_reading_that_is_no_object_is_refused(tmp_path: 
     with pytest.raises(MoveFormatError, match='"reading" is an object'):
         s.submit({"reread": {"was": "5-5", "as": {"play": "6-6"}}, "reading": 5}, source="camera")
     assert s.alerts == [] and s.game.moves == 1
+
+
+def test_a_line_game_play_naming_cells_is_refused_without_nearby_places(tmp_path: Path) -> None:
+    """Only games whose plays name grid cells offer nearby places for a refused play; a line
+    game's play with stray ``at``/``level`` keys is refused by the rules as any other."""
+    s = Session.start(LogStore(tmp_path / "g.db"), "allfives", ["Ann", "Bob"])
+    assert s.submit({"player": "Ann", "play": "5-5"}).status == "accepted"
+    r = s.submit({"player": "Bob", "play": "3-4", "at": [[0, 0], [1, 0]], "level": 0})
+    assert r.status == "illegal" and r.alert.alternatives == []
