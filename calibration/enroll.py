@@ -426,7 +426,11 @@ def hints_from(path: str | os.PathLike[str] | None = None, required: bool = Fals
         return None, []
     profile, problems = load_profile_file(file)
     if profile is None and required:
-        raise EnrollmentError(f"{file}: the set profile cannot be used: {'; '.join(problems)}")
+        # (the store's "falling back to defaults" is not what happens here: nothing is read)
+        said = [p for p in problems if p != "falling back to defaults"]
+        raise EnrollmentError(f"{file}: the set profile cannot be used: {'; '.join(said)}; give "
+                              "the set_profile.json that `domino-companion calibrate --enroll` "
+                              "wrote, or leave --profile out to read without one")
     return (None if profile is None else profile.reading_hints()), problems
 
 

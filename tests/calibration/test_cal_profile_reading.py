@@ -225,8 +225,10 @@ def test_hints_from_a_file_a_folder_or_nothing(tmp_path: Path) -> None:
         hints, problems = hints_from(where, required=True)
         assert hints is not None and problems == [] and hints.profile == profile
     path.write_text("{broken", encoding="utf-8")
-    with pytest.raises(EnrollmentError, match="cannot be used"):
+    with pytest.raises(EnrollmentError, match="cannot be used") as refused:
         hints_from(path, required=True)
+    # nothing is read with it, so it does not say it falls back to defaults
+    assert "falling back" not in str(refused.value) and "leave --profile out" in str(refused.value)
     save_profile(profile, tmp_path)  # a good current one again, the broken one as previous
     save_profile(profile, tmp_path)
     assert hints_from(tmp_path)[0] is not None
