@@ -291,8 +291,9 @@ def write_sheet(out: str | os.PathLike[str], paper: str = "a4", marker_mm: float
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="file to write: .pdf (best) or .png")
     parser.add_argument("--size", choices=sorted(PAPER_MM), default="a4", help="paper size")
-    parser.add_argument("--marker-mm", type=float, default=40.0,
-                        help="side of each black marker square in mm (default 40)")
+    parser.add_argument("--marker-mm", type=float, default=None,
+                        help="side of each black marker square in mm (default 40; not with "
+                             "--charuco, whose board has fixed sizes)")
     parser.add_argument("--charuco", action="store_true",
                         help="write the ChArUco board for the optional lens calibration instead")
 
@@ -321,11 +322,18 @@ def write_charuco_sheet(out: str | os.PathLike[str], paper: str = "a4") -> Sheet
 
 def run(args: argparse.Namespace) -> int:
     if args.charuco:
+        if args.marker_mm is not None:
+            from calibration.lens import DEFAULT_MARKER_MM, DEFAULT_SQUARE_MM
+
+            raise MarkerSheetError(
+                f"--marker-mm is for the table markers: the ChArUco lens board has fixed sizes "
+                f"({DEFAULT_SQUARE_MM:g} mm squares, {DEFAULT_MARKER_MM:g} mm markers, which "
+                "the lens calibration expects); leave --marker-mm out")
         write_charuco_sheet(args.out, args.size)
         print(f"wrote {args.out}: ChArUco lens board on {args.size.upper()} landscape at {DPI} "
               "dpi. Print at 100%, then: domino-companion calibrate --lens-photos FOLDER")
         return 0
-    sheet = write_sheet(args.out, args.size, args.marker_mm)
+    sheet = write_sheet(args.out, args.size, 40.0 if args.marker_mm is None else args.marker_mm)
     where = "one page" if len(sheet.pages) == 1 else f"{len(sheet.pages)} pages, one marker each"
     print(f"wrote {args.out}: {sheet.paper.upper()} at {sheet.dpi} dpi, {where}, four "
           f"{sheet.marker_mm:g} mm markers (DICT_4X4_50 ids 0-3). Print at 100% and check the "

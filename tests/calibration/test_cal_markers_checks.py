@@ -86,6 +86,9 @@ def test_markers_command(tmp_path, capsys):
     assert "LETTER at 300 dpi" in capsys.readouterr().out
     assert main(["markers", "--out", str(tmp_path / "s.pdf"), "--marker-mm", "500"]) == 2
     assert "use 15 to" in capsys.readouterr().err
+    assert main(["markers", "--out", str(tmp_path / "c.pdf"), "--charuco", "--marker-mm", "3"]) == 2
+    assert "the ChArUco lens board has fixed sizes" in capsys.readouterr().err
+    assert not (tmp_path / "c.pdf").exists()
 
 
 def test_good_setup_has_no_problems():
