@@ -85,7 +85,7 @@ from companion.interpret_base import (  # noqa: F401
     _as_misread,
     _camera_meta,
     _choose_player,
-    _legal_alternatives,
+    _first_legal_value,
     _new_tiles,
     _play_proposal,
     _read_again,
@@ -159,15 +159,17 @@ class LineInterpreter:
             if chosen is None and placed and nxt.confidence < UNSURE_READING:
                 # an unsure reading that makes no legal play: the likeliest of the reader's
                 # other values that does (a half under a glare spot read blank), still asked
-                for alt in _legal_alternatives(nxt, on_table | placed):
-                    alt_contacts = contacts_of(alt, [t for t in change.table if not t.hidden
-                                                     and t.tile in placed])
-                    alt_moves = [Move.play(player, alt.tile, c.other) for c in alt_contacts]
-                    chosen = _legal_play(trial, player, alt, alt_moves, alt_contacts, placed,
-                                         change)
-                    if chosen is not None:
-                        read, nxt = read or nxt, alt
-                        break
+                def play_as(alt: Seen) -> Move | None:
+                    touches = contacts_of(alt, [t for t in change.table if not t.hidden
+                                                and t.tile in placed])
+                    return _legal_play(trial, player, alt,
+                                       [Move.play(player, alt.tile, c.other) for c in touches],
+                                       touches, placed, change)
+
+                found = _first_legal_value(nxt, on_table | placed, trial, play_as)
+                if found is not None:
+                    read = read or nxt
+                    nxt, chosen = found
             sure = True
             others: list[Move | dict[str, Any]] = []
             note = None
@@ -381,11 +383,10 @@ class TrickInterpreter:
             if s.seen_half is not None and not trial.accepts(m):
                 # a tile running out of the picture whose guessed value the rules refuse (a
                 # renege the table does not prove): the first of its other values they take
-                taken = in_trick | done | {t.tile for t in new}
-                alt = next((a for a in _legal_alternatives(s, taken)
-                            if trial.accepts(Move.play(player, a.tile))), None)
-                if alt is not None:
-                    s, m = alt, Move.play(player, alt.tile)
+                found = _first_legal_value(s, in_trick | done | {t.tile for t in new}, trial,
+                                           lambda a: Move.play(player, a.tile))
+                if found is not None:
+                    s, m = found
             # several new tiles at once: their order is a guess, so each asks a person
             out.append(_play_proposal(m, s, 0.5 if len(new) > 1 else None))
             if trial.accepts(m):

@@ -62,10 +62,11 @@ def propose(interpreter: Interpreter, change: TableChange, game: Game) -> list[P
     offer. Each other tile is put first in turn (:data:`OTHER_ORDERS` at most; every order of
     them where they are at most :data:`ALL_ORDERS_UP_TO`) and the interpreter plans again, and
     where it leaves open who laid that first tile (who leads is not known), once more for each
-    other player who may have (as if the hand had come from their seat). Where the rules take such a plan, each play that it logs otherwise (another
-    player, another place, other plays before it) is offered on that tile's question as the
-    plan has it, with the plays before it (:data:`~companion.session.BEFORE`: one tap logs
-    them all and closes their questions). ``game`` is not changed."""
+    other player who may have (as if the hand had come from their seat). Where the rules take
+    such a plan, each play that it logs otherwise (another player, another place, other plays
+    before it) is offered on that tile's question as the plan has it, with the plays before it
+    (:data:`~companion.session.BEFORE`: one tap logs them all and closes their questions).
+    ``game`` is not changed."""
     out = interpreter.proposals(change, game)
     plays = _camera_plays(out)
     if len(plays) < 2 or all(p.entry.get("confidence", 1.0) >= CONFIRM_BELOW for p in plays):
@@ -224,6 +225,18 @@ def _legal_alternatives(s: Seen, taken: set[Tile]) -> list[Seen]:
             _with_value(s, tile), confidence=min(float(s.confidence), 0.5),
             alternatives=((str(s.tile), float(s.confidence)),) + others))
     return out
+
+
+def _first_legal_value(s: Seen, taken: set[Tile], trial: Game,
+                       play: Callable[[Seen], Move | None]) -> tuple[Seen, Move] | None:
+    """``s`` as the first of its other values not in ``taken`` (:func:`_legal_alternatives`)
+    whose play (``play``: the move that value makes there, or None) the rules take in
+    ``trial``, with that move; None when none does."""
+    for alt in _legal_alternatives(s, taken):
+        move = play(alt)
+        if move is not None and trial.accepts(move):
+            return alt, move
+    return None
 
 
 def _new_tiles(change: TableChange, on_table: set[Tile]) -> list[Seen]:

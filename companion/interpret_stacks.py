@@ -79,7 +79,7 @@ from companion.games import Game
 from companion.interpret_base import (
     Proposal,
     _choose_player,
-    _legal_alternatives,
+    _first_legal_value,
     _new_tiles,
     _play_proposal,
     _read_again,
@@ -554,11 +554,10 @@ class StackernoesInterpreter:
                 # the first of its other values that does, still asked (an unsure reading of a
                 # whole tile is asked as read: its other values are only the reader's doubts,
                 # and on Stackernoes seed 9 a 3-3 read 0-2 became a 0-3 laid later)
-                for alt in _legal_alternatives(s, taken):
-                    move, _ = place(alt)
-                    if move is not None and trial.accepts(move):
-                        read, s, chosen, sure = s, alt, move, False
-                        break
+                found = _first_legal_value(s, taken, trial, lambda alt: place(alt)[0])
+                if found is not None:
+                    read, sure = s, False
+                    s, chosen = found
             if chosen is None:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))

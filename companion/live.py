@@ -967,8 +967,7 @@ def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int],
     A tile the crop's edge cut where the frame's does not (its outline away from the frame's
     edge) is a whole tile on the table, seen in part: it is not drawn as a cut tile (red), and
     the earlier reading's tile it overlaps stays."""
-    w, h = frame_size
-    cropped = [t for t in crop_reading.tiles if t.cut and _inside_frame(t.corners, w, h)]
+    cropped = [t for t in crop_reading.tiles if t.cut and not _edges(t.corners, frame_size)]
     tiles = [t for t in crop_reading.tiles if all(t is not c for c in cropped)]
     if earlier is not None:
         x0, y0, x1, y1 = box
@@ -985,16 +984,9 @@ def _merged(earlier: Any, crop_reading: Any, box: tuple[int, int, int, int],
 CROPPED_OVERLAP = 0.3
 
 
-def _inside_frame(corners: Any, width: int, height: int, margin: float = 3.0) -> bool:
-    """Whether an outline lies at least ``margin`` px inside a ``width`` x ``height`` frame."""
-    c = np.asarray(corners, dtype=np.float64)
-    return bool(c[:, 0].min() >= margin and c[:, 1].min() >= margin
-                and c[:, 0].max() <= width - 1 - margin and c[:, 1].max() <= height - 1 - margin)
-
-
 def _edges(corners: Any, size: tuple[int, int], margin: float = 3.0) -> list[str]:
     """The edges of a ``size`` (width, height) frame an outline reaches within ``margin``
-    px ("top", "bottom", "left", "right"); none for an outline :func:`_inside_frame`."""
+    px ("top", "bottom", "left", "right"); none for an outline that lies inside the frame."""
     c = np.asarray(corners, dtype=np.float64)
     w, h = size
     return [name for name, out in (("top", c[:, 1].min() < margin),

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from companion.interpret import interpreter_for
     from companion.live import LiveFrames, LiveLoop
     from vision.read import Reader
-    from vision.sources import CameraError, open_source
+    from vision.sources import CameraError, may_come_back, open_source
 
     for name in ("width", "height", "fps"):
         value = getattr(args, name)
@@ -110,15 +109,6 @@ def run(args: argparse.Namespace) -> int:
         loop.stop()
         capture.stop()
         store.close()
-
-
-def may_come_back(spec: str) -> bool:
-    """Whether a camera that failed to open may open later (a device unplugged, a stream not up
-    yet), so the dashboard keeps trying; a file or folder that failed will not."""
-    from vision.sources import URL_SCHEMES
-
-    text = str(spec).strip()
-    return bool(re.fullmatch(r"\d+|/dev/video\d+", text)) or text.lower().startswith(URL_SCHEMES)
 
 
 def camera_tiles(hints: Any, set_max: int) -> tuple[tuple[float, float, float], str]:

@@ -349,21 +349,18 @@ def summarise(rows: list[Row]) -> dict[str, dict[str, Any]]:
 def _check_outputs(csv_path: Path | None, keep: Path | None) -> None:
     """Refuse, before any work, a ``--csv`` file or ``--keep`` folder that cannot be written
     (the CSV is written when the evaluation ends: a long run would be lost)."""
-    for path, what in ((csv_path, "--csv file"), (keep, "--keep folder")):
-        if path is None:
-            continue
-        try:
-            if what == "--keep folder":
-                path.mkdir(parents=True, exist_ok=True)
-            elif path.is_dir():
-                raise IsADirectoryError(21, "it is a folder", str(path))
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "a"):
-                    pass
-        except OSError as exc:
-            raise EvaluateError(f"cannot write the {what} {path}: {exc.strerror or exc}; give "
-                                "one in a folder you may write to") from None
+    path, what = keep, "--keep folder"
+    try:
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+        path, what = csv_path, "--csv file"
+        if csv_path is not None:
+            csv_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(csv_path, "a"):  # (a folder raises IsADirectoryError)
+                pass
+    except OSError as exc:
+        raise EvaluateError(f"cannot write the {what} {path}: {exc.strerror or exc}; give "
+                            "one in a folder you may write to") from None
 
 
 def write_csv(rows: list[Row], path: Path) -> None:

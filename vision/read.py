@@ -298,15 +298,15 @@ SMALL_SURE = 0.9
 #: widened the gaps above and dropped the same tiles.)
 FACE_DOWN_DIVIDER = 0.5
 FACE_DOWN_SET = 0.35
+FACE_DOWN_OTHERS = 2
+#: The set's dividers are judged on at most this many of the frame's surest other tiles (a
+#: sample: measuring every tile costs about 0.15 ms each).
+FACE_DOWN_SAMPLE = 8
 #: A tile running out of the picture (``cut``) with one half wholly in it has that half read
 #: (:func:`seen_halves`, :attr:`vision.types.TileReading.seen_half`): a half counts as in the
 #: picture when its corners lie at most SEEN_HALF_MARGIN tile widths outside the frame (the
 #: outline's fit is that loose at a frame edge).
 SEEN_HALF_MARGIN = 0.05
-FACE_DOWN_OTHERS = 2
-#: The set's dividers are judged on at most this many of the frame's surest other tiles (a
-#: sample: measuring every tile costs about 0.15 ms each).
-FACE_DOWN_SAMPLE = 8
 #: A found tile is the grain of a stone table (or another texture) taken for a tile when all of
 #: these hold: its long sides are unsharp (the outline fit's sharpness, :class:`vision.outline.Fit`,
 #: under GRAIN_SHARP), it reads unsurely (under GRAIN_SURE, and neither half at GRAIN_HALF or

@@ -33,6 +33,9 @@ from companion.errors import DominoError
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 URL_SCHEMES = ("rtsp://", "rtsps://", "rtmp://", "http://", "https://", "udp://", "tcp://")
+#: A camera given by its index, or by its device file (Linux).
+DEVICE_INDEX = re.compile(r"\d+")
+DEVICE_PATH = re.compile(r"/dev/video(\d+)")
 #: Default open and read timeout for network streams, in milliseconds.
 DEFAULT_TIMEOUT_MS = 5000
 
@@ -255,9 +258,9 @@ def open_source(spec: str | int | os.PathLike[str], *, width: int | None = None,
     if not text:
         raise CameraError("empty camera spec",
                           advice="give a device index (0), /dev/videoN, a URL, a video file or a folder")
-    if re.fullmatch(r"\d+", text):
+    if DEVICE_INDEX.fullmatch(text):
         return _open_device(int(text), f"index {int(text)}", width, height, fps)
-    m = re.fullmatch(r"/dev/video(\d+)", text)
+    m = DEVICE_PATH.fullmatch(text)
     if m:
         return _open_device(int(m.group(1)), text, width, height, fps)
     if text.lower().startswith(URL_SCHEMES):
@@ -291,6 +294,15 @@ def open_source(spec: str | int | os.PathLike[str], *, width: int | None = None,
     return CaptureSource(cap, f"video file {path}", "file")
 
 
+def may_come_back(spec: str | int | os.PathLike[str]) -> bool:
+    """Whether a source that failed to open may open later, so it is worth trying again: a
+    camera index or device file (unplugged) or a URL (a stream not up yet); a file or folder
+    that failed will not."""
+    text = str(spec).strip()
+    return bool(DEVICE_INDEX.fullmatch(text) or DEVICE_PATH.fullmatch(text)) or \
+        text.lower().startswith(URL_SCHEMES)
+
+
 def read_image(path: str | os.PathLike[str]) -> np.ndarray:
     """Read one photo as BGR; a missing or unreadable file is a :class:`CameraError`."""
     p = Path(path).expanduser()
@@ -313,7 +325,7 @@ def list_cameras(max_index: int = 4) -> list[CameraInfo]:
         nodes = sorted(glob.glob("/dev/video*"),
                        key=lambda p: int(re.sub(r"\D", "", p) or 0))
         candidates = [(int(m.group(1)), p) for p in nodes
-                      if (m := re.fullmatch(r"/dev/video(\d+)", p))]
+                      if (m := DEVICE_PATH.fullmatch(p))]
     else:
         candidates = [(i, str(i)) for i in range(max_index)]
     found: list[CameraInfo] = []

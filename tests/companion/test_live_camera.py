@@ -315,7 +315,7 @@ def test_run_stops_at_once_for_a_camera_file_that_will_not_come_back(tmp_path, c
     does not exist: exit 2 with what to give, before any game is started (a camera index or a
     URL that fails is retried instead: it may come back)."""
     from companion.cli import main
-    from companion.livecmd import may_come_back
+    from vision.sources import may_come_back
     from companion.store import LogStore
 
     photo = tmp_path / "one.png"

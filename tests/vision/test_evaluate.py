@@ -214,3 +214,13 @@ def test_a_cut_tile_read_as_a_whole_tile_is_counted_and_a_wrong_value_is_a_guess
     assert row.frame_right  # a frame's own tiles are all right; the cut ones are counted apart
     s = summarise([row])["rendered"]
     assert (s["cut_flagged"], s["cut_read"], s["cut_read_wrong"]) == ("1/3", 2, 1)
+
+
+def test_outputs_that_cannot_be_written_are_refused_before_any_work(tmp_path, capsys):
+    """The CSV is written when the evaluation ends: a folder given as ``--csv``, or a file as
+    ``--keep``, is refused at once (exit 2, naming it), not after a long run."""
+    (tmp_path / "afile").write_text("x")
+    assert main(["evaluate", "--rendered", "1", "--csv", str(tmp_path)]) == 2
+    assert "cannot write the --csv file" in capsys.readouterr().err
+    assert main(["evaluate", "--rendered", "1", "--keep", str(tmp_path / "afile")]) == 2
+    assert "cannot write the --keep folder" in capsys.readouterr().err
