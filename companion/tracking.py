@@ -193,8 +193,9 @@ class Seen:
         with that half's value and a guess for the half out of the picture, which nothing
         tells apart, so every value 0..``set_max`` is as likely: the guess is the lowest, the
         others its alternatives, all at the seen half's probability shared among them (so a
-        person is always asked, and the interpreters take the first that makes a legal play:
-        :func:`companion.interpret_base._legal_alternatives`)."""
+        person is always asked; the interpreters take the first value not on the table,
+        :func:`companion.interpret_base._new_tiles`, and where that makes no legal play the
+        first that does, :func:`companion.interpret_base._first_legal_value`)."""
         index, value, p = t.seen_half
         share = float(p) / (set_max + 1)
         tiles = [Tile.of(value, other) for other in range(set_max + 1)]
