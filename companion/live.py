@@ -1180,4 +1180,5 @@ class LiveFrames:
                                 "readings": st["readings"], "read_ms_median": st["read_ms_median"],
                                 "tiles_seen": st["tiles_seen"], "gate": gate.get("state"),
                                 "dropped": cam.get("dropped", 0),
-                                "bad_frames": st.get("bad_frames", 0)}}
+                                "bad_frames": st.get("bad_frames", 0),
+                                "camera_hangs": cam.get("hangs", 0)}}

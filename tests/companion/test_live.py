@@ -821,6 +821,68 @@ def test_capture_reopens_a_camera_whose_driver_raises_or_gives_no_picture() -> N
         cap.stop()
 
 
+def test_capture_gives_up_a_camera_whose_read_never_returns() -> None:
+    """A driver whose ``read()`` blocks (a network stream that hangs): after ``hung_s`` the
+    watchdog says so, opens the camera anew in a fresh reader and frames come again; when the
+    blocked read finally returns, its picture is thrown away and its camera is closed."""
+    import threading
+
+    from vision.sources import Frame
+
+    table = _table()
+    release = threading.Event()
+
+    class Camera:
+        description = "network camera"
+
+        def __init__(self, hangs: bool) -> None:
+            self.hangs, self.n, self.closed = hangs, 0, 0
+
+        def read(self):
+            self.n += 1
+            if self.hangs and self.n == 2:
+                release.wait(10)
+                return Frame(np.zeros_like(table), 99, 99.0)  # stale: must not be delivered
+            if self.n > 6:
+                return None
+            time.sleep(0.01)
+            return Frame(table, self.n, float(self.n))
+
+        def close(self) -> None:
+            self.closed += 1
+
+    opened: list = []
+
+    def opener():
+        opened.append(Camera(hangs=not opened))
+        return opened[-1]
+
+    cap = CaptureThread(opener, reconnect_s=0.01, hung_s=0.2).start()
+    deadline = time.monotonic() + 10
+    states = []
+    while cap.status().state != "ended" and time.monotonic() < deadline:
+        states.append(cap.status())
+        time.sleep(0.005)
+    hung = [st for st in states if st.state == "hung"]
+    assert hung and "stopped answering" in hung[0].message and "network camera" in hung[0].message
+    final = cap.status()
+    assert final.state == "ended" and final.hangs == 1 and len(opened) == 2
+    assert final.frames == 1 + 6 and opened[0].closed == 0  # the blocked one is still reading
+    release.set()
+    deadline = time.monotonic() + 5
+    while not opened[0].closed and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert opened[0].closed == 1 and cap.status().frames == 7  # its late picture thrown away
+    got = []
+    while (frame := cap.get(timeout=0.05)) is not None:
+        got.append(frame.index)
+    assert 99 not in got
+    cap.stop()
+    assert opened[1].closed >= 1
+    with pytest.raises(ValueError, match="hung_s"):
+        CaptureThread(opener, hung_s=0)
+
+
 def test_the_loop_goes_on_after_a_frame_that_fails() -> None:
     """A frame whose handling fails unexpectedly (here the reader raises once) is counted and
     said; the live thread goes on with the next frames instead of stopping without a word."""
