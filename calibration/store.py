@@ -115,7 +115,9 @@ def _read_one(path: Path, kind: str, version: int,
     if not isinstance(doc, dict):
         raise StoreError(f"{path} is corrupt: expected a JSON object, got {type(doc).__name__}")
     if doc.get("kind") != kind:
-        raise StoreError(f"{path} holds {doc.get('kind')!r}, expected {kind!r}")
+        held = ("no 'kind' field" if "kind" not in doc
+                else f"a file of kind {doc['kind']!r}")
+        raise StoreError(f"{path} holds {held}; expected kind {kind!r}")
     got = doc.get("version")
     if not isinstance(got, int) or isinstance(got, bool):
         raise StoreError(f"{path} has no integer 'version' field (got {got!r}); expected {version}")

@@ -30,7 +30,9 @@ def test_round_trip_and_previous_kept(tmp_path):
 @pytest.mark.parametrize("content, expect", [
     (b"{not json", "corrupt"),
     (b"[1, 2]", "expected a JSON object"),
-    (json.dumps({"kind": "other", "version": 2}).encode(), "holds 'other'"),
+    (json.dumps({"kind": "other", "version": 2}).encode(),
+     "holds a file of kind 'other'; expected kind 'settings'"),
+    (json.dumps({"version": 2}).encode(), "holds no 'kind' field; expected kind 'settings'"),
     (json.dumps({"kind": "settings", "version": 9}).encode(), "version 9 (newer"),
     (json.dumps({"kind": "settings"}).encode(), "no integer 'version'"),
     (b"\xff\xfe\x00", "corrupt"),
