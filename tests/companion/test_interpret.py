@@ -158,6 +158,41 @@ def test_who_led_a_round_is_asked_unless_the_hands_seat_says(tmp_path: Path) -> 
     assert (p.entry["player"], p.entry["confidence"]) == ("Bob", 0.99)
 
 
+def test_a_play_right_after_the_turns_draw_asks_whether_they_passed(tmp_path: Path) -> None:
+    """Chickenfoot: Ann drew; the tile laid next may be hers (the drawn tile) or the next
+    player's after a pass nobody entered (the camera never sees a pass). Unless her seat is
+    known to have laid it, the play asks, offering the next players' plays with the passes
+    before them as one tap; one of those taken logs the pass and the play."""
+    s = _session(tmp_path, "chickenfoot", ["Ann", "Bob", "Cy"])
+    hub = tile_at(9, 9, 100, 100, vertical=True)
+    toe = tile_at(9, 4, 100 + W / 2 + L / 2 + 1, 100)
+    _feed(s, [], [hub])
+    assert s.submit({"player": "Ann", "draw": 1}, source="hand").status == "accepted"
+    change = diff([hub], [hub, toe])
+    (p,) = interpreter_for("chickenfoot").proposals(change, s.game)
+    assert (p.entry["player"], p.entry["play"], p.entry["confidence"]) == ("Ann", "4-9", 0.5)
+    assert "Ann drew" in p.entry["note"] and "pass" in p.entry["note"]
+    assert p.entry["alternatives"][:2] == [
+        {"player": "Bob", "play": "4-9", "on": "9-9", "before": [{"player": "Ann", "pass": True}]},
+        {"player": "Cy", "play": "4-9", "on": "9-9",
+         "before": [{"player": "Ann", "pass": True}, {"player": "Bob", "pass": True}]}]
+    asked = s.submit(p.entry, source="camera")
+    assert asked.status == "confirm" and "did Ann lay the drawn tile" in asked.alert.message
+    assert s.correct(asked.alert.id, asked.alert.alternatives[0]).status == "accepted"
+    assert [h["text"] for h in s.history[-2:]] == ["Ann passes", "Bob plays 4-9 on 9-9"]
+    # the hand from the drawer's own seat: her play, nothing asked; no draw: nothing asked
+    again = _session(tmp_path / "again", "chickenfoot", ["Ann", "Bob", "Cy"])
+    _feed(again, [], [hub])
+    again.submit({"player": "Ann", "draw": 1}, source="hand")
+    change.reached_by = "Ann"
+    (p,) = interpreter_for("chickenfoot").proposals(change, again.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99) and "note" not in p.entry
+    plain = _session(tmp_path / "plain", "chickenfoot", ["Ann", "Bob", "Cy"])
+    _feed(plain, [], [hub])
+    (p,) = interpreter_for("chickenfoot").proposals(diff([hub], [hub, toe]), plain.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99) and "note" not in p.entry
+
+
 # --- Castle Rock --------------------------------------------------------------------------------
 
 def _row(values: list[tuple[int, int]], x0: float = 100.0) -> list[Seen]:
