@@ -78,6 +78,7 @@ import numpy as np
 from companion.errors import DominoError
 from companion.games import Game
 from companion.interpret_base import (  # noqa: F401
+    DREW_NOTE,
     UNSURE_PLAYER_CONFIDENCE,
     UNSURE_READING,
     Interpreter,
@@ -91,6 +92,7 @@ from companion.interpret_base import (  # noqa: F401
     _read_again,
     _seen_elsewhere,
     _with_partly_seen_note,
+    drew_doubt,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
@@ -188,7 +190,7 @@ class LineInterpreter:
                     others = _seat_doubt(trial, chosen, change)
                     if others:
                         note = SEAT_NOTE.format(seat=change.reached_by, turn=chosen.player)
-                    elif (others := _drew_doubt(trial, chosen, change)):
+                    elif (others := drew_doubt(trial, chosen, change)):
                         note = DREW_NOTE.format(turn=chosen.player)
                 trial.apply(chosen)
             confidence = None if sure and note is None else UNSURE_PLAYER_CONFIDENCE
@@ -224,36 +226,6 @@ def _seat_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, A
         return []
     theirs = dataclasses.replace(move, player=seat)
     return [with_before(theirs, before) for before in turn_explanations(game, theirs)]
-
-
-#: Why a play asks when the player whose turn it is has just drawn and the seat the hand came
-#: from is not known to be theirs.
-DREW_NOTE = ("{turn} drew and the log has it still {turn}'s turn: did {turn} lay the drawn tile, "
-             "or pass (a pass the camera cannot see) and the next player lay it?")
-
-
-def _drew_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, Any]]:
-    """For a camera play by the player whose turn it is (``move``, legal in ``game``) right
-    after that player drew (the game's ``drew``: Chickenfoot, Super Dominoes), when the seat the
-    hand came from is not known to be theirs: the same play by each player after them, with
-    the passes before it that make it legal (the first of
-    :func:`companion.session.turn_explanations` for each), as answers the question offers.
-    A player who cannot lay the tile they drew passes next, and a pass is never seen by the
-    camera and easily forgotten on the tablet: the next player's play then looks like the
-    drawer's. Empty where the game has no draw in the turn, the player did not just draw, or
-    the hand came from their own seat."""
-    if not getattr(game, "drew", False) or move.player is None \
-            or change.reached_by == move.player or move.player not in game.players:
-        return []
-    order = list(game.players)
-    start = order.index(move.player)
-    out: list[dict[str, Any]] = []
-    for k in range(1, len(order)):
-        theirs = dataclasses.replace(move, player=order[(start + k) % len(order)])
-        found = turn_explanations(game, theirs)
-        if found:
-            out.append(with_before(theirs, found[0]))
-    return out
 
 
 #: Several plays seen at once (the table was never still between them) in an order that is a

@@ -17,7 +17,8 @@ import numpy as np
 from companion.games import Game
 from companion.moves import Move
 from companion.errors import DominoError
-from companion.session import BEFORE, CONFIRM_BELOW, REREAD, UNSURE_OF_PLAYER, rules_part
+from companion.session import (BEFORE, CONFIRM_BELOW, REREAD, UNSURE_OF_PLAYER, rules_part,
+                               turn_explanations, with_before)
 from companion.tiles import Tile, oriented_halves, untaken_alternatives
 from companion.tracking import Seen, TableChange
 
@@ -176,6 +177,36 @@ def _choose_player(game: Game, move: Move, change: TableChange
     if change.reached_by in may:
         return dataclasses.replace(move, player=change.reached_by), True, []
     return move, False, [dataclasses.replace(move, player=p) for p in may if p != move.player]
+
+
+#: Why a play asks when the player whose turn it is has just drawn and the seat the hand came
+#: from is not known to be theirs.
+DREW_NOTE = ("{turn} drew and the log has it still {turn}'s turn: did {turn} lay the drawn "
+             "tile, or pass (a pass the camera cannot see) and the next player lay it?")
+
+
+def drew_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, Any]]:
+    """For a camera play by the player whose turn it is (``move``, legal in ``game``) right
+    after that player drew (:attr:`companion.games.Game.drew_this_turn`: Chickenfoot, Super
+    Dominoes, Stackernoes), when the seat the hand came from is not known to be theirs: the same play by each player after them, with
+    the passes before it that make it legal (the first of
+    :func:`companion.session.turn_explanations` for each), as answers the question offers.
+    A player who cannot lay the tile they drew passes next, and a pass is never seen by the
+    camera and easily forgotten on the tablet: the next player's play then looks like the
+    drawer's. Empty where the game has no draw in the turn, the player did not just draw, or
+    the hand came from their own seat."""
+    if not game.drew_this_turn or move.player is None \
+            or change.reached_by == move.player or move.player not in game.players:
+        return []
+    order = list(game.players)
+    start = order.index(move.player)
+    out: list[dict[str, Any]] = []
+    for k in range(1, len(order)):
+        theirs = dataclasses.replace(move, player=order[(start + k) % len(order)])
+        found = turn_explanations(game, theirs)
+        if found:
+            out.append(with_before(theirs, found[0]))
+    return out
 
 
 #: A tile that appeared with the value of a tile still seen elsewhere on the table (one set

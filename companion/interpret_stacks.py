@@ -77,6 +77,7 @@ import numpy as np
 from companion.errors import DominoError
 from companion.games import Game
 from companion.interpret_base import (
+    DREW_NOTE,
     Proposal,
     _choose_player,
     _first_legal_value,
@@ -84,6 +85,7 @@ from companion.interpret_base import (
     _play_proposal,
     _read_again,
     _with_value,
+    drew_doubt,
 )
 from companion.moves import Move
 from companion.tiles import Tile
@@ -562,14 +564,21 @@ class StackernoesInterpreter:
                 out.append(Proposal(None, f"{s.tile} was laid, but the camera cannot tell on "
                                           "which cells: enter the play on the tablet", s))
                 continue
-            others: list[Move] = []
+            others: list[Move | dict[str, Any]] = []
             who_sure = True
+            note = None
             if not getattr(trial, "placed", []) and trial.accepts(chosen):
                 # the first tile: who leads is open without the deal
-                chosen, who_sure, others = _choose_player(trial, chosen, change)
+                chosen, who_sure, moves = _choose_player(trial, chosen, change)
+                others = list(moves)
+            elif len(new) == 1 and trial.accepts(chosen):
+                # right after the turn's draw: the drawn tile, or a pass nobody entered?
+                others = list(drew_doubt(trial, chosen, change))
+                note = DREW_NOTE.format(turn=chosen.player) if others else None
             prop = _play_proposal(chosen, s, None if sure and who_sure and len(new) == 1
-                                  else 0.5, read=read, others=others,
-                                  player_only=sure and not who_sure and len(new) == 1)
+                                  and note is None else 0.5, read=read, others=others,
+                                  player_only=sure and not who_sure and len(new) == 1,
+                                  note=note)
             # the other values not on the table, each on the cells the picture gives it (its
             # halves' numbers on their own cells), not the guess's cells with another tile's
             prop.alternatives[:] = [a for a in prop.alternatives if "tile" not in a

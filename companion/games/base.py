@@ -229,6 +229,13 @@ class Game(ABC):
             return None
         return self.players[self.turn]
 
+    @property
+    def drew_this_turn(self) -> bool:
+        """Whether the player whose turn it is has drawn this turn and may still lay the drawn
+        tile or pass (games where a draw does not end the search for a play: Chickenfoot,
+        Super Dominoes, Stackernoes). False in the others."""
+        return False
+
     def next_player(self, steps: int = 1) -> None:
         self.turn = (self.turn + steps) % len(self.players)
 

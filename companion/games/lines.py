@@ -70,6 +70,10 @@ class LineGame(Game):
         self.boneyard = None
         self.unknown_in_hand = {p: 0 for p in self.players}
 
+    @property
+    def drew_this_turn(self) -> bool:
+        return self.drew
+
     def round_set(self) -> list[Tile]:
         return list(set_of(self.set_max))
 

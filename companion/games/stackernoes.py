@@ -159,6 +159,10 @@ class Stackernoes(Game):
         self.lead: Tile | None = None  # with the deal: the tile that must be led
         self.out: str | None = None
 
+    @property
+    def drew_this_turn(self) -> bool:
+        return self.drawn is not None
+
     def _save(self) -> dict[str, Any]:
         return {k: fast_copy(v) for k, v in self.__dict__.items()}
 

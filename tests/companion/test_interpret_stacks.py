@@ -241,6 +241,29 @@ def test_stackernoes_run_stack_and_illegal_end(tmp_path: Path) -> None:
     assert result.status == "illegal" and "must show 2" in str(result.to_json())
 
 
+def test_stackernoes_play_right_after_a_draw_asks_whether_the_drawer_passed(
+        tmp_path: Path) -> None:
+    """Bob drew; the tile laid next is his drawn tile, or Ann's after a pass nobody entered (the
+    camera cannot see a pass). It asks, offering Ann's play after Bob's pass as one tap."""
+    s = Session.start(LogStore(tmp_path / "s.db"), "stackernoes", ["Ann", "Bob", "Cy"])
+    lead = _on_cells(2, 2, (0, 0), (1, 0))
+    entry, table = _play(s, [], [lead])
+    s.submit(entry)
+    confirm_lead(s)  # Ann led
+    assert s.submit({"player": "Bob", "draw": 1}, source="hand").status == "accepted"
+    t25 = _on_cells(5, 2, (-2, 0), (-1, 0))
+    entry, table = _play(s, table, table + [t25])
+    assert (entry["player"], entry["play"], entry["confidence"]) == ("Bob", "2-5", 0.5)
+    assert "Bob drew" in entry["note"]
+    assert entry["alternatives"][0] == {"player": "Cy", "play": "2-5", "at": [[-1, 0], [-2, 0]],
+                                        "level": 0, "before": [{"player": "Bob", "pass": True}]}
+    asked = s.submit(entry)
+    assert asked.status == "confirm"
+    assert s.correct(asked.alert.id, asked.alert.alternatives[0]).status == "accepted"
+    assert [h["text"] for h in s.history[-2:]][0] == "Bob passes"
+    assert s.history[-1]["entry"]["player"] == "Cy"
+
+
 def test_stackernoes_tiles_laid_while_the_lead_is_asked_about_follow_it(tmp_path: Path) -> None:
     """Nobody has said who led the 2-2 yet: read against the game as that question would
     leave it (``Session.as_answered``), the next tile is a play beside it, on its grid, by the
