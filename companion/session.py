@@ -396,9 +396,9 @@ class Session:
         return [rules_part(m.to_json()) for m in near[:NEAR_PLACES]]
 
     def _turn_explanations(self, move: Move) -> list[dict[str, Any]]:
-        """For a person's play the rules refuse only for the turn: :func:`turn_explanations`
-        with the camera's plays still in question (the first :data:`EXPLAIN_TILES` of them),
-        as answers with :data:`BEFORE`."""
+        """For a person's play, draw or pass the rules refuse only for the turn:
+        :func:`turn_explanations` with the camera's plays still in question (the first
+        :data:`EXPLAIN_TILES` of them), as answers with :data:`BEFORE`."""
         pending = [m for m in (_entry_move(a.entry) for a in self.alerts if _holds_up(a))
                    if m is not None and m.kind == "play" and m.tile != move.tile]
         return [with_before(move, before)
@@ -930,16 +930,17 @@ WAITING_NOTE = (" (an earlier question is still open: this play is checked again
 
 
 def turn_explanations(game: Game, move: Move, others: Sequence[Move] = ()) -> list[list[Move]]:
-    """What happened before ``move`` (a play the rules refuse in ``game`` only for the turn:
-    the same play by the player whose turn it is would be taken) for it to be legal, as the
-    game's own turn order goes: each player whose turn comes first passed (a draw of one, then
+    """What happened before ``move`` (a play, draw or pass the rules refuse in ``game`` only for
+    the turn: the same move by the player whose turn it is would be taken) for it to be legal,
+    as the game's own turn order goes: each player whose turn comes first passed (a draw of one, then
     a pass, where the rules want a draw first; the camera cannot see either) or laid one of
     ``others`` (plays still in question, whatever player they name: each at most once). All
     passes first, then those that lay other tiles, in the order of ``others``; at most
     :data:`TURN_EXPLANATIONS`; none when the player is not the reason (or none of these
     reaches ``move``'s player). ``game`` is not changed."""
     now = game.current_player
-    if move.kind != "play" or move.player is None or now is None or move.player == now \
+    if move.kind not in ("play", "draw", "pass") or move.player is None or now is None \
+            or move.player == now \
             or not game.accepts(dataclasses.replace(move, player=now)):
         return []
     found: list[tuple[tuple[int, ...], list[Move]]] = []

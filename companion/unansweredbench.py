@@ -30,7 +30,9 @@ happened before the play (a pass the camera missed, another tile first:
 ``companion.session.BEFORE``) when it is true, the whole account that goes on from the end of
 the log before one that leaves out a play before it (started mid-game, ``Ann 0-4`` then ``Bob
 2-4`` is true but leaves out the ``Dee 0-0`` laid first); else the player who really laid the
-tile, then the player whose turn it is.
+tile, then the player whose turn it is. A draw or pass entered out of turn (the passes before
+it were forgotten) is answered with the refusal's offer that names those passes when it is
+true, else dismissed.
 
 ``--start`` skips the first frames of each sequence: the companion is started mid-game.
 ``--prompt``: the person answers each question as soon as it shows, not at the end;
@@ -119,6 +121,17 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     alert = session.alerts[0]
     # (getattr: the bench also runs against older trees, whose alerts have no ``held``)
     if alert.kind not in ("confirm", "illegal") or "play" not in alert.entry:
+        logged = sum(1 for h in session.history if "draw" not in h["entry"])
+        told = next((a for a in alert.alternatives if _passes_happened(a, events, logged)),
+                    None) if alert.kind == "illegal" else None
+        if told is not None:  # a draw or pass refused for the turn: the passes missed before it
+            try:
+                if session.correct(alert.id, told).status == "accepted":
+                    return 1
+            except DominoError:
+                pass
+            if not any(a.id == alert.id for a in session.alerts):
+                return 1
         if getattr(alert, "held", False):
             session.confirm(alert.id)  # a tablet entry held: logged now, as entered
         else:
@@ -196,6 +209,19 @@ def _happened(answer: dict[str, Any], events: list[tuple[str, str]],
     said.append((str(answer["player"]), str(_tile(answer["play"]))))
     starts = range(len(events)) if after is None else [after]
     return any(events[i:i + len(said)] == said for i in starts)
+
+
+def _passes_happened(answer: dict[str, Any], events: list[tuple[str, str]], after: int) -> bool:
+    """Whether an answer to a draw or pass entered out of turn, naming the passes before it
+    (``before``), tells what really happened right after the first ``after`` events: those
+    passes (draws left out), then, for a pass, the pass itself."""
+    told = answer.get("before")
+    if not told or "play" in answer or any("play" in e for e in told):
+        return False
+    said = [(str(e.get("player")), "pass") for e in told if e.get("pass")]
+    if answer.get("pass"):
+        said.append((str(answer.get("player")), "pass"))
+    return bool(said) and events[after:after + len(said)] == said
 
 
 def _tile(text: str) -> Any:

@@ -768,6 +768,34 @@ def test_an_answer_refused_only_for_the_turn_offers_the_pass_the_camera_missed(
     again.store.close()
 
 
+def test_a_draw_or_pass_entered_out_of_turn_offers_the_passes_before_it(tmp_path: Path) -> None:
+    """Bob passed without a tap; Cy's draw entered on the tablet is refused for the turn (Bob's)
+    and offers "Bob passed, then Cy draws 1", which logs both in one tap. A pass entered out of
+    turn offers the same; a move refused for another reason offers nothing of the kind."""
+    store, s = _three_after_lead(tmp_path)
+    passed = s.submit({"player": "Cy", "pass": True}, source="hand")
+    assert passed.status == "illegal"
+    assert passed.alert.alternatives == [{"player": "Cy", "pass": True,
+                                          BEFORE: [{"player": "Bob", "pass": True}]}]
+    s.dismiss(passed.alert.id)
+    refused = s.submit({"player": "Cy", "draw": 1}, source="hand")
+    assert refused.status == "illegal" and "Bob's turn" in refused.alert.message
+    assert "if the players before Cy passed" in refused.alert.message
+    assert refused.alert.alternatives == [{"player": "Cy", "draw": 1,
+                                           BEFORE: [{"player": "Bob", "pass": True}]}]
+    assert s.correct(refused.alert.id, refused.alert.alternatives[0]).status == "accepted"
+    assert [h["text"] for h in s.history[1:]] == ["Bob passes", "Cy draws 1"]
+    # Cy drew (the boneyard is not known: Cy may have drawn its last tile and passed)
+    early = s.submit({"player": "Ann", "draw": 1}, source="hand")
+    assert early.status == "illegal" and early.alert.alternatives == [
+        {"player": "Ann", "draw": 1, BEFORE: [{"player": "Cy", "pass": True}]}]
+    # a move refused for another reason than the turn offers nothing of the kind
+    wrong = s.submit({"player": "Cy", "play": "6-6", "on": "5-5"}, source="hand")
+    assert wrong.status == "illegal" and "the camera cannot see a pass" not in wrong.alert.message
+    assert not [a for a in wrong.alert.alternatives if BEFORE in a]
+    store.close()
+
+
 def _camera_alert_by(s: Session, player: str, play: str, on: str, confidence: float) -> int:
     """The camera proposes ``player``'s ``play`` on ``on``: the id of the alert it raises."""
     result = s.submit({"player": player, "play": play, "on": on, "confidence": confidence},
