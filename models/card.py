@@ -62,6 +62,17 @@ def card_text(meta: dict) -> str:
         f"jitter {training['jitter']} of the short edge; tiles face up, >= 90 % visible, not cut: "
         f"{training['halves']:,} halves, {training['epochs']} epochs "
         f"({training['seconds']} s on a 2-core CPU). Mirror flips in the batches.",
+    ]
+    if training.get("detected_looks"):
+        lines += [
+            f"- The first {training['detected_looks']} looks of each scene are also cut at the "
+            "outlines the reader finds in them (the shipped tile finder, the classical pip "
+            "reading alone, so the data does not depend on the classifier being rebuilt), each "
+            "matched to a true tile as `domino-companion evaluate` matches them and labelled "
+            "with its halves in the found corners' order: the outlines the classifier is shown "
+            "when the product reads (slid along a chain, a little long or short, turned), "
+            "without jitter. These are part of the halves above."]
+    lines += [
         "- Halves per class: " + ", ".join(f"{k}: {v}" for k, v in
                                            training["halves_per_class"].items()) + ".",
         "- Scenes the renderer failed to draw were skipped and are listed in "

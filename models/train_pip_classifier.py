@@ -117,11 +117,53 @@ def _jitter_corners(corners: np.ndarray, rng: np.random.Generator, amount: float
     return moved
 
 
+_READER = None  # the reader of detected outlines, made once per worker process
+
+
+def detected_tiles(frame_bgr: np.ndarray, truth: dict, factor: float
+                   ) -> list[tuple[tuple[int, int], np.ndarray]]:
+    """``(halves, corners)`` at the outlines the reader finds in ``frame_bgr`` (the rendered
+    frame scaled by ``factor``), each matched to an eligible true tile as ``domino-companion
+    evaluate`` matches them, the halves in the order of the found corners. These are the
+    outlines the classifier is shown when the product reads: slid along a chain, a little long
+    or short, turned. The reader runs with the classical pip reading alone, so the crops do not
+    depend on the classifier being rebuilt (only on the shipped tile finder)."""
+    global _READER
+    from vision.evaluate import match_truth
+    from vision.pips import PipReader
+    from vision.read import Reader
+
+    if _READER is None:
+        _READER = Reader(PipReader(classifier=None))
+    tiles = [dict(t, corners=((np.asarray(t["corners"], np.float64) + 0.5) * factor - 0.5))
+             for t in truth["tiles"]]
+    used: set[int] = set()
+    out = []
+    for found in _READER.read(frame_bgr).tiles:
+        corners = np.asarray(found.corners, np.float64)
+        best = match_truth(corners, tiles, used)
+        if best is None or found.cut:
+            continue
+        used.add(best)
+        g = tiles[best]
+        if not (g.get("face_up") and float(g.get("visible", 0.0)) >= 0.9 and not g.get("cut")):
+            continue
+        first, second = g["corners"][:2].mean(axis=0), g["corners"][2:].mean(axis=0)
+        mine = corners[:2].mean(axis=0)
+        halves = (int(g["halves"][0]), int(g["halves"][1]))
+        if np.linalg.norm(mine - first) > np.linalg.norm(mine - second):
+            halves = halves[::-1]
+        out.append((halves, corners))
+    return out
+
+
 def scene_crops(image_bgr: np.ndarray, truth: dict, rng: np.random.Generator, variants: int,
-                jitter: float) -> tuple[list[np.ndarray], list[int]]:
+                jitter: float, detected_looks: int = 0) -> tuple[list[np.ndarray], list[int]]:
     """Half squares of one scene: ``variants`` looks of the frame, every eligible tile cut from
     each. The first look is the rendered frame itself, the others get a random smaller size and
-    :func:`_photometric`; every cut gets corner jitter of ``jitter`` (none when 0)."""
+    :func:`_photometric`; every cut gets corner jitter of ``jitter`` (none when 0). The first
+    ``detected_looks`` looks are also cut at the outlines the reader finds there
+    (:func:`detected_tiles`, no jitter)."""
     images: list[np.ndarray] = []
     labels: list[int] = []
     tiles = eligible_tiles(truth)
@@ -135,6 +177,14 @@ def scene_crops(image_bgr: np.ndarray, truth: dict, rng: np.random.Generator, va
                 factor = rng.uniform(0.3, 1.0)
                 frame = cv2.resize(frame, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
             frame = _photometric(frame, rng)
+        if variant < detected_looks:
+            for halves, corners in detected_tiles(frame, truth, factor):
+                try:
+                    pair = half_crops(frame, corners)
+                except CornersError:
+                    continue
+                images.extend(pair)
+                labels.extend(halves)
         height, width = frame.shape[:2]
         for halves, corners in tiles:
             scaled = (corners + 0.5) * factor - 0.5
@@ -153,29 +203,31 @@ def scene_crops(image_bgr: np.ndarray, truth: dict, rng: np.random.Generator, va
     return images, labels
 
 
-def _scene_job(job: tuple[int, bool, int, int, float]) -> tuple[int, list[np.ndarray],
+def _scene_job(job: tuple[int, bool, int, int, float, int]) -> tuple[int, list[np.ndarray],
                                                                  list[int], str]:
     """Crops of one scene; its own generator, seeded by (run seed, split, scene), keeps a run
     repeatable whatever the worker order. A scene the renderer cannot draw is skipped, with
     the reason."""
-    seed, held_out, run_seed, variants, jitter = job
+    seed, held_out, run_seed, variants, jitter, detected_looks = job
     rng = np.random.default_rng([run_seed, int(held_out), seed, variants])
     try:
         image_bgr, truth = render(seed, held_out)
     except ValueError as exc:  # a renderer bug must not end a run; it is counted and reported
         return seed, [], [], f"{type(exc).__name__}: {exc}"
-    images, labels = scene_crops(image_bgr, truth, rng, variants, jitter)
+    images, labels = scene_crops(image_bgr, truth, rng, variants, jitter, detected_looks)
     return seed, images, labels, ""
 
 
 def make_crops(seeds: range, held_out: bool, run_seed: int, variants: int, jitter: float,
-               label: str, workers: int, skipped: dict[str, str]) -> Crops:
-    """Crops of the scenes ``seeds`` of one split, in seed order, with progress on stderr.
-    Scenes the renderer failed on go into ``skipped`` (``"split seed" -> reason``)."""
+               label: str, workers: int, skipped: dict[str, str], detected_looks: int = 0
+               ) -> Crops:
+    """Crops of the scenes ``seeds`` of one split, in seed order, with progress on stderr
+    (``detected_looks``: see :func:`scene_crops`). Scenes the renderer failed on go into
+    ``skipped`` (``"split seed" -> reason``)."""
     images: list[np.ndarray] = []
     labels: list[int] = []
     start = time.perf_counter()
-    jobs = [(seed, held_out, run_seed, variants, jitter) for seed in seeds]
+    jobs = [(seed, held_out, run_seed, variants, jitter, detected_looks) for seed in seeds]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         for k, (seed, got_images, got_labels, error) in enumerate(pool.imap(_scene_job, jobs)):
             if error:
@@ -360,6 +412,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--variants", type=int, default=3, help="augmented looks per scene")
     parser.add_argument("--jitter", type=float, default=0.04,
                         help="corner jitter, as a fraction of the tile's short edge")
+    parser.add_argument("--detected-looks", type=int, default=0,
+                        help="looks of each training scene also cut at the outlines the reader "
+                             "finds (classical pips, shipped tile finder; 0: ground-truth "
+                             "corners only)")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     parser.add_argument("--workers", type=int, default=2, help="processes rendering scenes")
@@ -387,8 +443,12 @@ def main(argv: list[str] | None = None) -> None:
             skipped = json.loads(str(cached["skipped"]))
         print(f"crops from {args.cache}", file=sys.stderr)
     else:
+        if not 0 <= args.detected_looks <= args.variants:
+            parser.error(f"--detected-looks must be 0..--variants ({args.variants}), got "
+                         f"{args.detected_looks}")
         train_data = make_crops(range(args.scenes), False, args.seed, args.variants,
-                                args.jitter, "train", args.workers, skipped)
+                                args.jitter, "train", args.workers, skipped,
+                                args.detected_looks)
         held_exact = make_crops(range(args.heldout_scenes), True, args.seed, 1, 0.0,
                                 "held-out", args.workers, skipped)
         held_jitter = make_crops(range(args.heldout_scenes), True, args.seed, 2, args.jitter,
@@ -410,7 +470,7 @@ def main(argv: list[str] | None = None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "pip_classifier.onnx"
     export(net, onnx_path)
-    kept = {k: v for k, v in vars(args).items() if k not in ("out", "cache", "workers")}
+    kept = {k: v for k, v in vars(args).items() if k not in ("out", "cache", "workers", "recheck")}
     command = "python models/train_pip_classifier.py " + " ".join(
         f"--{k.replace('_', '-')} {v}" for k, v in kept.items())
     last_heldout = HELD_OUT_SEED_MIN + args.heldout_scenes - 1
@@ -429,6 +489,7 @@ def main(argv: list[str] | None = None) -> None:
         "seed": args.seed,
         "training_command": command,
         "training": {"scenes": args.scenes, "variants": args.variants, "jitter": args.jitter,
+                     "detected_looks": args.detected_looks,
                      "halves": len(train_data), "epochs": args.epochs,
                      "halves_per_class": {str(k): int((train_data.labels == k).sum())
                                           for k in range(NUM_CLASSES)},
