@@ -188,14 +188,15 @@ DREW_NOTE = ("{turn} drew and the log has it still {turn}'s turn: did {turn} lay
 def drew_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, Any]]:
     """For a camera play by the player whose turn it is (``move``, legal in ``game``) right
     after that player drew (:attr:`companion.games.Game.drew_this_turn`: Chickenfoot, Super
-    Dominoes, Stackernoes), when the seat the hand came from is not known to be theirs: the same play by each player after them, with
-    the passes before it that make it legal (the first of
-    :func:`companion.session.turn_explanations` for each), as answers the question offers.
-    A player who cannot lay the tile they drew passes next, and a pass is never seen by the
-    camera and easily forgotten on the tablet: the next player's play then looks like the
-    drawer's. Empty where the game has no draw in the turn, the player did not just draw, or
-    the hand came from their own seat."""
+    Dominoes, Stackernoes), when the seat the hand came from is not known to be theirs: the
+    same play by each player after them, with the passes before it that make it legal (the
+    first of :func:`companion.session.turn_explanations` for each), as answers the question
+    offers. A player who cannot lay the tile they drew passes next, and a pass is never seen by
+    the camera and easily forgotten on the tablet: the next player's play then looks like the
+    drawer's. Empty where the game has no draw in the turn, the player did not just draw, the
+    tile laid is the one the draw named, or the hand came from their own seat."""
     if not game.drew_this_turn or move.player is None \
+            or move.tile in game.tiles_drawn_this_turn \
             or change.reached_by == move.player or move.player not in game.players:
         return []
     order = list(game.players)

@@ -932,10 +932,10 @@ WAITING_NOTE = (" (an earlier question is still open: this play is checked again
 def turn_explanations(game: Game, move: Move, others: Sequence[Move] = ()) -> list[list[Move]]:
     """What happened before ``move`` (a play, draw or pass the rules refuse in ``game`` only for
     the turn: the same move by the player whose turn it is would be taken) for it to be legal,
-    as the game's own turn order goes: each player whose turn comes first passed (a draw of one, then
-    a pass, where the rules want a draw first; the camera cannot see either) or laid one of
-    ``others`` (plays still in question, whatever player they name: each at most once). All
-    passes first, then those that lay other tiles, in the order of ``others``; at most
+    as the game's own turn order goes: each player whose turn comes first passed (a draw of
+    one, then a pass, where the rules want a draw first; the camera cannot see either) or laid
+    one of ``others`` (plays still in question, whatever player they name: each at most once).
+    All passes first, then those that lay other tiles, in the order of ``others``; at most
     :data:`TURN_EXPLANATIONS`; none when the player is not the reason (or none of these
     reaches ``move``'s player). ``game`` is not changed."""
     now = game.current_player

@@ -236,6 +236,12 @@ class Game(ABC):
         Super Dominoes, Stackernoes). False in the others."""
         return False
 
+    @property
+    def tiles_drawn_this_turn(self) -> list[Tile]:
+        """The tiles the player whose turn it is drew this turn, where the draws named them
+        (empty where they did not, or the game has no draw within a turn)."""
+        return []
+
     def next_player(self, steps: int = 1) -> None:
         self.turn = (self.turn + steps) % len(self.players)
 

@@ -74,6 +74,10 @@ class LineGame(Game):
     def drew_this_turn(self) -> bool:
         return self.drew
 
+    @property
+    def tiles_drawn_this_turn(self) -> list[Tile]:
+        return list(self.drawn) if self.drew else []
+
     def round_set(self) -> list[Tile]:
         return list(set_of(self.set_max))
 

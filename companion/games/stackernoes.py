@@ -163,6 +163,10 @@ class Stackernoes(Game):
     def drew_this_turn(self) -> bool:
         return self.drawn is not None
 
+    @property
+    def tiles_drawn_this_turn(self) -> list[Tile]:
+        return [] if self.drawn in (None, "?") else [Tile.parse(self.drawn)]
+
     def _save(self) -> dict[str, Any]:
         return {k: fast_copy(v) for k, v in self.__dict__.items()}
 

@@ -191,6 +191,12 @@ def test_a_play_right_after_the_turns_draw_asks_whether_they_passed(tmp_path: Pa
     _feed(plain, [], [hub])
     (p,) = interpreter_for("chickenfoot").proposals(diff([hub], [hub, toe]), plain.game)
     assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99) and "note" not in p.entry
+    # the draw named the tile laid: it is the drawer's, nothing to ask
+    named = _session(tmp_path / "named", "chickenfoot", ["Ann", "Bob", "Cy"])
+    _feed(named, [], [hub])
+    assert named.submit({"player": "Ann", "draw": "4-9"}, source="hand").status == "accepted"
+    (p,) = interpreter_for("chickenfoot").proposals(diff([hub], [hub, toe]), named.game)
+    assert (p.entry["player"], p.entry["confidence"]) == ("Ann", 0.99) and "note" not in p.entry
 
 
 # --- Castle Rock --------------------------------------------------------------------------------
