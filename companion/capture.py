@@ -196,9 +196,7 @@ class CaptureThread:
                             self._reading_since = None
                 with self._lock:
                     self._ended = True
-                    if self._source is src:
-                        self._source = None
-                return
+                return  # (the source is let go and closed below)
         finally:
             with self._lock:
                 if self._source is src:

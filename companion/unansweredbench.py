@@ -121,7 +121,7 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
     alert = session.alerts[0]
     # (getattr: the bench also runs against older trees, whose alerts have no ``held``)
     if alert.kind not in ("confirm", "illegal") or "play" not in alert.entry:
-        logged = sum(1 for h in session.history if "draw" not in h["entry"])
+        logged = _events_logged(session)
         told = next((a for a in alert.alternatives if _passes_happened(a, events, logged)),
                     None) if alert.kind == "illegal" else None
         if told is not None:  # a draw or pass refused for the turn: the passes missed before it
@@ -167,7 +167,7 @@ def _answer_first(session: Any, truth: list[tuple[str, str]],
         out a play before, only where none does)."""
         asked = next((a for a in session.alerts if a.id == open_id), None)
         offers = asked.alternatives if asked else []
-        logged = sum(1 for h in session.history if "draw" not in h["entry"])
+        logged = _events_logged(session)
         # a refusal of the answer that offers the same play on places nearby the rules take
         # (the camera's cells kept with the value put right): the person takes the first, when
         # the tile is the one laid next (sure of the tile, not of its cells)
@@ -209,6 +209,11 @@ def _happened(answer: dict[str, Any], events: list[tuple[str, str]],
     said.append((str(answer["player"]), str(_tile(answer["play"]))))
     starts = range(len(events)) if after is None else [after]
     return any(events[i:i + len(said)] == said for i in starts)
+
+
+def _events_logged(session: Any) -> int:
+    """How many of the true game's events (passes and plays, draws left out) the log holds."""
+    return sum(1 for h in session.history if "draw" not in h["entry"])
 
 
 def _passes_happened(answer: dict[str, Any], events: list[tuple[str, str]], after: int) -> bool:

@@ -129,7 +129,7 @@ def detected_tiles(frame_bgr: np.ndarray, truth: dict, factor: float
     or short, turned. The reader runs with the classical pip reading alone, so the crops do not
     depend on the classifier being rebuilt (only on the shipped tile finder)."""
     global _READER
-    from vision.evaluate import match_truth
+    from vision.evaluate import halves_in_order, match_truth
     from vision.pips import PipReader
     from vision.read import Reader
 
@@ -148,12 +148,7 @@ def detected_tiles(frame_bgr: np.ndarray, truth: dict, factor: float
         g = tiles[best]
         if not (g.get("face_up") and float(g.get("visible", 0.0)) >= 0.9 and not g.get("cut")):
             continue
-        first, second = g["corners"][:2].mean(axis=0), g["corners"][2:].mean(axis=0)
-        mine = corners[:2].mean(axis=0)
-        halves = (int(g["halves"][0]), int(g["halves"][1]))
-        if np.linalg.norm(mine - first) > np.linalg.norm(mine - second):
-            halves = halves[::-1]
-        out.append((halves, corners))
+        out.append((halves_in_order(corners, g), corners))
     return out
 
 

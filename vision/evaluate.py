@@ -141,6 +141,18 @@ def match_truth(corners: np.ndarray, gts: list[dict[str, Any]], used: set[int]) 
     return best
 
 
+def halves_in_order(corners: np.ndarray, g: dict[str, Any]) -> tuple[int, int]:
+    """The true tile ``g``'s halves in the order of a found outline's ``corners`` (its first
+    half is the one at ``corners[:2]``): turned where the outline's first end lies nearer the
+    true tile's second end."""
+    gc = np.asarray(g["corners"], np.float64)
+    first = np.asarray(corners, np.float64)[:2].mean(axis=0)
+    halves = (int(g["halves"][0]), int(g["halves"][1]))
+    to_first, to_second = (np.linalg.norm(first - gc[:2].mean(axis=0)),
+                           np.linalg.norm(first - gc[2:].mean(axis=0)))
+    return halves if to_first <= to_second else halves[::-1]
+
+
 def _cut_shown(g: dict[str, Any]) -> bool:
     """Whether a true tile is cut by the frame edge with more than 0.3 of it in the picture
     (the cut tiles the figures count)."""
@@ -181,11 +193,7 @@ def score_rendered(reading: Reading, truth: dict[str, Any], name: str) -> Row:
             continue  # a partly hidden or cut tile: neither right nor false
         row.matched += 1
         row.lifted += int(int(g.get("layer", 0)) == 0 and t.layer > 0)
-        gc = np.array(g["corners"], float)
-        g_first, g_second = gc[:2].mean(axis=0), gc[2:].mean(axis=0)
-        p_first = corners[:2].mean(axis=0)
-        same = np.linalg.norm(p_first - g_first) <= np.linalg.norm(p_first - g_second)
-        gh = list(g["halves"]) if same else list(g["halves"])[::-1]
+        gh = list(halves_in_order(corners, g))
         row.halves_total += 2
         row.halves_right += sum(int(a == b) for a, b in zip(t.halves, gh))
         if Tile.of(*t.halves) == Tile.parse(g["tile"]).plain():
