@@ -70,7 +70,6 @@ grid cells and its level (see that module).
 from __future__ import annotations
 
 import copy
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -79,6 +78,7 @@ from companion.errors import DominoError
 from companion.games import Game
 from companion.interpret_base import (  # noqa: F401
     DREW_NOTE,
+    SEAT_NOTE,
     UNSURE_PLAYER_CONFIDENCE,
     UNSURE_READING,
     Interpreter,
@@ -93,10 +93,10 @@ from companion.interpret_base import (  # noqa: F401
     _seen_elsewhere,
     _with_partly_seen_note,
     drew_doubt,
+    seat_doubt,
 )
 from companion.interpret_stacks import BuildUpInterpreter, StackernoesInterpreter
 from companion.moves import Move
-from companion.session import turn_explanations, with_before
 from companion.tiles import Tile
 from companion.tracking import Seen, TableChange, contacts_of
 
@@ -187,7 +187,7 @@ class LineInterpreter:
                     chosen, sure, others = _choose_player(trial, chosen, change)
                 elif len(change.added) == 1:
                     # a hand from another player's seat than the turn's: a pass missed?
-                    others = _seat_doubt(trial, chosen, change)
+                    others = seat_doubt(trial, chosen, change)
                     if others:
                         note = SEAT_NOTE.format(seat=change.reached_by, turn=chosen.player)
                     elif (others := drew_doubt(trial, chosen, change)):
@@ -207,25 +207,6 @@ class LineInterpreter:
             if old.tile in on_table:
                 out.append(Proposal(None, f"{old.tile} moved on the table", new))
         return out + _read_again(change, on_table)
-
-
-#: Why a play asks when the hand that laid it came from another seat than the turn's.
-SEAT_NOTE = ("the hand came from {seat}'s side of the table, but the log has it {turn}'s turn: "
-             "did the players between pass?")
-
-
-def _seat_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, Any]]:
-    """For a camera play by the player whose turn it is (``move``, legal in ``game``) whose
-    hand came from another player's seat (:attr:`~companion.tracking.TableChange.reached_by`,
-    learned by the live loop): that player's play with the passes before it that would make
-    it legal (:func:`companion.session.turn_explanations`), as answers the question offers
-    (a pass is never seen by the camera and may not have been entered). Empty when the seat is
-    not known, is the turn's, or no pass explains it."""
-    seat = change.reached_by
-    if seat is None or move.player is None or seat == move.player:
-        return []
-    theirs = dataclasses.replace(move, player=seat)
-    return [with_before(theirs, before) for before in turn_explanations(game, theirs)]
 
 
 #: Several plays seen at once (the table was never still between them) in an order that is a

@@ -179,6 +179,25 @@ def _choose_player(game: Game, move: Move, change: TableChange
     return move, False, [dataclasses.replace(move, player=p) for p in may if p != move.player]
 
 
+#: Why a play asks when the hand that laid it came from another seat than the turn's.
+SEAT_NOTE = ("the hand came from {seat}'s side of the table, but the log has it {turn}'s turn: "
+             "did the players between pass?")
+
+
+def seat_doubt(game: Game, move: Move, change: TableChange) -> list[dict[str, Any]]:
+    """For a camera play by the player whose turn it is (``move``, legal in ``game``) whose
+    hand came from another player's seat (:attr:`~companion.tracking.TableChange.reached_by`,
+    learned by the live loop): that player's play with the passes before it that would make
+    it legal (:func:`companion.session.turn_explanations`), as answers the question offers
+    (a pass is never seen by the camera and may not have been entered). Empty when the seat is
+    not known, is the turn's, or no pass explains it."""
+    seat = change.reached_by
+    if seat is None or move.player is None or seat == move.player:
+        return []
+    theirs = dataclasses.replace(move, player=seat)
+    return [with_before(theirs, before) for before in turn_explanations(game, theirs)]
+
+
 #: Why a play asks when the player whose turn it is has just drawn and the seat the hand came
 #: from is not known to be theirs.
 DREW_NOTE = ("{turn} drew and the log has it still {turn}'s turn: did {turn} lay the drawn "

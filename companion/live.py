@@ -66,7 +66,7 @@ from companion.tiles import Tile, oriented_halves
 from companion.tracking import (LAID_MIN_CHANGED, Seen, change_picture, changed_fractions,
                                 diff)
 from vision.read import ImageError, check_image, is_blank
-from vision.still import ChangedRegion, small_grey
+from vision.still import ChangedRegion, StillGate, small_grey
 
 
 #: The annotated video for the dashboard is drawn at most this often (seconds).
@@ -202,14 +202,12 @@ class LiveLoop:
     """See the module docstring. ``reader`` is a :class:`vision.read.Reader` (or anything with
     ``read(frame_bgr, set_max) -> Reading``)."""
 
-    def __init__(self, session: Session, reader: Any, gate: Any | None = None,
+    def __init__(self, session: Session, reader: Any, gate: StillGate | None = None,
                  interpreter: Interpreter | None = None, agree: int = 2, set_max: int | None = None,
                  on_event: Callable[[str, dict[str, Any]], None] | None = None,
                  session_source: Callable[[], Session | None] | None = None,
                  plane_tracker: Any | None = None, camera_layers: bool = False,
                  tile_mm: tuple[float, float, float] | None = None) -> None:
-        from vision.still import StillGate
-
         self.session = session
         #: where the current session comes from when the dashboard can replace it (new game,
         #: rematch); the loop follows it and starts from an empty table
@@ -317,9 +315,7 @@ class LiveLoop:
             # table are no plays), and the players are told
             old = self._last_frame.shape
             self._forget_positions()
-            reset = getattr(self.gate, "reset", None)
-            if reset is not None:
-                reset()
+            self.gate.reset()
             self._problem(f"the camera's picture changed size ({old[1]}x{old[0]} -> "
                           f"{frame_bgr.shape[1]}x{frame_bgr.shape[0]}): the table is read anew")
             self._note("resized", size=[frame_bgr.shape[1], frame_bgr.shape[0]])
