@@ -157,3 +157,24 @@ def test_the_side_a_hand_reached_in_over_is_known_once_the_table_is_still() -> N
     cv2.rectangle(third, (500, 60), (540, 80), (235, 235, 235), -1)
     assert _states(gate, [third] * 4)[-1] == "stable"
     assert gate.reached_from is None
+
+
+def test_an_arm_touching_a_second_border_is_placed_by_the_border_it_reached_in_from() -> None:
+    """An arm from the right reaching for a tile near the top edge lies along the top border
+    over more pixels than it crosses the right one; an arm from the bottom whose palm rests
+    against the left border touches the left over more pixels than its wrist crosses the
+    bottom. Each reaches far in only from the side it came over, and that side is named."""
+    table = _wood(6)
+    gate = StillGate(still_frames=2)
+    _states(gate, [table] * 4)
+    along_top = table.copy()
+    cv2.rectangle(along_top, (380, 0), (639, 22), HAND, -1)
+    assert _states(gate, [along_top] * 3 + [_with_tile(table)] * 4)[-1] == "stable"
+    assert gate.reached_from == "right"
+    palm_left = _with_tile(table)
+    cv2.rectangle(palm_left, (40, 200), (80, 359), HAND, -1)
+    cv2.rectangle(palm_left, (0, 150), (90, 230), HAND, -1)
+    second = _with_tile(table)
+    cv2.rectangle(second, (300, 250), (340, 270), (235, 235, 235), -1)
+    assert _states(gate, [palm_left] * 3 + [second] * 4)[-1] == "stable"
+    assert gate.reached_from == "bottom"
