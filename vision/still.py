@@ -32,12 +32,11 @@ Where the hand came from. An arm reaches in over the border in front of the pers
 to, so the side of the frame a hand crossed says where that person sits. An arm runs from its
 border towards the table's middle; it may also touch another border along its length (a tile
 near the top edge reached from the right) or with its palm, but it does not reach far in from
-that one. So while the table is not stable, each intrusion larger than the threshold gives
-every side it touches (``bottom``, ``right``, ``top``, ``left``) how far in from that side it
-reaches, in pixels of the small picture (:meth:`StillGate._reach_in`), summed over the frames;
-when the table is stable again, :attr:`StillGate.reached_from` is the side with the largest sum
-(None when no hand was seen since the last stable table). The live loop pairs it with the player
-of each play it logs (see :class:`companion.live.SeatMemory`).
+that one. So while the table is not stable, each intrusion larger than the threshold names the
+side it reaches in furthest from (:meth:`StillGate._reached_over`) and votes for it with its
+area; when the table is stable again, :attr:`StillGate.reached_from` is the side with the most
+(None when no hand was seen since the last stable table). The live loop pairs it with the
+player of each play it logs (see :class:`companion.live.SeatMemory`).
 """
 
 from __future__ import annotations
@@ -69,7 +68,7 @@ class GateVerdict:
                 "intrusion": round(self.intrusion, 4), "message": self.message}
 
 
-#: The sides of the frame a hand may reach in over, in the order :meth:`StillGate._reach_in` gives.
+#: The sides of the frame a hand may reach in over, in the order :attr:`StillGate._reach` counts.
 SIDES = ("bottom", "right", "top", "left")
 
 
@@ -109,28 +108,30 @@ class StillGate:
         self._clean_sure = False
         self._still = 0
         self._blocked_still = 0
-        #: how far the intrusions since the last stable table reached in from each side they
-        #: touched, summed over the frames (:data:`SIDES` order, :meth:`_reach_in`)
-        self._reach = np.zeros(len(SIDES), np.int64)
+        #: the intrusions since the last stable table: their area fractions summed per side
+        #: each reached in over (:data:`SIDES` order, :meth:`_reached_over`)
+        self._reach = np.zeros(len(SIDES))
         #: the side the last hand reached in over (see the module docstring), None when no hand
         #: came between the last two stable tables
         self.reached_from: str | None = None
 
     @staticmethod
-    def _reach_in(mask: np.ndarray) -> np.ndarray:
-        """For each border of the frame that ``mask`` touches, in :data:`SIDES` order, how far
-        into the frame it reaches from that border (pixels, perpendicular to it); 0 for a
-        border it does not touch. An arm gets its length from the border it came over, and
-        only its width from a border it lies along."""
+    def _reached_over(mask: np.ndarray) -> int | None:
+        """The index in :data:`SIDES` of the border ``mask`` (a change touching the border)
+        reaches in furthest from, perpendicular to it: an arm gets its length from the border
+        it came over, and only its width from a border it lies along. Of borders that tie (a
+        change spanning the frame reaches across from both opposite ones), the one it covers
+        more pixels of. None when it touches no border."""
+        border = np.array([np.count_nonzero(mask[-1, :]), np.count_nonzero(mask[:, -1]),
+                           np.count_nonzero(mask[0, :]), np.count_nonzero(mask[:, 0])])
+        if not border.any():
+            return None
         rows = np.flatnonzero(mask.any(axis=1))
         cols = np.flatnonzero(mask.any(axis=0))
-        if rows.size == 0:
-            return np.zeros(len(SIDES), np.int64)
         h, w = mask.shape
-        touched = np.array([mask[-1, :].any(), mask[:, -1].any(), mask[0, :].any(),
-                            mask[:, 0].any()])
-        reach = np.array([h - rows[0], w - cols[0], rows[-1] + 1, cols[-1] + 1], np.int64)
-        return np.where(touched, reach, 0)
+        reach = np.where(border > 0, [h - rows[0], w - cols[0], rows[-1] + 1, cols[-1] + 1], 0)
+        best = np.flatnonzero(reach == reach.max())
+        return int(best[np.argmax(border[best])])
 
     @staticmethod
     def _small(frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +218,9 @@ class StillGate:
             cv2.morphologyEx((moved & where).astype(np.uint8), cv2.MORPH_OPEN,
                              np.ones((2, 2), np.uint8)))) >= MOVING_MIN_PX
         if where is not None and intrusion > self.intrusion_threshold:
-            self._reach += self._reach_in(where)
+            side = self._reached_over(where)
+            if side is not None:
+                self._reach[side] += intrusion
         if motion > self.motion_threshold or entering:
             self._still = 0
             self._blocked_still = 0

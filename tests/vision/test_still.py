@@ -178,3 +178,13 @@ def test_an_arm_touching_a_second_border_is_placed_by_the_border_it_reached_in_f
     cv2.rectangle(second, (300, 250), (340, 270), (235, 235, 235), -1)
     assert _states(gate, [palm_left] * 3 + [second] * 4)[-1] == "stable"
     assert gate.reached_from == "bottom"
+    # an arm across the whole frame reaches in as far from both ends: the border it covers
+    # more of (the forearm, not the fingertips) names the side, and a tile laid at the far
+    # edge, a border-touching change left after the hand, does not outvote the hand
+    across = _with_tile(table)
+    cv2.rectangle(across, (0, 120), (639, 140), HAND, -1)
+    cv2.rectangle(across, (0, 100), (200, 160), HAND, -1)
+    edge_tile = second.copy()
+    cv2.rectangle(edge_tile, (570, 10), (639, 120), (235, 235, 235), -1)
+    assert _states(gate, [across] * 3 + [edge_tile] * 8)[-1] == "stable"
+    assert gate.reached_from == "left"
