@@ -1,6 +1,8 @@
 """The still-table gate: read the table only when nothing moves and no hand is over it.
 
-Each frame is shrunk to a small blurred grey picture. Two measures decide the state:
+Each frame is shrunk to a small blurred colour picture, and a pixel changed where any colour
+channel moved by more than ``pixel_delta`` levels (a hand over a table of its own grey, as skin
+over a green and white gingham, still shows in colour). Two measures decide the state:
 
 * motion: the fraction of pixels that changed since the previous frame;
 * intrusion: the largest changed region, against the last still table, that touches the frame
@@ -99,8 +101,8 @@ class StillGate:
         watched as the camera's first."""
         self._prev: np.ndarray | None = None
         self._base: np.ndarray | None = None
-        #: the last still table with no border-touching change against the one before (grey,
-        #: and colour for the skin test): what the table looks like with no hand on it
+        #: the last still table with no border-touching change against the one before (blurred,
+        #: and as shrunk for the skin test): what the table looks like with no hand on it
         self._clean: np.ndarray | None = None
         self._clean_bgr: np.ndarray | None = None
         #: whether ``_clean`` was confirmed hand-free (no border-touching change against an
@@ -138,8 +140,12 @@ class StillGate:
         h, w = frame_bgr.shape[:2]
         sw, sh = SMALL_W, max(2, round(SMALL_W * h / w))
         small_bgr = cv2.resize(frame_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
-        gray = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
-        return cv2.GaussianBlur(gray, (5, 5), 0), small_bgr
+        return cv2.GaussianBlur(small_bgr, (5, 5), 0), small_bgr
+
+    def _changed(self, small: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """Where two blurred colour pictures (:meth:`_small`) differ by more than
+        ``pixel_delta`` in any channel."""
+        return np.max(cv2.absdiff(small, reference), axis=2) > self.pixel_delta
 
     @staticmethod
     def _skin(small_bgr: np.ndarray) -> np.ndarray:
@@ -152,10 +158,10 @@ class StillGate:
         border, a mask of it), or (0, None) when there is none."""
         if reference is None or reference.shape != small.shape:
             return 0.0, None
-        changed = (cv2.absdiff(small, reference) > self.pixel_delta).astype(np.uint8)
+        changed = self._changed(small, reference).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
-        h, w = small.shape
+        h, w = small.shape[:2]
         best, best_i = 0, -1
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
@@ -208,7 +214,7 @@ class StillGate:
         if self._prev is None or self._prev.shape != small.shape:
             motion = 1.0
         else:
-            moved = cv2.absdiff(small, self._prev) > self.pixel_delta
+            moved = self._changed(small, self._prev)
             motion = float(np.mean(moved))
         self._prev = small
         intrusion, skin, where = self._intrusion(small, small_bgr)
@@ -257,8 +263,10 @@ class StillGate:
 
 
 def small_grey(frame_bgr: np.ndarray) -> np.ndarray:
-    """The frame as the gate compares it: shrunk to :data:`SMALL_W` px wide, grey, blurred."""
-    return StillGate._small(frame_bgr)[0]
+    """The frame shrunk as the gate shrinks it (:data:`SMALL_W` px wide), grey, blurred: the
+    pictures :class:`ChangedRegion` compares."""
+    small_bgr = StillGate._small(frame_bgr)[1]
+    return cv2.GaussianBlur(cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
 
 
 class ChangedRegion:

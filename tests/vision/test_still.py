@@ -10,7 +10,7 @@ import numpy as np
 from vision.still import StillGate
 
 WOOD = (104, 139, 168)  # BGR of the demo's wood table: inside the YCrCb skin range
-HAND = (60, 90, 160)  # a skin tone darker than the wood (the gate compares grey levels)
+HAND = (60, 90, 160)  # a skin tone darker than the wood
 
 
 def _skin(bgr: tuple[int, int, int]) -> bool:
@@ -187,4 +187,24 @@ def test_an_arm_touching_a_second_border_is_placed_by_the_border_it_reached_in_f
     edge_tile = second.copy()
     cv2.rectangle(edge_tile, (570, 10), (639, 120), (235, 235, 235), -1)
     assert _states(gate, [across] * 3 + [edge_tile] * 8)[-1] == "stable"
+    assert gate.reached_from == "left"
+
+
+def test_a_hand_of_the_tables_own_grey_is_seen_by_its_colour() -> None:
+    """A skin tone over a green cloth of the same grey level (the rendered Stackernoes hands
+    over gingham that the gate read through as a still table): the gate sees the hand, waits
+    while it is there, and names the side it came over once the table is still again."""
+    cloth, skin = (60, 160, 60), (60, 100, 180)
+    grey = lambda bgr: 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]  # noqa: E731
+    assert abs(grey(cloth) - grey(skin)) < 3 and _skin(skin)
+    rng = np.random.default_rng(7)
+    table = np.clip(np.full((360, 640, 3), cloth, np.int16) + rng.integers(-2, 3, (360, 640, 3)),
+                    0, 255).astype(np.uint8)
+    gate = StillGate(still_frames=2)
+    _states(gate, [table] * 4)
+    hand = _with_tile(table)
+    cv2.rectangle(hand, (0, 150), (300, 200), skin, -1)
+    states = _states(gate, [hand] * 6)
+    assert "stable" not in states and states[-1] == "hand", states
+    assert _states(gate, [_with_tile(table)] * 4)[-1] == "stable"
     assert gate.reached_from == "left"
