@@ -145,7 +145,8 @@ class StillGate:
     def _changed(self, small: np.ndarray, reference: np.ndarray) -> np.ndarray:
         """Where two blurred colour pictures (:meth:`_small`) differ by more than
         ``pixel_delta`` in any channel."""
-        return np.max(cv2.absdiff(small, reference), axis=2) > self.pixel_delta
+        b, g, r = cv2.split(cv2.absdiff(small, reference))  # faster than a max over axis 2
+        return cv2.max(cv2.max(b, g), r) > self.pixel_delta
 
     @staticmethod
     def _skin(small_bgr: np.ndarray) -> np.ndarray:
