@@ -1,0 +1,56 @@
+"""The still-gate bench (``python -m vision.render.gatebench``): what it counts, and that the
+gate sees and places the hands of a rendered game."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render.gatebench import entry_side, hand_case, main
+
+
+def test_entry_side_reads_the_border_the_arm_comes_over() -> None:
+    assert entry_side((0.4, 1.0)) == "bottom"
+    assert entry_side((0.4, 0.0)) == "top"
+    assert entry_side((0.0, 0.3)) == "left"
+    assert entry_side((1.0, 0.3)) == "right"
+
+
+def test_a_hand_the_gate_reads_through_is_counted_unseen() -> None:
+    """A 'hand' of the table's own colour changes nothing the gate can see: it reads the table
+    with the hand in view, so the case is not seen and names no side; a hand of another colour
+    from the left is seen and placed on the left."""
+    table = np.full((360, 640, 3), (60, 160, 60), np.uint8)
+    after = table.copy()
+    cv2.rectangle(after, (300, 160), (340, 180), (235, 235, 235), -1)
+    ghost = after.copy()
+    cv2.rectangle(ghost, (0, 150), (300, 200), (60, 160, 60), -1)
+    assert hand_case(table, ghost, after, "left") == {"seen": False, "named": None,
+                                                      "side": "none"}
+    hand = after.copy()
+    cv2.rectangle(hand, (0, 150), (300, 200), (60, 100, 180), -1)
+    times: list[float] = []
+    assert hand_case(table, hand, after, "left", times=times) == {"seen": True,
+                                                                  "named": "left",
+                                                                  "side": "right"}
+    assert len(times) == 5 + 15 + 5
+
+
+def test_the_bench_on_a_rendered_all_fives_game(capsys) -> None:
+    """All Fives seed 0 (12 hands): every hand seen and placed on its side (measured 12 of 12;
+    with the gate of session 29, grey and by border pixels, 10 of 12)."""
+    assert main(["--game", "allfives", "--seeds", "0", "--misses"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert lines[0] == {"game": "allfives", "seed": 0, "hands": 12, "seen": 12, "right": 12,
+                        "wrong": 0, "none": 0}
+    total = lines[-1]["total"]
+    assert total["hands"] == 12 and total["ms_per_frame"] > 0
+
+
+def test_bad_seeds_are_refused_with_the_forms_expected(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--seeds", "zero"])
+    assert "expected a range A-B (0-5) or a comma list (0,3,7)" in capsys.readouterr().err

@@ -1,0 +1,136 @@
+"""``python -m vision.render.gatebench``: the still gate on the hands of rendered games.
+
+The live loop reads the table only when :class:`vision.still.StillGate` says it is still and no
+hand is over it, and learns each player's seat from the side of the frame their hand came over
+(:attr:`~vision.still.StillGate.reached_from`). This bench takes every hand frame of the
+rendered game sequences (:func:`vision.render.game_sequence`: the player's hand on the tile just
+laid, reaching in from that player's side) and shows a fresh gate the still table before it
+(``--before`` frames), the hand frame ``--repeat`` times (as long as a hand rests on a tile;
+15 frames is half a second at 30 fps) and the still table after it (``--after`` frames), as the
+live benches do. Per hand frame it asks:
+
+* ``seen``: the gate never said "read now" while the hand was in view (a hand the gate misses
+  lets the loop read a table with a hand over it);
+* ``side``: ``right`` when ``reached_from`` names the side the rendered arm came over, ``wrong``
+  when it names another, ``none`` when it names none.
+
+Prints one JSON line per game and seed, then a ``"total"`` line (with ``ms_per_frame``, the
+median time of one :meth:`~vision.still.StillGate.update` over all frames shown) and, with
+``--misses``, the hand frames whose side was not right. Rendering takes about 0.2 s a hand
+frame; 4 games x 6 seeds (the default) is about 335 hand frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from vision.render.sequence import SEQUENCE_GAMES, game_sequence
+from vision.still import StillGate
+
+
+def entry_side(entry: tuple[float, float]) -> str:
+    """The side of the frame a rendered arm comes over, from its ``HandSpec.entry`` point
+    (fractions of the width and height, on the border)."""
+    x, y = entry
+    if y >= 1.0:
+        return "bottom"
+    if y <= 0.0:
+        return "top"
+    return "left" if x <= 0.0 else "right"
+
+
+def hand_case(before: np.ndarray, hand: np.ndarray, after: np.ndarray, side: str,
+              n_before: int = 5, repeat: int = 15, n_after: int = 5,
+              times: list[float] | None = None) -> dict[str, Any]:
+    """One hand frame through a fresh gate (see the module docstring): ``{"seen": bool,
+    "named": side or None, "side": "right" | "wrong" | "none"}``. Each update's time in
+    seconds is appended to ``times`` when given."""
+    gate = StillGate()
+    seen = True
+    for k, frame in enumerate([before] * n_before + [hand] * repeat + [after] * n_after):
+        t0 = time.perf_counter()
+        verdict = gate.update(frame)
+        if times is not None:
+            times.append(time.perf_counter() - t0)
+        if n_before <= k < n_before + repeat and verdict.read_now:
+            seen = False
+    named = gate.reached_from
+    return {"seen": seen, "named": named,
+            "side": "none" if named is None else ("right" if named == side else "wrong")}
+
+
+def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int = 5,
+        times: list[float] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The bench on one game sequence: (its summary line, the hand frames whose side was not
+    named right)."""
+    from vision.render import render_scene
+
+    frames = game_sequence(seed, game)
+    row: dict[str, Any] = {"game": game, "seed": seed, "hands": 0, "seen": 0, "right": 0,
+                           "wrong": 0, "none": 0}
+    misses: list[dict[str, Any]] = []
+    for i, fr in enumerate(frames):
+        if fr.event != "hand" or i == 0 or i + 1 >= len(frames) or not fr.spec.hands:
+            continue
+        before, hand, after = (render_scene(frames[j].spec).image_bgr for j in (i - 1, i, i + 1))
+        side = entry_side(fr.spec.hands[0].entry)
+        case = hand_case(before, hand, after, side, n_before, repeat, n_after, times)
+        row["hands"] += 1
+        row["seen"] += int(case["seen"])
+        row[case["side"]] += 1
+        if case["side"] != "right" or not case["seen"]:
+            misses.append({"game": game, "seed": seed, "frame": i, "side": side,
+                           "named": case["named"], "seen": case["seen"]})
+    return row, misses
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        if "-" in text:
+            a, b = text.split("-", 1)
+            return list(range(int(a), int(b) + 1))
+        return [int(s) for s in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"seeds {text!r}: expected a range A-B (0-5) or a comma list (0,3,7)") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.render.gatebench",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--game", action="append", choices=SEQUENCE_GAMES,
+                   help="a game sequence (repeat for several; default: all four)")
+    p.add_argument("--seeds", type=_seeds, default=_seeds("0-5"),
+                   help="sequence seeds, A-B or a comma list (default 0-5)")
+    p.add_argument("--repeat", type=int, default=15, help="frames each hand is shown (15)")
+    p.add_argument("--misses", action="store_true", help="also print the hand frames missed")
+    a = p.parse_args(argv)
+    if a.repeat < 1:
+        p.error(f"--repeat {a.repeat}: expected at least 1 frame")
+    times: list[float] = []
+    total: dict[str, Any] = {"hands": 0, "seen": 0, "right": 0, "wrong": 0, "none": 0}
+    misses: list[dict[str, Any]] = []
+    for game in a.game or list(SEQUENCE_GAMES):
+        for seed in a.seeds:
+            row, missed = run(game, seed, a.repeat, times=times)
+            print(json.dumps(row), flush=True)
+            misses += missed
+            for k in total:
+                total[k] += row[k]
+    if a.misses:
+        for m in misses:
+            print(json.dumps({"miss": m}))
+    total["ms_per_frame"] = round(1000 * statistics.median(times), 3) if times else None
+    print(json.dumps({"total": total}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
