@@ -137,9 +137,9 @@ class StillGate:
 
     @staticmethod
     def _small(frame_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        h, w = frame_bgr.shape[:2]
-        sw, sh = SMALL_W, max(2, round(SMALL_W * h / w))
-        small_bgr = cv2.resize(frame_bgr, (sw, sh), interpolation=cv2.INTER_AREA)
+        """(the frame shrunk and blurred, as the gate compares it; the frame shrunk, for the
+        skin test)."""
+        small_bgr = _shrunk(frame_bgr)
         return cv2.GaussianBlur(small_bgr, (5, 5), 0), small_bgr
 
     def _changed(self, small: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -263,11 +263,17 @@ class StillGate:
         return GateVerdict(state, state == "stable", motion, intrusion, MESSAGES[state])
 
 
+def _shrunk(frame_bgr: np.ndarray) -> np.ndarray:
+    """The frame shrunk to :data:`SMALL_W` px wide (area averaging), its shape kept."""
+    h, w = frame_bgr.shape[:2]
+    return cv2.resize(frame_bgr, (SMALL_W, max(2, round(SMALL_W * h / w))),
+                      interpolation=cv2.INTER_AREA)
+
+
 def small_grey(frame_bgr: np.ndarray) -> np.ndarray:
     """The frame shrunk as the gate shrinks it (:data:`SMALL_W` px wide), grey, blurred: the
     pictures :class:`ChangedRegion` compares."""
-    small_bgr = StillGate._small(frame_bgr)[1]
-    return cv2.GaussianBlur(cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    return cv2.GaussianBlur(cv2.cvtColor(_shrunk(frame_bgr), cv2.COLOR_BGR2GRAY), (5, 5), 0)
 
 
 class ChangedRegion:
