@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render.gatebench import entry_side, hand_case, main
+from vision.render.gatebench import at_reach, entry_side, hand_case, main
+from vision.render.scene import HandSpec
 
 
 def test_entry_side_reads_the_border_the_arm_comes_over() -> None:
@@ -28,14 +29,13 @@ def test_a_hand_the_gate_reads_through_is_counted_unseen() -> None:
     cv2.rectangle(after, (300, 160), (340, 180), (235, 235, 235), -1)
     ghost = after.copy()
     cv2.rectangle(ghost, (0, 150), (300, 200), (60, 160, 60), -1)
-    assert hand_case(table, ghost, after, "left") == {"seen": False, "named": None,
-                                                      "side": "none"}
+    assert hand_case(table, [ghost] * 15, after, "left") == {"seen": False, "named": None,
+                                                             "side": "none"}
     hand = after.copy()
     cv2.rectangle(hand, (0, 150), (300, 200), (60, 100, 180), -1)
     times: list[float] = []
-    assert hand_case(table, hand, after, "left", times=times) == {"seen": True,
-                                                                  "named": "left",
-                                                                  "side": "right"}
+    assert hand_case(table, [hand] * 15, after, "left", times=times) == {
+        "seen": True, "named": "left", "side": "right"}
     assert len(times) == 5 + 15 + 5
 
 
@@ -54,3 +54,17 @@ def test_bad_seeds_are_refused_with_the_forms_expected(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["--seeds", "zero"])
     assert "expected a range A-B (0-5) or a comma list (0,3,7)" in capsys.readouterr().err
+
+
+def test_the_arm_coming_in_is_drawn_short_of_its_tip() -> None:
+    arm = HandSpec(entry=(0.0, 0.5), tip=(0.6, 0.3), width_px=40.0, skin_bgr=(60, 100, 180))
+    half = at_reach(arm, 0.5)
+    assert half.entry == arm.entry and half.tip == pytest.approx((0.3, 0.4))
+    assert half.width_px == arm.width_px and half.skin_bgr == arm.skin_bgr
+
+
+def test_bad_reaches_are_refused_with_the_form_expected(capsys) -> None:
+    for bad in ("half", "0.5,1.5", "0"):
+        with pytest.raises(SystemExit):
+            main(["--coming-in", bad])
+        assert "expected fractions of the arm's reach between 0 and 1" in capsys.readouterr().err

@@ -5,9 +5,11 @@ hand is over it, and learns each player's seat from the side of the frame their 
 (:attr:`~vision.still.StillGate.reached_from`). This bench takes every hand frame of the
 rendered game sequences (:func:`vision.render.game_sequence`: the player's hand on the tile just
 laid, reaching in from that player's side) and shows a fresh gate the still table before it
-(``--before`` frames), the hand frame ``--repeat`` times (as long as a hand rests on a tile;
-15 frames is half a second at 30 fps) and the still table after it (``--after`` frames), as the
-live benches do. Per hand frame it asks:
+(5 frames), the hand frame ``--repeat`` times (as long as a hand rests on a tile; 15 frames is
+half a second at 30 fps) and the still table after it (5 frames), as the live benches do; with
+``--coming-in 0.35,0.65`` the arm is also drawn at those fractions of its reach before the full
+hand and again, in reverse, after it (a real arm comes in and goes out over a few frames; the
+sequences draw it at once). Per hand frame it asks:
 
 * ``seen``: the gate never said "read now" while the hand was in view (a hand the gate misses
   lets the loop read a table with a hand over it);
@@ -17,12 +19,14 @@ live benches do. Per hand frame it asks:
 Prints one JSON line per game and seed, then a ``"total"`` line (with ``ms_per_frame``, the
 median time of one :meth:`~vision.still.StillGate.update` over all frames shown) and, with
 ``--misses``, the hand frames whose side was not right. Rendering takes about 0.2 s a hand
-frame; 4 games x 6 seeds (the default) is about 335 hand frames.
+frame (and 0.06 s more for each ``--coming-in`` reach); 4 games x 6 seeds (the default) is
+about 335 hand frames.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -31,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.render.scene import HandSpec
 from vision.render.sequence import SEQUENCE_GAMES, game_sequence
 from vision.still import StillGate
 
@@ -46,30 +51,40 @@ def entry_side(entry: tuple[float, float]) -> str:
     return "left" if x <= 0.0 else "right"
 
 
-def hand_case(before: np.ndarray, hand: np.ndarray, after: np.ndarray, side: str,
-              n_before: int = 5, repeat: int = 15, n_after: int = 5,
+def hand_case(before: np.ndarray, hands: list[np.ndarray], after: np.ndarray, side: str,
+              n_before: int = 5, n_after: int = 5,
               times: list[float] | None = None) -> dict[str, Any]:
-    """One hand frame through a fresh gate (see the module docstring): ``{"seen": bool,
+    """One hand through a fresh gate (see the module docstring): the still table ``before``,
+    the frames ``hands`` in order, the still table ``after``. Returns ``{"seen": bool,
     "named": side or None, "side": "right" | "wrong" | "none"}``. Each update's time in
     seconds is appended to ``times`` when given."""
     gate = StillGate()
     seen = True
-    for k, frame in enumerate([before] * n_before + [hand] * repeat + [after] * n_after):
+    for k, frame in enumerate([before] * n_before + hands + [after] * n_after):
         t0 = time.perf_counter()
         verdict = gate.update(frame)
         if times is not None:
             times.append(time.perf_counter() - t0)
-        if n_before <= k < n_before + repeat and verdict.read_now:
+        if n_before <= k < n_before + len(hands) and verdict.read_now:
             seen = False
     named = gate.reached_from
     return {"seen": seen, "named": named,
             "side": "none" if named is None else ("right" if named == side else "wrong")}
 
 
+def at_reach(hand: HandSpec, reach: float) -> HandSpec:
+    """``hand`` with its fingertips at ``reach`` (0..1) of the way from its entry point to its
+    tip: the arm coming in."""
+    entry, tip = np.asarray(hand.entry, float), np.asarray(hand.tip, float)
+    x, y = entry + reach * (tip - entry)
+    return dataclasses.replace(hand, tip=(float(x), float(y)))
+
+
 def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int = 5,
-        times: list[float] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The bench on one game sequence: (its summary line, the hand frames whose side was not
-    named right)."""
+        coming_in: tuple[float, ...] = (), times: list[float] | None = None
+        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The bench on one game sequence: (its summary line, the hand frames missed: side not
+    named right, or not seen)."""
     from vision.render import render_scene
 
     frames = game_sequence(seed, game)
@@ -80,8 +95,12 @@ def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int 
         if fr.event != "hand" or i == 0 or i + 1 >= len(frames) or not fr.spec.hands:
             continue
         before, hand, after = (render_scene(frames[j].spec).image_bgr for j in (i - 1, i, i + 1))
-        side = entry_side(fr.spec.hands[0].entry)
-        case = hand_case(before, hand, after, side, n_before, repeat, n_after, times)
+        arm = fr.spec.hands[0]
+        partial = [render_scene(dataclasses.replace(fr.spec, hands=(at_reach(arm, r),))
+                                ).image_bgr for r in coming_in]
+        side = entry_side(arm.entry)
+        case = hand_case(before, partial + [hand] * repeat + partial[::-1], after, side,
+                         n_before, n_after, times)
         row["hands"] += 1
         row["seen"] += int(case["seen"])
         row[case["side"]] += 1
@@ -89,6 +108,18 @@ def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int 
             misses.append({"game": game, "seed": seed, "frame": i, "side": side,
                            "named": case["named"], "seen": case["seen"]})
     return row, misses
+
+
+def _reaches(text: str) -> tuple[float, ...]:
+    try:
+        out = tuple(float(r) for r in text.split(","))
+    except ValueError:
+        out = ()
+    if not out or not all(0.0 < r < 1.0 for r in out):
+        raise argparse.ArgumentTypeError(
+            f"--coming-in {text!r}: expected fractions of the arm's reach between 0 and 1, "
+            "comma-separated (0.35,0.65)")
+    return out
 
 
 def _seeds(text: str) -> list[int]:
@@ -110,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=_seeds, default=_seeds("0-5"),
                    help="sequence seeds, A-B or a comma list (default 0-5)")
     p.add_argument("--repeat", type=int, default=15, help="frames each hand is shown (15)")
+    p.add_argument("--coming-in", type=_reaches, default=(),
+                   help="also show the arm at these fractions of its reach before and after "
+                        "the full hand (e.g. 0.35,0.65)")
     p.add_argument("--misses", action="store_true", help="also print the hand frames missed")
     a = p.parse_args(argv)
     if a.repeat < 1:
@@ -119,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     misses: list[dict[str, Any]] = []
     for game in a.game or list(SEQUENCE_GAMES):
         for seed in a.seeds:
-            row, missed = run(game, seed, a.repeat, times=times)
+            row, missed = run(game, seed, a.repeat, coming_in=a.coming_in, times=times)
             print(json.dumps(row), flush=True)
             misses += missed
             for k in total:
