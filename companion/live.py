@@ -66,7 +66,7 @@ from companion.tiles import Tile, oriented_halves
 from companion.tracking import (LAID_MIN_CHANGED, Seen, change_picture, changed_fractions,
                                 diff)
 from vision.read import ImageError, check_image, is_blank
-from vision.still import ChangedRegion, StillGate, small_grey
+from vision.still import ChangedRegion, StillGate
 
 
 #: The annotated video for the dashboard is drawn at most this often (seconds).
@@ -352,7 +352,7 @@ class LiveLoop:
             self._reads = []
             self._busy_since_published = True
         else:
-            small = small_grey(frame_bgr)
+            small = self.gate.small_grey()  # this frame's, shrunk once by the gate
             size = (frame_bgr.shape[1], frame_bgr.shape[0])
             if self._done_for_this_still and self._reference is not None and \
                     self.stats.frames >= self._recheck_at and \

@@ -100,6 +100,8 @@ class StillGate:
         """Forget every picture seen (the camera's picture changed size): the next frames are
         watched as the camera's first."""
         self._prev: np.ndarray | None = None
+        #: the last frame given to :meth:`update`, shrunk (:meth:`small_grey` reads it)
+        self._shrunk: np.ndarray | None = None
         self._base: np.ndarray | None = None
         #: the last still table with no border-touching change against the one before (blurred,
         #: and as shrunk for the skin test): what the table looks like with no hand on it
@@ -209,8 +211,17 @@ class StillGate:
                 return 0.0, 0.0, None
         return area, self._skin_share(mask, small, small_bgr), mask
 
+    def small_grey(self) -> np.ndarray:
+        """The last frame given to :meth:`update` as :func:`small_grey` gives it, without
+        shrinking the frame again."""
+        if self._shrunk is None:
+            raise ValueError("the gate has seen no frame since it was made or reset: call "
+                             "update(frame) first")
+        return _grey_of(self._shrunk)
+
     def update(self, frame_bgr: np.ndarray) -> GateVerdict:
         small, small_bgr = self._small(frame_bgr)
+        self._shrunk = small_bgr
         moved: np.ndarray | None = None
         if self._prev is None or self._prev.shape != small.shape:
             motion = 1.0
@@ -254,8 +265,10 @@ class StillGate:
                     else None
                 self._reach[:] = 0
             # hand-free: no border-touching change against the hand-free table larger than a
-            # tile or so (a small hand in a still picture stays out of it, however long)
-            if self._clean is None or self._border_change(small, self._clean)[0] < \
+            # tile or so (a small hand in a still picture stays out of it, however long); when
+            # the hand-free table is the still one, that change is the intrusion just measured
+            if self._clean is None or (intrusion if self._clean is self._base else
+                                       self._border_change(small, self._clean)[0]) < \
                     CLEAN_SHARE * self.intrusion_threshold:
                 self._clean_sure = self._clean is not None
                 self._clean, self._clean_bgr = small, small_bgr
@@ -270,10 +283,15 @@ def _shrunk(frame_bgr: np.ndarray) -> np.ndarray:
                       interpolation=cv2.INTER_AREA)
 
 
+def _grey_of(shrunk_bgr: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(cv2.cvtColor(shrunk_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+
+
 def small_grey(frame_bgr: np.ndarray) -> np.ndarray:
     """The frame shrunk as the gate shrinks it (:data:`SMALL_W` px wide), grey, blurred: the
-    pictures :class:`ChangedRegion` compares."""
-    return cv2.GaussianBlur(cv2.cvtColor(_shrunk(frame_bgr), cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    pictures :class:`ChangedRegion` compares (:meth:`StillGate.small_grey` for the frame the
+    gate saw last)."""
+    return _grey_of(_shrunk(frame_bgr))
 
 
 class ChangedRegion:

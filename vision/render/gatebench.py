@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.render.scene import HandSpec
+from vision.render.scene import HandSpec, render_scene
 from vision.render.sequence import SEQUENCE_GAMES, game_sequence
 from vision.still import StillGate
 
@@ -85,8 +85,6 @@ def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int 
         ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The bench on one game sequence: (its summary line, the hand frames missed: side not
     named right, or not seen)."""
-    from vision.render import render_scene
-
     frames = game_sequence(seed, game)
     row: dict[str, Any] = {"game": game, "seed": seed, "hands": 0, "seen": 0, "right": 0,
                            "wrong": 0, "none": 0}
