@@ -51,9 +51,11 @@ def test_the_bench_on_a_rendered_all_fives_game(capsys) -> None:
 
 
 def test_bad_seeds_are_refused_with_the_forms_expected(capsys) -> None:
-    with pytest.raises(SystemExit):
-        main(["--seeds", "zero"])
-    assert "expected a range A-B (0-5) or a comma list (0,3,7)" in capsys.readouterr().err
+    for bad in ("zero", "5-2"):  # not numbers; an empty range (nothing would be measured)
+        with pytest.raises(SystemExit):
+            main(["--seeds", bad])
+        assert "expected a range A-B with A <= B (0-5) or a comma list (0,3,7)" in \
+            capsys.readouterr().err
 
 
 def test_the_arm_coming_in_is_drawn_short_of_its_tip() -> None:

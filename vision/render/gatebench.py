@@ -124,11 +124,15 @@ def _seeds(text: str) -> list[int]:
     try:
         if "-" in text:
             a, b = text.split("-", 1)
-            return list(range(int(a), int(b) + 1))
-        return [int(s) for s in text.split(",")]
+            seeds = list(range(int(a), int(b) + 1))
+        else:
+            seeds = [int(s) for s in text.split(",")]
     except ValueError:
+        seeds = []
+    if not seeds:
         raise argparse.ArgumentTypeError(
-            f"seeds {text!r}: expected a range A-B (0-5) or a comma list (0,3,7)") from None
+            f"seeds {text!r}: expected a range A-B with A <= B (0-5) or a comma list (0,3,7)")
+    return seeds
 
 
 def main(argv: list[str] | None = None) -> int:
