@@ -367,6 +367,7 @@ class AllFives(LineGame):
     def _play(self, move: Move) -> list[Event]:
         tile = move.tile
         if not self.table:
+            self.check_in_set(move)
             if self.all_known:
                 lead = self.opening_leader()
                 if lead is None:

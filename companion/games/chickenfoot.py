@@ -206,10 +206,9 @@ class Chickenfoot(LineGame):
                             "tile if it fits, else pass")
             if known and self.can_play(move.player):
                 self.reject(move, f"{move.player} can play, so may not draw")
-            if self.boneyard is not None:
-                if not self.boneyard_size():
-                    self.reject(move, "the bone pile is empty")
-                self.draw_count_check(move, 1)
+            if self.boneyard is not None and not self.boneyard_size():
+                self.reject(move, "the bone pile is empty")
+            self.draw_count_check(move, 1)  # "draw one", known pile or not
             self.drawn = self.apply_draw(move)
             self.drew = True
             return []

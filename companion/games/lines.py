@@ -143,6 +143,7 @@ class LineGame(Game):
         Raises IllegalMoveError when the tile does not fit there (or fits in several places and
         ``on`` is missing)."""
         tile, player = move.tile, move.player
+        self.check_in_set(move)
         if tile in self.table:
             self.reject(move, f"{tile} is already on the table")
         places = self.placements(tile, player)
@@ -160,6 +161,13 @@ class LineGame(Game):
             self.parents[tile] = move.on
             return move.on
         self.reject(move, self.why_not(tile, move.on, player))
+
+    def check_in_set(self, move: Move) -> None:
+        """Reject a play of a tile the game's set does not hold (a 9-12 in a double-nine game):
+        with no deal logged no hand check catches it, and a misread tile comes in this way."""
+        if move.tile.high > self.set_max:
+            self.reject(move, f"{move.tile} is not in the double-{self.set_max} set this game "
+                        f"is played with (pips 0 to {self.set_max})")
 
     def reject(self, move: Move, reason: str) -> NoReturn:
         """Raise IllegalMoveError for ``move`` with the moves that would be legal now."""
@@ -202,7 +210,7 @@ class LineGame(Game):
         return plays + [Move.draw(player, draw_unknown), Move.pass_(player)]
 
     def draw_count_check(self, move: Move, want: int) -> None:
-        """Reject a draw of a number of tiles other than ``want`` when the boneyard is known."""
+        """Reject a draw of a number of tiles other than ``want``."""
         n = move.count or len(move.drawn)
         if n != want:
             self.reject(move, f"the draw here is {want} tile{'s' if want != 1 else ''}, not {n}")

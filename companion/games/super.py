@@ -347,6 +347,7 @@ class SuperDominoes(LineGame):
                                   'play; it takes "play" and "on"')
         opening = not self.table
         if opening:
+            self.check_in_set(move)
             on = None
         else:
             if self.drew and self.drawn and tile not in self.drawn:

@@ -140,6 +140,16 @@ def test_opening_double_required_without_deal() -> None:
     assert g.current_player == "Ann"
 
 
+def test_a_tile_outside_the_set_is_refused_without_a_deal() -> None:
+    """Double-six for two players: a misread 6-9 scores nothing, on the table or leading."""
+    g = AllFives(["Ann", "Bob"])
+    with pytest.raises(IllegalMoveError, match="9-9 is not in the double-6 set"):
+        g.apply(Move.play("Ann", "9-9"))
+    g.apply(Move.play("Ann", "6-6"))
+    with pytest.raises(IllegalMoveError, match="6-9 is not in the double-6 set"):
+        g.apply(Move.play("Bob", "6-9", "6-6"))
+    assert [str(t) for t in g.table] == ["6-6"] and g.scores == {"Ann": 0, "Bob": 0}
+
 def test_spinner_sides_first_rejects_an_end_before_both_long_sides() -> None:
     log = [Move.play("Ann", "5-5"), Move.play("Bob", "5-0", "5-5")]
     for sides_first, allowed in ((True, False), (False, True)):

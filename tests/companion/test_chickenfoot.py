@@ -106,6 +106,20 @@ def test_covered_and_missing_tiles_are_named() -> None:
         g.apply(P("Bob", "1-8", "1-9"))
 
 
+
+def test_without_a_deal_a_tile_outside_the_set_and_a_draw_of_several_are_refused() -> None:
+    """The live camera logs no deal, so no hand check catches a misread 9-12 or a draw of
+    three: the set (double-nine) and "draw one" are checked on their own."""
+    g = Chickenfoot(["Ann", "Bob"])
+    with pytest.raises(IllegalMoveError, match=r"9-12 is not in the double-9 set .*0 to 9"):
+        g.apply(P("Ann", "9-12", "9-9"))
+    assert g.table == [g.hub] and g.current_player == "Ann"  # nothing taken from the refusal
+    for entry in ({"player": "Ann", "draw": 3}, {"player": "Ann", "draw": ["1-1", "2-2"]}):
+        with pytest.raises(IllegalMoveError, match="the draw here is 1 tile, not"):
+            g.apply(Move.from_json(entry))
+    g.apply(Move.from_json({"player": "Ann", "draw": 1}))
+    assert g.drew
+
 HANDS2 = {  # 20 each; Ann holds no 9, Bob holds 9-0 and 9-1
     "Ann": ["0-0", "0-1", "0-2", "0-3", "0-4", "0-5", "0-6", "0-7", "0-8", "1-1", "1-2", "1-3",
             "1-4", "1-5", "1-6", "1-7", "1-8", "2-2", "2-3", "2-4"],
