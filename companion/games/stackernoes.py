@@ -69,7 +69,8 @@ Decisions (each with the seed sentence it settles; see ``shared/docs/rules-decis
   any turn while the pile has tiles; with the hands known it is the only move when nothing fits.
   After a draw only the drawn tile may be played, or the player passes; when the drawn tile is
   named and fits nowhere the turn ends at once. With the pile empty and nothing playable the
-  player passes; when every player has passed in turn that way the game is blocked and ends.
+  player passes; when every player has passed that way since the last play or draw the game is
+  blocked and ends (a player passing on his own extra turns is one player who passed).
 * "First player to run out of dominoes ends the game." -> +20 to that player; the match ends.
   "The winners are everyone who has fun": for the score, the highest total wins (ties share).
 
@@ -155,7 +156,9 @@ class Stackernoes(Game):
         self.held = {p: HAND for p in self.players}
         self.extra_turns = 0
         self.drawn: str | None = None  # after a draw: the tile drawn ("?" if unnamed)
-        self.passes = 0  # consecutive passes with an empty pile and nothing to play
+        #: the players who passed with an empty pile since the last play or draw: the game is
+        #: blocked when every player is among them (passes on one's own extra turns count once)
+        self.passed: list[str] = []
         self.lead: Tile | None = None  # with the deal: the tile that must be led
         self.out: str | None = None
 
@@ -186,7 +189,7 @@ class Stackernoes(Game):
     def round_over(self) -> bool:
         if self.finished:
             return False
-        return self.out is not None or (self.pile == 0 and self.passes >= len(self.players))
+        return self.out is not None or (self.pile == 0 and len(self.passed) >= len(self.players))
 
     def table_tiles(self) -> list[Tile]:
         return list(self.placed)
@@ -431,7 +434,7 @@ class Stackernoes(Game):
             raise IllegalMoveError(str(move), f"{named[0]} is on the table", self._legal_text())
         self.pile -= 1
         self.held[me] += 1
-        self.passes = 0
+        self.passed = []
         self.drawn = str(named[0]) if named else "?"
         if named and not self.placements(me, named):
             self._end_turn()
@@ -450,7 +453,8 @@ class Stackernoes(Game):
             if plays:
                 raise IllegalMoveError(str(move), f"{me} can play, so may not pass",
                                        [str(m) for m in plays])
-        self.passes += 1
+        if me not in self.passed:
+            self.passed.append(me)
         self._end_turn()
         return []
 
@@ -521,7 +525,7 @@ class Stackernoes(Game):
             self.roots = self._roots()
         self.take_from_hand(move, tile)
         self.held[me] -= 1
-        self.passes = 0
+        self.passed = []
         v = tile.pips
         parts = []
         if caps:

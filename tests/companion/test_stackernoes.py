@@ -135,6 +135,26 @@ def test_blocked_game_ends_after_everyone_passes() -> None:
     assert events[0].detail == "blocked" and g.result()["winner"] == "Bob"
 
 
+
+def test_passes_on_ones_own_extra_turns_do_not_block_the_game() -> None:
+    """Bob's 2-2 makes two roots (two extra turns) with the pile empty; passing on both is one
+    player passing, not everybody: the game goes on to Ann, and is blocked once she passes."""
+    run = [("Ann", "0-0", [[0, 0], [1, 0]]), ("Bob", "0-1", [[2, 0], [3, 0]]),
+           ("Ann", "1-2", [[4, 0], [5, 0]]), ("Bob", "2-3", [[6, 0], [7, 0]]),
+           ("Ann", "3-4", [[8, 0], [9, 0]]), ("Bob", "4-5", [[10, 0], [11, 0]]),
+           ("Ann", "5-6", [[12, 0], [13, 0]])]
+    g = play([{"player": p, "play": t, "at": c, "level": 0} for p, t, c in run])
+    g.apply(at("Bob", "0-7", [[2, 0], [3, 0]], 1))
+    g.apply(at("Ann", "4-9", [[9, 0], [8, 0]], 1))
+    g.pile = 0  # as if every other tile had been drawn
+    events = g.apply(at("Bob", "2-2", [[5, 0], [6, 0]], 1))
+    assert [e.kind for e in events].count("extra_turn") == 2
+    g.apply(Move.pass_("Bob"))
+    g.apply(Move.pass_("Bob"))
+    assert not g.round_over and g.current_player == "Ann" and g.legal_moves()
+    g.apply(Move.pass_("Ann"))
+    assert g.round_over
+
 def test_entry_format_errors() -> None:
     g = play(case("cap +6 on the run's right end after 7 tiles")["log"][:7])
     with pytest.raises(MoveFormatError, match='"at" must give the cells'):
