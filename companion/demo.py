@@ -127,7 +127,8 @@ class DemoPlayer:
 
     def __init__(self, rec: Any, session: Any, loop: Any, seed: int = 0,
                  pace: Callable[[], None] | None = None,
-                 wait_for_person: Callable[[Any], None] | None = None) -> None:
+                 wait_for_person: Callable[[Any], None] | None = None,
+                 look: Callable[[int, np.ndarray], np.ndarray] | None = None) -> None:
         from vision.render.recording import HAND_FRAMES, STILL_FRAMES, StepRenderer
 
         self.rec = rec
@@ -138,6 +139,9 @@ class DemoPlayer:
         self.hand_frames, self.still_frames = HAND_FRAMES, STILL_FRAMES
         self.pace = pace
         self.wait_for_person = wait_for_person
+        #: what the camera's picture goes through before the sensor noise, by frame number
+        #: (``companion.lightbench`` changes the light with it); None: the recording as it is
+        self.look = look
         self.report = DemoReport()
         self.stop = threading.Event()
 
@@ -163,6 +167,8 @@ class DemoPlayer:
             for img in frames:
                 if self.stop.is_set():  # asked to stop mid-step: end after this frame
                     break
+                if self.look is not None:
+                    img = self.look(self.report.frames, img)
                 self.loop.process(self._noisy(img))
                 self.report.frames += 1
                 if self.pace is not None:

@@ -399,6 +399,18 @@ class LiveLoop:
                                   ).resampled((rows, cols)).grown(REGION_GROW * tile)
             finer.mask &= region.grown(FINE_NEAR * self._tile_px).mask
             region = region.union(finer)
+        elif self._fine_reference is not None and not region.mask.any():
+            # no change in the coarse picture after a hand came and went: a small tile of
+            # about the table's own grey blurs away there (an ivory tile on a light table, more
+            # so in dim light), so the finer picture decides whether and where to read
+            rows, cols = np.shape(region.mask)[:2]
+            finer = ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA
+                                  ).resampled((rows, cols))
+            if finer.mask.any():
+                tile = self._tile_size(finer)
+                region = finer.grown(REGION_GROW * tile)
+                box = self._crop(region, tile)
+                self._note("finer", changed=round(finer.fraction, 4))
         seen: list[Seen] = []
         cut: list[np.ndarray] = []  # outlines of tiles running out of the picture
         if box is None or box[2] > box[0]:

@@ -2,7 +2,10 @@
 
 Each frame is shrunk to a small blurred colour picture, and a pixel changed where any colour
 channel moved by more than ``pixel_delta`` levels (a hand over a table of its own grey, as skin
-over a green and white gingham, still shows in colour). Two measures decide the state:
+over a green and white gingham, still shows in colour). When much of the picture changed, the
+light is measured first (:func:`light_gain`, per channel the median ratio of the two pictures)
+and divided out: a lamp switched on, or the camera's exposure or white balance moving, scales the
+whole picture alike and is no hand and no motion. Two measures decide the state:
 
 * motion: the fraction of pixels that changed since the previous frame;
 * intrusion: the largest changed region, against the last still table, that touches the frame
@@ -55,6 +58,13 @@ MOVING_MIN_PX = 6
 #: A still table is hand-free when its border-touching change against the last hand-free one
 #: covers less than this share of the intrusion threshold (about a tile and a half).
 CLEAN_SHARE = 0.25
+#: A change of light (a lamp switched on, the camera's exposure or white balance moving) scales
+#: each colour channel of the whole picture alike. When more than this share of the picture
+#: changed, the light is measured (:func:`light_gain`) and divided out before comparing.
+LIGHT_CHECK_SHARE = 0.05
+#: A channel's light moved when its gain is further than this from 1 (4 %: 10 grey levels on
+#: white, well under ``pixel_delta``, so a smaller drift changes no pixel anyway).
+LIGHT_TOLERANCE = 0.04
 
 
 @dataclass(frozen=True)
@@ -146,7 +156,16 @@ class StillGate:
 
     def _changed(self, small: np.ndarray, reference: np.ndarray) -> np.ndarray:
         """Where two blurred colour pictures (:meth:`_small`) differ by more than
-        ``pixel_delta`` in any channel."""
+        ``pixel_delta`` in any channel, once a change of light between them is divided out
+        (:func:`relit`: the table under a brighter lamp is the same table)."""
+        changed = self._differ(small, reference)
+        if np.count_nonzero(changed) > LIGHT_CHECK_SHARE * changed.size:
+            gain = light_gain(small, reference)
+            if gain is not None:
+                changed = self._differ(small, relit(reference, gain))
+        return changed
+
+    def _differ(self, small: np.ndarray, reference: np.ndarray) -> np.ndarray:
         b, g, r = cv2.split(cv2.absdiff(small, reference))  # faster than a max over axis 2
         return cv2.max(cv2.max(b, g), r) > self.pixel_delta
 
@@ -283,6 +302,27 @@ def _shrunk(frame_bgr: np.ndarray) -> np.ndarray:
                       interpolation=cv2.INTER_AREA)
 
 
+def light_gain(current: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+    """The change of light from ``reference`` to ``current`` (two pictures of the same size,
+    grey or BGR): per channel, the median over the pixels of ``current / reference``, which a
+    hand or a tile over less than half the picture does not move. None when every channel is
+    within :data:`LIGHT_TOLERANCE` of 1 (the same light)."""
+    cur = current[::2, ::2].reshape(-1, 1 if current.ndim == 2 else current.shape[2])
+    ref = reference[::2, ::2].reshape(cur.shape)
+    ratio = (cur.astype(np.float32) + 8.0) / (ref.astype(np.float32) + 8.0)
+    gain = np.median(ratio, axis=0)
+    if np.all(np.abs(gain - 1.0) <= LIGHT_TOLERANCE):
+        return None
+    return gain
+
+
+def relit(picture: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """``picture`` (uint8, grey or BGR) under the light :func:`light_gain` measured."""
+    if picture.ndim == 2:
+        return cv2.multiply(picture, float(gain[0]))
+    return cv2.multiply(picture, tuple(float(g) for g in gain) + (0.0,) * (4 - len(gain)))
+
+
 def _grey_of(shrunk_bgr: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(cv2.cvtColor(shrunk_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
 
@@ -299,7 +339,8 @@ class ChangedRegion:
     reading was last accepted), for telling which tiles a new reading must confirm.
 
     Both pictures are :func:`small_grey` ones. A pixel changed when it differs by more than
-    ``pixel_delta`` grey levels; single changed specks (sensor noise) are opened away, and the
+    ``pixel_delta`` grey levels once a change of light is divided out (as the gate does: a lamp
+    switched on changes no tile); single changed specks (sensor noise) are opened away, and the
     rest is grown by ``grow_px`` full-size pixels so that a point of a tile that changed only
     in part (a pip, an edge) is inside. ``reference=None`` (nothing accepted yet) means the whole
     frame changed.
@@ -315,7 +356,12 @@ class ChangedRegion:
         if reference is None or reference.shape != current.shape:
             self.mask = np.ones(current.shape, bool)
             return
-        changed = (cv2.absdiff(current, reference) > pixel_delta).astype(np.uint8)
+        changed = cv2.absdiff(current, reference) > pixel_delta
+        if np.count_nonzero(changed) > LIGHT_CHECK_SHARE * changed.size:
+            gain = light_gain(current, reference)  # the light changed, not the table
+            if gain is not None:
+                changed = cv2.absdiff(current, relit(reference, gain)) > pixel_delta
+        changed = changed.astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         r = int(np.ceil(grow_px * self.scale))
         if r > 0 and changed.any():

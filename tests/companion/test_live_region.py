@@ -320,3 +320,40 @@ def _Half(s):
     from companion.tracking import Seen
 
     return Seen(s.tile, s.halves, tuple((x / 2, y / 2) for x, y in s.corners), s.confidence)
+
+
+def _plain(tiles, table_grey: int = 140, tile_grey: int = 158) -> np.ndarray:
+    """A grey table with plain tiles a little lighter than it (an ivory tile on a light table
+    in dim light), sensor noise on both."""
+    import cv2
+
+    rng = np.random.default_rng(1)
+    img = np.full((SIZE[1], SIZE[0], 3), table_grey, np.uint8)
+    for s in tiles:
+        cv2.fillConvexPoly(img, np.round(np.asarray(s.corners)).astype(np.int32),
+                           (tile_grey,) * 3)
+    return np.clip(img.astype(np.int16) + rng.integers(-2, 3, img.shape), 0, 255
+                   ).astype(np.uint8)
+
+
+def test_a_faint_tile_the_coarse_picture_blurs_away_is_read_from_the_finer_one(
+        tmp_path: Path) -> None:
+    """The All Fives demo dimmed: an ivory 5-6 on the light table changed the coarse picture by
+    16 grey levels at most, under REGION_DELTA, so after the hand left nothing was read and the
+    play was missed. With no coarse change after a hand, the finer picture decides."""
+    from companion.live import REGION_DELTA
+    from vision.still import small_grey
+    from vision.virtual_camera import add_hand
+
+    s = Session.start(LogStore(tmp_path / "g.db"), "castlerock", ["Sol"])
+    reader = _ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    first, faint = _upright(4, 6, 500, 360), _upright(5, 6, 800, 360, w=16.0)
+    assert not ChangedRegion(small_grey(_plain([first])), small_grey(_plain([first, faint])),
+                             SIZE, REGION_DELTA).mask.any()  # the coarse picture sees nothing
+    for tiles in ([first], [first, faint]):
+        reader.table = tiles
+        for f in [add_hand(_plain(tiles[:-1]), (0.5, 1.0), (0.5, 0.5))] * 3 + \
+                [_plain(tiles)] * 8:
+            loop.process(f)
+    assert [h["text"] for h in s.history] == ["Sol draws 4-6", "Sol draws 5-6"]

@@ -1,0 +1,146 @@
+"""``python -m companion.lightbench``: the live companion when the room's light changes.
+
+At a game night someone switches on a lamp, the evening light fades, or the webcam's automatic
+exposure and white balance move when a dark sleeve enters the picture. This bench plays a
+bundled demo recording headless (the real pipeline: still gate, reader, tracker, interpreter,
+rules, log; :class:`companion.demo.DemoPlayer`, whose scripted person answers every question
+with what really happened) while the light changes from a given frame on, and reports per game
+and change of light:
+
+* ``matches_truth``: the game ends at the recording's true scores (the person's answers make
+  it so whenever the camera asked);
+* ``camera_plays``: the plays the camera put in the log or asked about itself;
+* ``missed``: plays the camera never saw, which the person had to enter on the tablet (a
+  companion blinded by the light misses every play after it);
+* ``questions``: the taps the person needed (confirmations, corrections, illegal alerts,
+  amends, dismissals).
+
+The changes of light (:data:`LIGHTS`), each from frame ``--at`` on (a still frame of the
+All Fives recording's second round; a hand frame with ``warm``): ``same`` (the control: the
+demo as it is), ``dim`` (a lamp turned down: blue, green, red x 0.8, 0.85, 0.95), ``bright``
+(x 1.25, 1.2, 1.1), ``warm`` (a warm lamp switched on while a hand is in the picture: x 1.0,
+1.1, 1.3), ``drift`` (the exposure falling to x 0.7 over 40 frames) and ``flicker`` (x 0.9 on
+every other frame, a mains-lit room beating with the camera's rate). The figures go into
+``docs/benchmarks.md`` (Live companion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Light:
+    """A change of light: per colour channel (blue, green, red) the gain reached, over
+    ``ramp`` frames (1: at once), or on every ``every``-th frame only (flicker)."""
+
+    gain: tuple[float, float, float]
+    ramp: int = 1
+    every: int = 0
+    offset: int = 0  # frames after ``--at`` it starts (``warm``: on a hand frame)
+
+    def look(self, at: int) -> Callable[[int, np.ndarray], np.ndarray]:
+        """The frame filter :class:`companion.demo.DemoPlayer` applies (frame index, picture)."""
+        start = at + self.offset
+        gain = np.asarray(self.gain, np.float32)
+
+        def apply(k: int, img: np.ndarray) -> np.ndarray:
+            if k < start:
+                return img
+            if self.every:
+                if (k - start) % self.every:
+                    return img
+                g = gain
+            else:
+                g = 1.0 + min(1.0, (k - start + 1) / self.ramp) * (gain - 1.0)
+            return np.clip(img.astype(np.float32) * g, 0, 255).astype(np.uint8)
+
+        return apply
+
+
+LIGHTS = {
+    "same": Light((1.0, 1.0, 1.0)),
+    "dim": Light((0.8, 0.85, 0.95)),
+    "bright": Light((1.25, 1.2, 1.1)),
+    "warm": Light((1.0, 1.1, 1.3), offset=1),
+    "drift": Light((0.7, 0.7, 0.7), ramp=40),
+    "flicker": Light((0.9, 0.9, 0.9), every=2),
+}
+DEFAULT_GAMES = ("allfives", "chickenfoot", "stackernoes")
+
+
+def run_case(game: str, light: str, at: int) -> dict[str, Any]:
+    """One headless demo of ``game`` under the change of light named ``light`` from frame
+    ``at``; the report line (see the module docstring)."""
+    from companion.demo import DemoPlayer, _live_parts, recording_path
+    from vision.render.recording import load_recording
+
+    rec = load_recording(recording_path(game))
+    with tempfile.TemporaryDirectory(prefix="domino-lightbench-") as tmp:
+        store, session, loop = _live_parts(rec, Path(tmp) / "bench.sqlite")
+        try:
+            report = DemoPlayer(rec, session, loop, look=LIGHTS[light].look(at)).run()
+            result = session.game.result()
+        finally:
+            store.close()
+    r = report.to_json()
+    questions = (len(report.confirmed) + len(report.corrected) + len(report.illegal_alerts)
+                 + len(report.amended) + len(report.kept) + len(report.dismissed))
+    return {"game": game, "light": light, "at": at,
+            "matches_truth": result["scores"] == rec.truth["scores"]
+            and result["winner"] == rec.truth["winner"],
+            "camera_plays": r["camera_plays"], "missed": len(report.missed),
+            "questions": questions, "frames": r["frames"]}
+
+
+def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in known]
+    if not names or bad:
+        raise ValueError(f"{what} {', '.join(bad) or repr(text)} unknown; choose from "
+                         f"{', '.join(known)}")
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    from companion.demo import DEMO_GAMES
+
+    ap = argparse.ArgumentParser(prog="python -m companion.lightbench",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", default=",".join(DEFAULT_GAMES),
+                    help=f"comma-separated demo games (default {','.join(DEFAULT_GAMES)})")
+    ap.add_argument("--lights", default=",".join(LIGHTS),
+                    help=f"comma-separated changes of light (default all: {','.join(LIGHTS)})")
+    ap.add_argument("--at", type=int, default=200,
+                    help="the frame the light changes at (default 200)")
+    args = ap.parse_args(argv)
+    try:
+        games = _names(args.games, DEMO_GAMES, "game")
+        lights = _names(args.lights, tuple(LIGHTS), "light")
+    except ValueError as exc:
+        ap.error(str(exc))
+    if args.at < 0:
+        ap.error(f"--at is a frame number, 0 or more, got {args.at}")
+    total = {"cases": 0, "matches_truth": 0, "camera_plays": 0, "missed": 0, "questions": 0}
+    for game in games:
+        for light in lights:
+            row = run_case(game, light, args.at)
+            print(json.dumps(row), flush=True)
+            total["cases"] += 1
+            total["matches_truth"] += int(row["matches_truth"])
+            for k in ("camera_plays", "missed", "questions"):
+                total[k] += row[k]
+    print(json.dumps({"total": total}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
