@@ -194,8 +194,10 @@ class Game(ABC):
         if self.finished:
             raise IllegalMoveError(str(move), f"the match is over ({self.describe_result()})", [])
         if move.player is not None and move.player not in self.players:
-            raise IllegalMoveError(str(move), f"{move.player!r} is not playing; players: "
-                                   + ", ".join(self.players), [])
+            # a name the game does not have is a malformed entry, not a move the rules refuse
+            # (which would also claim that no move is legal now)
+            raise MoveFormatError(f"{move}: {move.player!r} is not playing; the players are "
+                                  + ", ".join(self.players))
         saved = self._save()
         try:
             events = self._apply(move)

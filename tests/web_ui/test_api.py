@@ -160,8 +160,10 @@ def test_bad_requests_get_400_and_change_nothing(client: FlaskClient) -> None:
         resp = post(client, "/api/submit", body)
         assert resp.status_code == 400, body
         assert words in resp.get_json()["error"], (body, resp.get_json())
-    stranger = post(client, "/api/submit", {"entry": {"player": "Zed", "pass": True}}).get_json()
-    assert stranger["status"] == "illegal" and "'Zed' is not playing" in stranger["alert"]["message"]
+    stranger = post(client, "/api/submit", {"entry": {"player": "Zed", "pass": True}})
+    assert stranger.status_code == 400
+    assert "'Zed' is not playing; the players are Ann, Bob" in stranger.get_json()["error"]
+    assert client.get("/api/state").get_json()["alerts"] == []
     resp = client.post("/api/submit", data="not json", headers={
         "X-CSRF-Token": client.get_cookie("dc_csrf").value, "Content-Type": "application/json"})
     assert resp.status_code == 400 and "JSON object" in resp.get_json()["error"]
