@@ -77,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
     interpreter_for(session.game.name)  # a clear error now for games the camera cannot follow
     from calibration.files import tracker_from_store
 
-    tracker, problems = tracker_from_store(args.calibration)
+    # the calibration of --calibration, else of the data folder the games are kept in (where
+    # the dashboard's Table setup page saves it)
+    calibration = Path(args.calibration) if args.calibration is not None else data_dir
+    tracker, problems = tracker_from_store(calibration)
     for problem in problems:
         print(f"domino-companion run: calibration: {problem}", file=sys.stderr)
     if tracker is None:
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_profile:
         from calibration.enroll import hints_from
 
-        hints, problems = hints_from(args.calibration)
+        hints, problems = hints_from(calibration)
         for problem in problems:
             print(f"domino-companion run: set profile: {problem}", file=sys.stderr)
         if hints is not None:
@@ -104,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     loop.start(capture)
     try:
         return serve.serve_dashboard(args, store, holder, data_dir, db, frames=frames,
-                                     banner=f"camera: {args.camera}")
+                                     banner=f"camera: {args.camera}",
+                                     calibration_dir=calibration)
     finally:
         loop.stop()
         capture.stop()

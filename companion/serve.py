@@ -148,9 +148,11 @@ def check_listen(args: argparse.Namespace) -> None:
 
 
 def serve_dashboard(args: argparse.Namespace, store: LogStore, holder: Any, data_dir: Path,
-                    db: Path, frames: Any = None, banner: str = "") -> int:
+                    db: Path, frames: Any = None, banner: str = "",
+                    calibration_dir: Path | None = None) -> int:
     """Serve the dashboard for ``holder`` with waitress until Ctrl-C (``frames``: the camera's
-    annotated frames, or None)."""
+    annotated frames, or None; ``calibration_dir``: where the Table setup page saves, the
+    folder the live companion loads its calibration from, default ``data_dir``)."""
     from waitress import create_server
 
     from web_ui import create_app, stop_streams
@@ -160,6 +162,8 @@ def serve_dashboard(args: argparse.Namespace, store: LogStore, holder: Any, data
         "TRUSTED_HOSTS": trusted_hosts(args.host, args.trusted_host),
         "SSE_MAX_STREAMS": args.max_streams, "MJPEG_MAX_STREAMS": args.max_video,
     }
+    if calibration_dir is not None:
+        config["CALIBRATION_DIR"] = str(calibration_dir)
     app = create_app(config, holder=holder, frames=frames)
     threads = args.max_streams + args.max_video + SPARE_THREADS
     server = create_server(app, host=args.host, port=args.port, threads=threads,

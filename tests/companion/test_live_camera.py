@@ -334,3 +334,45 @@ def test_run_stops_at_once_for_a_camera_file_that_will_not_come_back(tmp_path, c
         LogStore(tmp_path / "games.sqlite").latest_game() is None
     assert may_come_back("0") and may_come_back("/dev/video2") and may_come_back("rtsp://cam/1")
     assert not may_come_back(str(photo)) and not may_come_back("clip.mp4")
+
+
+def test_run_loads_the_calibration_of_its_data_folder(tmp_path, capsys, monkeypatch) -> None:
+    """`run --data-dir D` takes the table calibration and set profile from D (where the
+    dashboard's Table setup page saves them), not from the default data folder; the setup page
+    it serves saves there too. `--calibration C` still names another folder."""
+    import calibration.enroll
+    import calibration.files
+    from companion import serve
+    from companion.cli import main
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "f0.png"), np.full((120, 160, 3), 90, np.uint8))
+    asked: dict[str, list] = {"plane": [], "profile": [], "served": []}
+
+    def tracker(folder, *a, **k):
+        asked["plane"].append(folder)
+        return None, []
+
+    def hints(folder, *a, **k):
+        asked["profile"].append(folder)
+        return None, []
+
+    def served(*a, calibration_dir=None, **k):
+        asked["served"].append(calibration_dir)
+        return 0
+
+    monkeypatch.setattr(calibration.files, "tracker_from_store", tracker)
+    monkeypatch.setattr(calibration.enroll, "hints_from", hints)
+    monkeypatch.setattr(serve, "serve_dashboard", served)
+    data = tmp_path / "data"
+    base = ["run", "--game", "allfives", "--players", "Ann,Bob", "--port", "0", "--no-browser",
+            "--camera", str(frames)]
+    assert main(base + ["--data-dir", str(data)]) == 0
+    other = tmp_path / "cal"
+    other.mkdir()
+    assert main(base + ["--data-dir", str(data), "--calibration", str(other)]) == 0
+    want = [data.resolve(), other]
+    assert [Path(f).resolve() for f in asked["plane"]] == [w.resolve() for w in want]
+    assert [Path(f).resolve() for f in asked["profile"]] == [w.resolve() for w in want]
+    assert [Path(f).resolve() for f in asked["served"]] == [w.resolve() for w in want]
