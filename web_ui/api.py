@@ -213,6 +213,7 @@ def new_game() -> ResponseReturnValue:
                             f"either end (\"Ann\", not \"Ann \"), got {odd[0][:60]!r}")
     if not isinstance(options, dict):
         raise ApiError(400, f'"options" must be an object of name: value, got {options!r}')
+    _leave_unfinished_only_when_asked(body)
     holder().start(game, players, options)
     return jsonify(current_state())
 
@@ -220,5 +221,24 @@ def new_game() -> ResponseReturnValue:
 @bp.post("/rematch")
 def rematch() -> ResponseReturnValue:
     header = require_session().header
+    _leave_unfinished_only_when_asked(_body())
     holder().start(header.game, list(header.players), dict(header.options))
     return jsonify(current_state())
+
+
+def _leave_unfinished_only_when_asked(body: dict[str, Any]) -> None:
+    """A 409 ApiError when the current game has moves and is not over and ``body`` does not
+    say ``"leave_unfinished": true``: one stray tap on "New game" or "Rematch" must not leave
+    a game in progress (it stays in the database, but the dashboard goes on with the new one)."""
+    session = holder().session
+    if session is None or session.game.finished or not session.history:
+        return
+    leave = body.get("leave_unfinished", False)
+    if not isinstance(leave, bool):
+        raise ApiError(400, f'"leave_unfinished" is true or false, got {leave!r}')
+    if not leave:
+        h = session.header
+        raise ApiError(409, f"game {session.game_id} ({h.game}: {', '.join(h.players)}, "
+                            f"{len(session.history)} entries) is not finished: send "
+                            '"leave_unfinished": true to leave it and start another (it stays '
+                            "in the database)")

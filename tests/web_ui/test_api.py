@@ -234,7 +234,16 @@ def test_new_game_and_rematch(client: FlaskClient) -> None:
     sim = play_random_game("allfives", ["Dee", "Eve"], seed=4, max_moves=3,
                            options={"target": 150})
     feed(client, sim.moves)
-    again = post(client, "/api/rematch").get_json()
+    # one stray tap does not leave a game in progress: the dashboard asks first
+    for path, body in [("/api/rematch", {}), ("/api/new_game", {"game": "allfives",
+                                                               "players": ["Dee", "Eve"]})]:
+        resp = post(client, path, body)
+        assert resp.status_code == 409, path
+        assert 'is not finished: send "leave_unfinished": true' in resp.get_json()["error"]
+    assert client.get("/api/state").get_json()["generation"] == gen
+    resp = post(client, "/api/rematch", {"leave_unfinished": "yes"})
+    assert resp.status_code == 400 and "true or false" in resp.get_json()["error"]
+    again = post(client, "/api/rematch", {"leave_unfinished": True}).get_json()
     assert again["players"] == ["Dee", "Eve"] and again["options"]["target"] == 150
     assert again["moves"] == 0 and again["generation"] == gen + 1
     for body, words in [({"game": "nosuch", "players": ["A", "B"]}, "no game called"),

@@ -54,7 +54,7 @@ def test_sse_snapshot_then_changes(app: Flask) -> None:
     event, snap = next(m for m in msgs if m[0] != "comment")
     assert event == "state" and snap["moves"] >= 1
     assert time.monotonic() - t0 < 2.0
-    post(client, "/api/rematch")
+    post(client, "/api/rematch", {"leave_unfinished": True})
     event, snap = next(m for m in msgs if m[0] != "comment")
     while snap["moves"] != 0:  # the second move's state may come first
         event, snap = next(m for m in msgs if m[0] != "comment")

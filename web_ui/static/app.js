@@ -37,6 +37,14 @@ function toast(msg, bad = false) {
 // one tap never logs an entry twice
 let sending = false;
 
+// A game in progress is left only when the person says so (the server refuses otherwise):
+// true to leave it, false when there is none to leave, null when the person said no.
+function leaveUnfinished(what) {
+  if (!state || !state.game || state.finished || !state.moves) return false;
+  return window.confirm(`The game in progress is not finished. Leave it and ${what}? ` +
+    "It stays in the database.") ? true : null;
+}
+
 async function post(path, body = {}) {
   if (sending) {
     toast("Still sending your previous tap: this one was not sent.");
@@ -697,9 +705,15 @@ function setupForms() {
       else if (inp.type === "number") options[name] = parseInt(inp.value, 10);
       else options[name] = inp.value;
     }
-    post("/api/new_game", { game, players, options }).then((r) => { if (r) toast("New game started"); });
+    const leave = leaveUnfinished("start a new game");
+    if (leave === null) return;
+    post("/api/new_game", { game, players, options, leave_unfinished: leave }).then((r) => { if (r) toast("New game started"); });
   });
-  $("#rematch-btn").addEventListener("click", () => post("/api/rematch").then((r) => { if (r) toast("Rematch started"); }));
+  $("#rematch-btn").addEventListener("click", () => {
+    const leave = leaveUnfinished("start a rematch");
+    if (leave === null) return;
+    post("/api/rematch", { leave_unfinished: leave }).then((r) => { if (r) toast("Rematch started"); });
+  });
   // pairing
   const dlg = $("#pair-dialog");
   $("#pair-btn").addEventListener("click", () => dlg.showModal());
