@@ -36,7 +36,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="folder for the database and the dashboard secrets file "
                              "(default $DOMINO_COMPANION_HOME or the user data folder, "
                              "~/.local/share/domino-companion on Linux)")
-    parser.add_argument("--game", default=None, help="start a new game of this kind (e.g. allfives)")
+    parser.add_argument("--game", default=None,
+                        help="start a new game of this kind (e.g. allfives); the same game, "
+                             "players and options as an unfinished latest game go on with it")
+    parser.add_argument("--new", action="store_true",
+                        help="start the --game even when the latest game is not finished (it "
+                             "stays in the database)")
     parser.add_argument("--players", default=None,
                         help="the players of the new game in seating order, e.g. Ann,Bob,Cy")
     parser.add_argument("--options", default=None,
@@ -112,9 +117,27 @@ def open_games(args: argparse.Namespace) -> tuple[LogStore, Any, Path, Path]:
     store = LogStore(db)
     holder = SessionHolder.resume(store)
     if args.game:
-        holder.start(args.game, _parse_players(args.players), _parse_options(args.options))
-    elif args.players:
-        raise DominoError("--players is for a new game: give --game too, e.g. --game allfives")
+        players, options = _parse_players(args.players), _parse_options(args.options)
+        latest = holder.session
+        if latest is not None and latest.history and not latest.game.finished and \
+                not getattr(args, "new", False):
+            # the same command again after a crash or a restart goes on with the game; another
+            # game is started over an unfinished one only when asked
+            h = latest.header
+            if (h.game, list(h.players), dict(h.options)) != (args.game, players, options):
+                raise DominoError(
+                    f"game {latest.game_id} ({h.game}: {', '.join(h.players)}, "
+                    f"{len(latest.history)} entries) is not finished: leave out --game and "
+                    "--players to go on with it, or add --new to start another (it stays in "
+                    "the database)")
+            print(f"domino-companion: going on with game {latest.game_id} ({h.game}: "
+                  f"{', '.join(h.players)}, {len(latest.history)} entries), not finished; "
+                  "--new starts another", file=sys.stderr)
+        else:
+            holder.start(args.game, players, options)
+    elif args.players or getattr(args, "new", False):
+        raise DominoError("--players and --new are for a new game: give --game too, e.g. "
+                          "--game allfives")
     return store, holder, data_dir, db
 
 

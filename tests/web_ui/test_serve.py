@@ -141,3 +141,47 @@ def test_trusted_hosts() -> None:
     lan = trusted_hosts("0.0.0.0", [])
     assert lan[:2] == ["localhost", "127.0.0.1"] and len(lan) >= 3
     assert "0.0.0.0" not in lan
+
+
+def test_an_unfinished_game_is_not_left_by_starting_the_same_command_again(
+        tmp_path: Path, capsys) -> None:
+    """After a crash the players run the same `serve`/`run --game ... --players ...` again: the
+    unfinished game goes on. Another game or other players are refused (what to do is said)
+    unless --new; a game with no entry yet is simply replaced."""
+    import argparse
+
+    import pytest
+
+    from companion import serve
+    from companion.errors import DominoError
+
+    parser = argparse.ArgumentParser()
+    serve.configure(parser)
+
+    def opened(*extra: str):
+        args = parser.parse_args(["--data-dir", str(tmp_path), "--port", "0", *extra])
+        store, holder, _, _ = serve.open_games(args)
+        return store, holder.session
+
+    store, first = opened("--game", "allfives", "--players", "Ann,Bob")
+    assert opened("--game", "allfives", "--players", "Ann,Bob")[1].game_id != first.game_id
+    store, s = opened("--game", "allfives", "--players", "Ann,Bob")
+    assert s.submit({"player": "Ann", "play": "5-5"}).status in ("accepted", "confirm")
+    if s.alerts:
+        s.confirm(s.alerts[0].id)
+    assert s.history
+    again = opened("--game", "allfives", "--players", "Ann,Bob")[1]
+    assert again.game_id == s.game_id and len(again.history) == len(s.history)
+    assert f"going on with game {s.game_id}" in capsys.readouterr().err
+    for other in (["--game", "chickenfoot", "--players", "Ann,Bob"],
+                  ["--game", "allfives", "--players", "Ann,Cy"],
+                  ["--game", "allfives", "--players", "Ann,Bob", "--options", '{"target": 50}']):
+        with pytest.raises(DominoError, match=f"game {s.game_id} .* is not finished: leave out "
+                                              "--game and --players to go on with it, or add "
+                                              "--new"):
+            opened(*other)
+    assert opened()[1].game_id == s.game_id  # nothing was started meanwhile
+    new = opened("--game", "chickenfoot", "--players", "Ann,Bob", "--new")[1]
+    assert new.game_id != s.game_id and new.header.game == "chickenfoot"
+    with pytest.raises(DominoError, match="--players and --new are for a new game"):
+        opened("--new")
