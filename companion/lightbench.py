@@ -15,8 +15,8 @@ and change of light:
 * ``questions``: the taps the person needed (confirmations, corrections, illegal alerts,
   amends, dismissals).
 
-The changes of light (:data:`LIGHTS`), each from frame ``--at`` on (a still frame of the
-All Fives recording's second round; a hand frame with ``warm``): ``same`` (the control: the
+The changes of light (:data:`LIGHTS`), each from frame ``--at`` on (default: a third of the way
+into the recording; a frame later with ``warm``, which may fall on a hand): ``same`` (the control: the
 demo as it is), ``dim`` (a lamp turned down: blue, green, red x 0.8, 0.85, 0.95), ``bright``
 (x 1.25, 1.2, 1.1), ``warm`` (a warm lamp switched on while a hand is in the picture: x 1.0,
 1.1, 1.3), ``drift`` (the exposure falling to x 0.7 over 40 frames) and ``flicker`` (x 0.9 on
@@ -77,13 +77,23 @@ LIGHTS = {
 DEFAULT_GAMES = ("allfives", "chickenfoot", "stackernoes")
 
 
-def run_case(game: str, light: str, at: int) -> dict[str, Any]:
+def frame_count(rec: Any) -> int:
+    """How many frames :class:`companion.demo.DemoPlayer` shows of recording ``rec``."""
+    from vision.render.recording import HAND_FRAMES, STILL_FRAMES
+
+    return sum(STILL_FRAMES + (HAND_FRAMES if st.by is not None else 0)
+               for st in rec.steps if st.kind == "camera")
+
+
+def run_case(game: str, light: str, at: int | None = None) -> dict[str, Any]:
     """One headless demo of ``game`` under the change of light named ``light`` from frame
-    ``at``; the report line (see the module docstring)."""
+    ``at`` (None: a third of the way in); the report line (see the module docstring)."""
     from companion.demo import DemoPlayer, _live_parts, recording_path
     from vision.render.recording import load_recording
 
     rec = load_recording(recording_path(game))
+    if at is None:
+        at = frame_count(rec) // 3
     with tempfile.TemporaryDirectory(prefix="domino-lightbench-") as tmp:
         store, session, loop = _live_parts(rec, Path(tmp) / "bench.sqlite")
         try:
@@ -119,15 +129,16 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma-separated demo games (default {','.join(DEFAULT_GAMES)})")
     ap.add_argument("--lights", default=",".join(LIGHTS),
                     help=f"comma-separated changes of light (default all: {','.join(LIGHTS)})")
-    ap.add_argument("--at", type=int, default=200,
-                    help="the frame the light changes at (default 200)")
+    ap.add_argument("--at", type=int, default=None,
+                    help="the frame the light changes at (default: a third of the way into "
+                         "each recording)")
     args = ap.parse_args(argv)
     try:
         games = _names(args.games, DEMO_GAMES, "game")
         lights = _names(args.lights, tuple(LIGHTS), "light")
     except ValueError as exc:
         ap.error(str(exc))
-    if args.at < 0:
+    if args.at is not None and args.at < 0:
         ap.error(f"--at is a frame number, 0 or more, got {args.at}")
     total = {"cases": 0, "matches_truth": 0, "camera_plays": 0, "missed": 0, "questions": 0}
     for game in games:

@@ -158,15 +158,21 @@ class StillGate:
         """Where two blurred colour pictures (:meth:`_small`) differ by more than
         ``pixel_delta`` in any channel, once a change of light between them is divided out
         (:func:`relit`: the table under a brighter lamp is the same table)."""
-        changed = self._differ(small, reference)
+        changed = self._differ(cv2.absdiff(small, reference))
         if np.count_nonzero(changed) > LIGHT_CHECK_SHARE * changed.size:
             gain = light_gain(small, reference)
             if gain is not None:
-                changed = self._differ(small, relit(reference, gain))
+                # a pixel is unchanged anywhere between its old value and the old one under the
+                # new light: where fine texture clips at white under a brighter lamp, the shrunk
+                # picture rises by less than the gain
+                lit = relit(reference, gain)
+                lo, hi = cv2.min(reference, lit), cv2.max(reference, lit)
+                changed = self._differ(cv2.max(cv2.subtract(small, hi), cv2.subtract(lo, small)))
         return changed
 
-    def _differ(self, small: np.ndarray, reference: np.ndarray) -> np.ndarray:
-        b, g, r = cv2.split(cv2.absdiff(small, reference))  # faster than a max over axis 2
+    def _differ(self, diff: np.ndarray) -> np.ndarray:
+        """Where a BGR difference picture exceeds ``pixel_delta`` in any channel."""
+        b, g, r = cv2.split(diff)  # faster than a max over axis 2
         return cv2.max(cv2.max(b, g), r) > self.pixel_delta
 
     @staticmethod
