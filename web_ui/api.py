@@ -87,6 +87,9 @@ def _body() -> dict[str, Any]:
     body = json_body()
     if not isinstance(body, dict):
         raw = request.get_data(as_text=True)[:80]
+        if not request.is_json:
+            raise ApiError(400, "the request body must be a JSON object sent with Content-Type: "
+                                f"application/json, got Content-Type {request.content_type!r}")
         raise ApiError(400, f"the request body must be a JSON object (Content-Type: "
                             f"application/json), got {raw!r}")
     return body
@@ -119,6 +122,12 @@ def _domino_error(exc: DominoError) -> ResponseReturnValue:
 def _http_error(exc: HTTPException) -> ResponseReturnValue:
     """JSON errors for API paths (and the streams); the plain page for the rest."""
     if request.path.startswith(("/api/", "/events", "/video", "/export")):
+        limit = request.max_content_length
+        if exc.code == 413 and limit:
+            return jsonify(error=f"413 {exc.name}: the request body is larger than the "
+                                 f"{limit // 1024} KB this address takes; send a smaller one"
+                                 + (" (scale the photo down)" if "photo" in request.path
+                                    else "")), 413
         return jsonify(error=f"{exc.code} {exc.name}: {exc.description}"), exc.code or 500
     return exc
 

@@ -407,3 +407,19 @@ def test_a_logged_play_the_camera_reads_again_is_amended_or_kept_with_one_tap(
     assert after["history"] == before["history"] and after["scores"] == before["scores"]
     assert post(client, f"/api/alerts/{kept.alert.id}/dismiss").status_code == 200
     assert client.get("/api/state").get_json()["history"][3]["entry"]["play"] == "0-2"
+
+
+def test_a_body_of_another_type_or_too_large_says_what_was_wrong(client: FlaskClient) -> None:
+    """A good body sent as text/plain is refused naming the Content-Type; a body over the
+    size limit is refused naming the limit; nothing changes."""
+    csrf = client.get_cookie("dc_csrf").value
+    body = '{"entry": {"player": "Ann", "play": "5-5"}}'
+    resp = client.post("/api/submit", data=body,
+                       headers={"X-CSRF-Token": csrf, "Content-Type": "text/plain"})
+    assert resp.status_code == 400
+    assert "Content-Type: application/json, got Content-Type 'text/plain'" in \
+        resp.get_json()["error"]
+    resp = client.post("/api/submit", data="x" * (300 * 1024),
+                       headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"})
+    assert resp.status_code == 413 and "larger than the 256 KB" in resp.get_json()["error"]
+    assert client.get("/api/state").get_json()["moves"] == 0

@@ -353,7 +353,7 @@ def test_an_uploaded_photo_is_used_instead_of_the_camera_frame(tmp_path: Path) -
     (b"\x89PNG\r\n\x1a\n" + b"\x00" * 200, 400, "not a PNG or JPEG"),
     ("truncated", 400, "cannot be decoded"),
     ("tiny", 400, "too small"),
-    ("huge", 413, ""),
+    ("huge", 413, "larger than the 20480 KB this address takes; send a smaller one (scale the"),
 ])
 def test_bad_uploads_are_refused_and_keep_nothing(tmp_path: Path, data: Any, status: int,
                                                   words: str) -> None:
