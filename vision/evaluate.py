@@ -291,19 +291,47 @@ def rendered_scenes(count: int, seed: int, held_out: bool = True, **constraints:
         yield f"scene-{s}", scene.image_bgr, scene.truth
 
 
+#: What a truth file beside a rendered scene must hold (said when one does not).
+TRUTH_LAYOUT = ('a JSON object whose "tiles" is a list of tiles, each an object with "tile", '
+                '"halves" and "corners", as \'domino-companion render\' writes it')
+
+
+def read_truth(path: Path) -> dict[str, Any]:
+    """The ground truth in ``path`` (a rendered scene's NAME.json); :class:`EvaluateError`
+    naming the file when it is not :data:`TRUTH_LAYOUT`."""
+    try:
+        truth = json.loads(path.read_bytes())
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvaluateError(f"{path}: not a truth file ({exc}); it must hold "
+                            f"{TRUTH_LAYOUT}") from None
+    tiles = truth.get("tiles") if isinstance(truth, dict) else None
+    if not isinstance(tiles, list):
+        problem = 'no "tiles" list in it'
+    elif not all(isinstance(g, dict) and {"tile", "halves", "corners"} <= g.keys()
+                 for g in tiles):
+        problem = 'a tile in it is not an object with "tile", "halves" and "corners"'
+    else:
+        return truth
+    raise EvaluateError(f"{path}: not a truth file ({problem}); it must hold {TRUTH_LAYOUT}")
+
+
 def folder_scenes(folder: Path) -> Iterator[tuple[str, np.ndarray, dict[str, Any]]]:
-    """(name, image, truth) for every NAME.png with a NAME.json beside it."""
+    """(name, image, truth) for every NAME.png with a NAME.json beside it. The folder and
+    every truth file are checked at the call, before any image is read (a bad one met late
+    would lose the readings made): :class:`EvaluateError` for a folder with no such pair or a
+    truth file that is not :data:`TRUTH_LAYOUT`."""
     if not folder.is_dir():
         raise EvaluateError(f"{folder}: no such folder of rendered scenes (NAME.png + NAME.json)")
     pngs = sorted(folder.glob("*.png"))
     if not pngs:
         raise EvaluateError(f"{folder}: holds no .png scenes; write some with "
                             "'domino-companion render --out DIR'")
-    for png in pngs:
-        js = png.with_suffix(".json")
-        if not js.exists():
-            continue
-        yield png.stem, load_image(png), json.loads(js.read_text())
+    pairs = [(png, read_truth(png.with_suffix(".json")))
+             for png in pngs if png.with_suffix(".json").is_file()]
+    if not pairs:
+        raise EvaluateError(f"{folder}: no scene in it has its truth beside it (NAME.png with "
+                            "NAME.json); write scenes with 'domino-companion render --out DIR'")
+    return ((png.stem, load_image(png), truth) for png, truth in pairs)
 
 
 def bjorkwall_photos(root: Path, limit: int | None = None) -> list[tuple[Path, Tile]]:

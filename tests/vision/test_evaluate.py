@@ -224,3 +224,38 @@ def test_outputs_that_cannot_be_written_are_refused_before_any_work(tmp_path, ca
     assert "cannot write the --csv file" in capsys.readouterr().err
     assert main(["evaluate", "--rendered", "1", "--keep", str(tmp_path / "afile")]) == 2
     assert "cannot write the --keep folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("{bad", "Expecting property name"),
+    ('{"tiles": "x"}', 'no "tiles" list'),
+    ("{}", 'no "tiles" list'),
+    ("[1, 2]", 'no "tiles" list'),
+    ('{"tiles": [{"tile": "1-2"}]}', "a tile in it is not an object"),
+])
+def test_a_rendered_dir_truth_file_that_is_not_one_is_refused_naming_it(tmp_path, capsys, text,
+                                                                          problem):
+    """A NAME.json beside a scene that is not the renderer's truth (not JSON, no tiles list, a
+    tile without its outline) is refused before any reading, naming the file and the layout."""
+    cv2 = pytest.importorskip("cv2")
+    np = pytest.importorskip("numpy")
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((40, 60, 3), np.uint8))
+    (tmp_path / "a.json").write_text('{"tiles": []}')
+    cv2.imwrite(str(tmp_path / "b.png"), np.zeros((40, 60, 3), np.uint8))
+    (tmp_path / "b.json").write_text(text)
+    assert main(["evaluate", "--rendered-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "b.json") in err and problem in err
+    assert 'whose "tiles" is a list of tiles' in err and "Traceback" not in err
+
+
+def test_a_rendered_dir_with_no_image_and_truth_pair_is_refused(tmp_path, capsys):
+    cv2 = pytest.importorskip("cv2")
+    np = pytest.importorskip("numpy")
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((40, 60, 3), np.uint8))
+    (tmp_path / "b.json").write_text('{"tiles": []}')
+    assert main(["evaluate", "--rendered-dir", str(tmp_path)]) == 2
+    assert "no scene in it has its truth beside it" in capsys.readouterr().err
+    (tmp_path / "a.json").write_text('{"tiles": []}')
+    assert main(["evaluate", "--rendered-dir", str(tmp_path)]) == 0
+    assert "rendered: 1 images" in capsys.readouterr().out
