@@ -354,6 +354,10 @@ def test_layers_eval_command_prints_figures_and_refuses_training_seeds(capsys,
     assert out["cold_image_jittered"]["tiles"] == out["cold_image"]["tiles"]
     with pytest.raises(RenderSpecError, match="--jitter -1.0: expected a corner noise"):
         run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--jitter", "-1"]))
+    # more than 20 px is refused before any scene (100000 broke OpenCV, 1e9 exhausted memory)
+    for far in ("20.5", "100000", "1e9", "inf", "nan"):
+        with pytest.raises(RenderSpecError, match="pixels from 0 to 20"):
+            run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--jitter", far]))
     assert run(parser.parse_args(["--scenes", "1", "--sequences", "0", "--jitter", "0"])) == 0
     assert "cold_image_jittered" not in json.loads(capsys.readouterr().out)
     # --failures lists every wrong tile: an estimator that lifts the first tile of each scene

@@ -54,6 +54,9 @@ from vision.render.scene import render_scene
 from vision.render.stacking import stack_sequence, stacked_scene_spec
 
 DEFAULT_SEED = HELD_OUT_SEED_MIN + 100
+#: The largest ``--jitter`` taken: corners moved further than this are no outline a detector
+#: would give (and a noise of thousands of pixels breaks the estimator).
+MAX_JITTER_PX = 20.0
 
 
 def _visible(truth: dict[str, Any]) -> list[dict[str, Any]]:
@@ -83,9 +86,9 @@ def _jittered(tiles: list[dict[str, Any]], px: float, rng: np.random.Generator
 def evaluate(n_scenes: int, seed: int, sequences: int, reader: bool,
              failures: bool = False, jitter: float = 1.0) -> dict[str, Any]:
     """Run the evaluation and return its figures (see the module docstring)."""
-    if not math.isfinite(jitter) or jitter < 0:
-        raise RenderSpecError(f"--jitter {jitter}: expected a corner noise in pixels >= 0 "
-                              "(0 leaves the jittered figure out)")
+    if not (math.isfinite(jitter) and 0 <= jitter <= MAX_JITTER_PX):
+        raise RenderSpecError(f"--jitter {jitter}: expected a corner noise in pixels from 0 to "
+                              f"{MAX_JITTER_PX:g} (0 leaves the jittered figure out)")
     if seed < HELD_OUT_SEED_MIN:
         raise RenderSpecError(f"--seed {seed} is a training seed; layer figures use held-out "
                               f"seeds >= {HELD_OUT_SEED_MIN}")
@@ -197,7 +200,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "tile, true and estimated layer, deciding cue)")
     parser.add_argument("--jitter", type=float, default=1.0, metavar="PX",
                         help="also measure one photo with every true corner moved at random by "
-                             "this many pixels (default 1; 0 leaves it out)")
+                             f"this many pixels, 0 to {MAX_JITTER_PX:g} (default 1; 0 leaves it out)")
 
 
 def run(args: argparse.Namespace) -> int:
