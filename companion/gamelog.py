@@ -10,6 +10,7 @@ illegal move) what would be legal. Lenient mode leaves bad lines out and lists t
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,14 +98,39 @@ class ReplayResult:
         return out
 
 
-def _numbered_lines(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+def _numbered_lines(lines: Iterable[str | bytes]) -> Iterator[tuple[int, str | bytes]]:
+    """The non-blank lines, numbered from 1, without their line ends. A line of bytes (as
+    :func:`replay_file` reads them) comes decoded from UTF-8 (a byte-order mark opening line 1
+    left out), or as its bytes when it is not UTF-8 (:func:`_decode` reports it)."""
     for no, raw in enumerate(lines, start=1):
+        if isinstance(raw, bytes):
+            if no == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)  # a byte-order mark (Notepad)
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raw = raw.rstrip(b"\r\n")
+                if raw.strip():
+                    yield no, raw
+                continue
         text = raw.rstrip("\r\n")
         if text.strip():
             yield no, text
 
 
-def _decode(no: int, text: str) -> Any:
+def _shown(line: str | bytes) -> str:
+    """A line as a message shows it (bytes that are not UTF-8 as ``\\xff`` escapes)."""
+    return line if isinstance(line, str) else line.decode("utf-8", "backslashreplace")
+
+
+def _decode(no: int, line: str | bytes) -> Any:
+    """The JSON value on line ``no``; :class:`LogError` when it is not UTF-8 or not JSON."""
+    try:
+        text = line if isinstance(line, str) else line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LogError(no, _shown(line), f"not UTF-8 text ({exc.reason} at byte {exc.start + 1} "
+                                         "of the line); a game log is a UTF-8 JSON Lines "
+                                         "file") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -115,16 +141,17 @@ def _decode(no: int, text: str) -> Any:
                                        "a few levels deep") from None
 
 
-def replay_lines(lines: Iterable[str], lenient: bool = False) -> ReplayResult:
+def replay_lines(lines: Iterable[str | bytes], lenient: bool = False) -> ReplayResult:
     """Fold the lines of a log (header first). See the module docstring for the modes."""
     numbered = _numbered_lines(lines)
     first = next(numbered, None)
     if first is None:
         raise LogError(1, "", "the log is empty; its first line must be the header, e.g. "
                               '{"game": "allfives", "players": ["Ann", "Bob"]}')
-    no, text = first
+    no, line = first
+    text = _shown(line)
     try:
-        header = Header.from_json(_decode(no, text))
+        header = Header.from_json(_decode(no, line))
         game = header.new_game()
     except LogError:
         raise
@@ -132,9 +159,10 @@ def replay_lines(lines: Iterable[str], lenient: bool = False) -> ReplayResult:
         raise LogError(no, text, str(exc)) from None
     moves: list[Move] = []
     flagged: list[Flagged] = []
-    for no, text in numbered:
+    for no, line in numbered:
+        text = _shown(line)
         try:
-            move = Move.from_json(_decode(no, text))
+            move = Move.from_json(_decode(no, line))
             game.apply(move)
         except LogError as exc:
             if not lenient:
@@ -154,15 +182,13 @@ def replay_file(path: str | Path, lenient: bool = False) -> ReplayResult:
     """Fold the log at ``path``; an unreadable file raises :class:`LogError` for line 0."""
     path = Path(path)
     try:
-        with path.open("r", encoding="utf-8-sig") as fh:  # a byte-order mark (Notepad) skipped
-            return replay_lines(fh, lenient=lenient)
+        # decoded line by line (a line that is not UTF-8 is a bad line like any other); lines
+        # end at \n, \r\n or \r, as text files read
+        return replay_lines(path.read_bytes().splitlines(), lenient=lenient)
     except FileNotFoundError:
         raise LogError(0, str(path), "no such file: give the path of a .jsonl game log") from None
     except IsADirectoryError:
         raise LogError(0, str(path), "this is a folder; give the path of a .jsonl game log") from None
-    except UnicodeDecodeError as exc:
-        raise LogError(0, str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start}); a game "
-                                     "log is a UTF-8 JSON Lines file") from None
 
 
 def log_lines(header: Header, moves: Sequence[Move]) -> list[str]:

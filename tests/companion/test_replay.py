@@ -101,6 +101,27 @@ def test_missing_and_binary_files(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert '"Ann": 10' in capsys.readouterr().out
 
 
+def test_a_line_not_utf8_is_a_bad_line_named_by_its_number(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A line of bytes that are not UTF-8 is reported by its line number like any other bad
+    line (stopping the replay, or left out with --lenient), the byte counted in that line."""
+    path = tmp_path / "game.jsonl"
+    lines = [json.dumps(e).encode() for e in SEED_EXAMPLE]
+    path.write_bytes(b"\n".join(lines[:3] + [b'{"player": "Ann", \xff}'] + lines[3:]) + b"\n")
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 4: " in err and "\\xff" in err
+    assert "not UTF-8 text (invalid start byte at byte 19 of the line)" in err
+    assert main(["replay", "--lenient", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scores"] == {"Ann": 10, "Bob": 15}
+    assert [(f["line"], f["text"]) for f in out["flagged"]] == [(4, '{"player": "Ann", \\xff}')]
+    # lines ending in \r\n or a lone \r read as before
+    path.write_bytes(b"\r".join(lines) + b"\r\n")
+    assert main(["replay", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == {"Ann": 10, "Bob": 15}
+
+
 def test_simulate_and_bench_refuse_bad_numbers_and_options(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--game", "allfives", "--options", "[1]"]) == 2
