@@ -44,8 +44,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--placement", choices=("center", "inside", "outside"), default="center",
                         help="how markers sit on the play-area corners (default: centre on it)")
     parser.add_argument("--corners", metavar="X,Y,...",
-                        help="manual fallback: the play area's 4 corners in pixels, top-left "
-                             "then clockwise (8 numbers)")
+                        help="manual fallback, used when the markers are not found: the play "
+                             "area's 4 corners in pixels, top-left then clockwise (8 numbers)")
     parser.add_argument("--out", metavar="DIR",
                         help="folder for table.json and preview.png (default: the data folder, "
                              "or $DOMINO_COMPANION_HOME)")
@@ -244,6 +244,9 @@ def run(args: argparse.Namespace) -> int:
     if args.enroll and not 1 <= args.sets <= 8:  # before any photo is read
         raise CalibrationError(f"--sets is how many differently coloured sets the enrolment "
                                f"photo holds, 1 to 8; got {args.sets}")
+    # a malformed --corners is refused before any picture is read or marker looked for, not
+    # only when the markers are missing and the corners are used
+    given_corners = None if args.corners is None else parse_corners(args.corners)
     interactive = _interactive()
     out_dir = calibration_dir(args.out)
     if args.lens_photos:
@@ -297,6 +300,9 @@ def run(args: argparse.Namespace) -> int:
     problems = list(report.problems)
     detection: MarkerDetection | None = report.detection
     corners_text = args.corners
+    if plane is not None and given_corners is not None:
+        print("--corners not used: the markers were found and the calibration comes from them "
+              "(the corners are the fallback when the markers are not found)", file=sys.stderr)
     if plane is None and corners_text is None and interactive:
         for p in problems:
             print(f"  {p}")
@@ -306,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
                                 "(8 numbers), or press Enter to stop: ",
                                 lambda t: t if not t.strip() else parse_corners(t) and t, input))
         corners_text = corners_text.strip() or None
-    if plane is None and corners_text:
+    if plane is None and corners_text is not None:
         plane, problems = manual_plane(frame, parse_corners(corners_text), table_mm,  # type: ignore[arg-type]
                                        camera, problems)
     elapsed = time.perf_counter() - started

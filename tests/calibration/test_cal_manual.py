@@ -123,3 +123,28 @@ def test_a_lens_folder_without_a_lens_calibration_is_refused(tmp_path, capsys) -
                  "--lens", str(tmp_path / "nolens"), "--out", str(tmp_path / "cal")]) == 2
     assert "no lens.json there" in capsys.readouterr().err
     assert not (tmp_path / "cal" / "table.json").exists()
+
+
+def test_corners_are_checked_before_the_markers_and_said_unused_when_markers_are_found(
+        tmp_path, capsys, monkeypatch) -> None:
+    """``--corners`` is the fallback when the markers are not found: a malformed one is refused
+    (exit 2) even where the markers are found, before anything is saved, and well-formed corners
+    the markers made moot are said not to be used."""
+    import cv2
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    cam = SynthCamera(900, 25, 5, target_mm=(300, 225))
+    photo, out = tmp_path / "table.png", tmp_path / "cal"
+    cv2.imwrite(str(photo), synth_view(LAYOUT, cam, seed=2).image_bgr)  # every marker shows
+    for bad in ("a,b,c,d,e,f,g,h", "1,2,3", ""):
+        assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450",
+                     "--corners", bad, "--out", str(out)]) == 2
+        assert "must be 8 numbers" in capsys.readouterr().err
+        assert not (out / "table.json").exists()
+    _, corners, _ = _view_and_corners()
+    text = ",".join(f"{v:.1f}" for v in corners.ravel())
+    assert main(["calibrate", "--image", str(photo), "--table-mm", "600x450",
+                 "--corners", text, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "--corners not used: the markers were found" in captured.err
+    assert "found by markers" in captured.out
