@@ -28,6 +28,7 @@ from calibration.files import LENS_FILE, calibration_dir, load_lens, save_plane
 from calibration.plane import (CalibrationError, CameraModel, MarkerDetection, MarkerLayout,
                                TablePlane, parse_table_mm, plane_from_corners, rectify)
 from calibration.store import write_atomic
+from companion.cli import path_arg
 
 PREVIEW_FILE = "preview.png"
 
@@ -46,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corners", metavar="X,Y,...",
                         help="manual fallback, used when the markers are not found: the play "
                              "area's 4 corners in pixels, top-left then clockwise (8 numbers)")
-    parser.add_argument("--out", metavar="DIR",
+    parser.add_argument("--out", metavar="DIR", type=path_arg,
                         help="folder for table.json and preview.png (default: the data folder, "
                              "or $DOMINO_COMPANION_HOME)")
     parser.add_argument("--lens", metavar="DIR",

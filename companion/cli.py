@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from companion.errors import DominoError
@@ -86,3 +87,12 @@ def os_problem(exc: OSError) -> str:
     where = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
     return (f"cannot use {where}: {what}; give a path whose folder exists and that you may "
             "write to (or read, for an input)")
+
+
+def path_arg(text: str) -> Path:
+    """An argparse ``type`` for a file or folder option: the path, or an error for an empty one
+    (``--out ""`` from an unset shell variable would otherwise mean the current folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; give a file or folder name (use . for "
+                                         "the current folder)")
+    return Path(text)

@@ -21,6 +21,7 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from companion.cli import path_arg
 from companion.errors import DominoError
 from companion.store import LogStore
 
@@ -29,10 +30,10 @@ SPARE_THREADS = 8
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", type=Path, default=None,
+    parser.add_argument("--db", type=path_arg, default=None,
                         help="the game database (SQLite; created if missing; default "
                              "DATA_DIR/games.sqlite)")
-    parser.add_argument("--data-dir", type=Path, default=None,
+    parser.add_argument("--data-dir", type=path_arg, default=None,
                         help="folder for the database and the dashboard secrets file "
                              "(default $DOMINO_COMPANION_HOME or the user data folder, "
                              "~/.local/share/domino-companion on Linux)")

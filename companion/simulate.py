@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from companion.cli import path_arg
 from companion.errors import DominoError
 from companion.games import Game, find_game, game_names
 from companion.gamelog import Header, write_log
@@ -93,7 +94,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=1, help="how many games (seeds S, S+1, ...)")
     parser.add_argument("--options", default=None,
                         help='game options as JSON, e.g. \'{"target": 150}\'')
-    parser.add_argument("--out", default=None, help="folder to write each game's log into")
+    parser.add_argument("--out", type=path_arg, default=None,
+                        help="folder to write each game's log into")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         "moves": moves_total, "rounds": rounds_total,
         "wins": {p: round(w, 3) for p, w in wins.items()},
         "mean_scores": {p: round(totals[p] / args.games, 2) for p in players},
-        "seconds": round(elapsed, 3), "logs": args.out,
+        "seconds": round(elapsed, 3), "logs": None if args.out is None else str(args.out),
     }))
     return 0
 

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from companion.cli import path_arg
 from vision.render.errors import RenderSpecError
 from vision.render.io import write_scene
 from vision.render.layouts import LAYOUT_KINDS
@@ -46,7 +47,8 @@ MAX_HANDS = 8
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", required=True, help="folder for NAME.png + NAME.json pairs")
+    parser.add_argument("--out", required=True, type=path_arg,
+                        help="folder for NAME.png + NAME.json pairs")
     parser.add_argument("--count", type=int, default=10, help="number of scenes (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first scene (default 0)")
     parser.add_argument("--set", type=int, choices=(6, 9, 12, 15), default=None,
