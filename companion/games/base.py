@@ -117,8 +117,9 @@ class Game(ABC):
         if not self.min_players <= len(players) <= self.max_players:
             span = (str(self.min_players) if self.min_players == self.max_players
                     else f"{self.min_players} to {self.max_players}")
-            raise PlayersError(f"{self.title} is played by {span} players, got {len(players)}: "
-                               f"{', '.join(players)}")
+            got = (f"{len(players)}: {', '.join(players)}" if players
+                   else "none (no player names were given)")
+            raise PlayersError(f"{self.title} is played by {span} players, got {got}")
         self.players: list[str] = players
         self.options: dict[str, Any] = self.check_options(options or {})
         self.scores: dict[str, int] = {p: 0 for p in players}

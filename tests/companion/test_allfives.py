@@ -304,3 +304,18 @@ def test_seeded_match_scores_the_same_without_the_deal(options: dict, seed: int)
         live.apply(Move.from_json(m.to_json()))
     assert live.scores == sim.game.scores and live.finished
     assert live.round_scores == sim.game.round_scores
+
+
+def test_no_player_names_are_said_to_be_none(tmp_path, capsys) -> None:
+    """``serve --game allfives --players ,`` gives no names: the message says so (it ended in a
+    dangling ": ")."""
+    from companion.cli import main
+    from companion.errors import PlayersError
+    from companion.games import find_game
+
+    with pytest.raises(PlayersError, match=r"played by 2 to 8 players, got none \(no player "
+                                           r"names were given\)$"):
+        find_game("allfives")([])
+    assert main(["serve", "--game", "allfives", "--players", ",", "--data-dir",
+                 str(tmp_path), "--no-browser", "--port", "0"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("got none (no player names were given)")

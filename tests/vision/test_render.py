@@ -201,6 +201,8 @@ def test_hand_occludes_and_has_polygon() -> None:
     ({"game": "chess"}, "game 'chess' cannot be laid out"),
     ({"game": "allfives", "layout": "line"}, "needs layout 'game'"),
     ({"size": "big"}, "size 'big'"),
+    ({"game": "stackernoes", "set_max": 6}, "stackernoes is played with a double-9 set, not a "
+                                            "double-6 one"),
 ])
 def test_bad_constraints_raise_clear_errors(kwargs: dict, needle: str) -> None:
     with pytest.raises(RenderSpecError, match=None) as err:
@@ -248,6 +250,27 @@ def test_render_command_writes_pairs(tmp_path, capsys) -> None:
     assert [t["tile"] for t in truth["tiles"]] == [
         t["tile"] for t in json.loads((tmp_path / "scene_1000004.json").read_text())["tiles"]]
     assert np.abs(decorated.astype(int) - plain.astype(int)).mean() > 1.0
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--tiles", "500", "--set", "6"], "--tiles 500 is more than the 28 tiles of a double-6 set"),
+    (["--tiles", "0"], "--tiles 0 must be at least 1"),
+    (["--sequence", "allfives", "--tiles", "0"], "--tiles 0 must be at least 1"),
+    (["--sequence", "allfives", "--tiles", "29"], "more than the 28 tiles of a double-6 set"),
+    (["--tilt", "10,80"], "--tilt 10,80: expected LOW,HIGH degrees with 0 <= LOW <= HIGH <= 50"),
+    (["--tilt", "30,10"], "--tilt 30,10: expected LOW,HIGH"),
+])
+def test_render_command_names_the_option_it_refuses(tmp_path, argv, needle) -> None:
+    """``--tiles`` and ``--tilt`` are refused naming the option typed, not the constraint it
+    becomes (``n_tiles``, ``tilt_range``), before any scene is written; ``--sequence`` with
+    ``--tiles 0`` is refused, not taken as the default 16."""
+    import argparse
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    with pytest.raises(RenderSpecError) as err:
+        run(parser.parse_args(["--out", str(tmp_path / "out"), "--count", "1"] + argv))
+    assert needle in str(err.value)
+    assert not (tmp_path / "out").exists()
 
 
 def test_write_scene_rejects_bad_name(tmp_path) -> None:

@@ -18,7 +18,7 @@ from companion.cli import path_arg
 from vision.render.errors import RenderSpecError
 from vision.render.io import write_scene
 from vision.render.layouts import LAYOUT_KINDS
-from vision.render.sampling import HELD_OUT_SEED_MIN, random_scene_spec
+from vision.render.sampling import HELD_OUT_SEED_MIN, TILT_LIMITS, random_scene_spec
 from vision.render.scene import render_scene
 
 
@@ -76,6 +76,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "stackernoes): seq_SEED_FFF.png/.json")
 
 
+def check_tiles_and_tilt(args: argparse.Namespace) -> None:
+    """Refuse, naming the option, a ``--tilt`` outside :data:`TILT_LIMITS` and a ``--tiles``
+    below 1 or above what the set holds, where the set is known (``--set``, or the game of
+    ``--sequence``; a set drawn per scene is checked with the scene)."""
+    low, high = TILT_LIMITS
+    if args.tilt is not None and not low <= args.tilt[0] <= args.tilt[1] <= high:
+        raise RenderSpecError(f"--tilt {args.tilt[0]:g},{args.tilt[1]:g}: expected LOW,HIGH "
+                              f"degrees with {low:g} <= LOW <= HIGH <= {high:g}")
+    if args.tiles is None:
+        return
+    if args.tiles < 1:
+        raise RenderSpecError(f"--tiles {args.tiles} must be at least 1 (tiles in the main "
+                              "layout)")
+    set_max = args.set
+    if args.sequence:
+        from vision.render.gamelayout import SET_OF_GAME
+        set_max = SET_OF_GAME.get(args.sequence, set_max)
+    if set_max is not None and args.tiles > (size := (set_max + 1) * (set_max + 2) // 2):
+        raise RenderSpecError(f"--tiles {args.tiles} is more than the {size} tiles of a "
+                              f"double-{set_max} set")
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.render.overlay import draw_truth
 
@@ -86,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hands is not None and not 0 <= args.hands <= MAX_HANDS:
         raise RenderSpecError(f"--hands {args.hands} must be 0 to {MAX_HANDS} (hands reaching "
                               "in per scene)")
+    check_tiles_and_tilt(args)
     first = args.seed
     if args.held_out and first < HELD_OUT_SEED_MIN:
         first += HELD_OUT_SEED_MIN

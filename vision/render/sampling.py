@@ -36,6 +36,8 @@ HELD_OUT_SEED_MIN = 1_000_000
 #: Without markers the camera is never so high that a tile at the target is shorter than this
 #: many pixels along its long side (at 1280 px wide; scaled with the picture width).
 MIN_TILE_PX_1280 = 48.0
+#: The camera tilts (degrees from straight down) a ``tilt_range`` may span.
+TILT_LIMITS = (0.0, 50.0)
 
 _KNOWN = ("set_max", "layout", "n_tiles", "tilt_range", "rotation_range", "markers",
           "tile_families", "table_families", "size", "held_out", "hands", "boneyard", "loose",
@@ -156,6 +158,9 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
             raise RenderSpecError(f"game {want!r} cannot be laid out; use one of {sorted(sets)}")
         names = [g for g, n in sets.items()
                  if (set_max is None or n == set_max) and (want is None or g == want)]
+        if want is not None and not names:
+            raise RenderSpecError(f"{want} is played with a double-{sets[want]} set, not a "
+                                  f"double-{set_max} one")
         if not names:
             raise RenderSpecError(f"no simulated game uses a double-{set_max} set; games "
                                   f"and sets: {sets}")
@@ -252,7 +257,8 @@ def random_scene_spec(rng_seed: int, **constraints: Any) -> SceneSpec:
     table_variant = int(rng.integers(0, 12))
 
     # camera -------------------------------------------------------------------------------
-    tilt_lo, tilt_hi = _range("tilt_range", constraints.get("tilt_range", (0.0, 40.0)), 0, 50)
+    tilt_lo, tilt_hi = _range("tilt_range", constraints.get("tilt_range", (0.0, 40.0)),
+                              *TILT_LIMITS)
     rot_lo, rot_hi = _range("rotation_range", constraints.get("rotation_range", (0.0, 360.0)),
                             -360, 720)
     fov_lo, fov_hi = _range("hfov_range", constraints.get("hfov_range", (55.0, 78.0)), 20, 120)
