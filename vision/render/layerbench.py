@@ -200,7 +200,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "tile, true and estimated layer, deciding cue)")
     parser.add_argument("--jitter", type=float, default=1.0, metavar="PX",
                         help="also measure one photo with every true corner moved at random by "
-                             f"this many pixels, 0 to {MAX_JITTER_PX:g} (default 1; 0 leaves it out)")
+                             f"this many pixels, 0 to {MAX_JITTER_PX:g} (default 1; 0 leaves "
+                             "it out)")
 
 
 def run(args: argparse.Namespace) -> int:
