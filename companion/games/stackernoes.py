@@ -445,6 +445,9 @@ class Stackernoes(Game):
         if self.drawn is not None:
             self._end_turn()
             return []
+        if not self.placed:
+            raise IllegalMoveError(str(move), "nobody passes before the first tile: it must be "
+                                   "led", self._legal_text())
         if self.pile > 0:
             raise IllegalMoveError(str(move), f"the pile has {self.pile} tiles: {me} must draw "
                                    "(or play) instead of passing", self._legal_text())
@@ -578,8 +581,11 @@ class Stackernoes(Game):
             n = self.cells[cell][0][1]
             touching = v1 if a == c1 else v2
             if touching != n:
+                turned = "" if (v2 if a == c1 else v1) != n else \
+                    f' (the cells of "at" are the low half\'s, then the high half\'s: ' \
+                    f'{[list(c2), list(c1)]} puts the {n} there)'
                 raise IllegalMoveError(str(move), f"the half touching the end of {what} at "
-                                       f"{list(cell)} must show {n}, not {touching}",
+                                       f"{list(cell)} must show {n}, not {touching}{turned}",
                                        self._legal_text())
             idx = self._put(tile, c1, v1, c2, v2)
             self.ends[i] = [b, d, idx, False, is_run]

@@ -155,6 +155,21 @@ def test_passes_on_ones_own_extra_turns_do_not_block_the_game() -> None:
     g.apply(Move.pass_("Ann"))
     assert g.round_over
 
+
+def test_refusals_say_what_would_be_right() -> None:
+    """A pass before the lead says the first tile must be led (not "draw instead", which is
+    refused too); a tile whose cells are given high half first says the order of "at"."""
+    g = Stackernoes(["Ann", "Bob"])
+    with pytest.raises(IllegalMoveError, match="nobody passes before the first tile"):
+        g.apply(Move.pass_("Ann"))
+    g = play([{"player": p, "play": t, "at": c, "level": 0} for p, t, c in (
+        ("Ann", "0-0", [[0, 0], [1, 0]]), ("Bob", "0-6", [[2, 0], [3, 0]]))])
+    with pytest.raises(IllegalMoveError, match=r"must show 6, not 7 \(the cells of \"at\" are "
+                                               r"the low half's, then the high half's: "
+                                               r"\[\[4, 0\], \[5, 0\]\] puts the 6 there\)"):
+        g.apply(at("Ann", "6-7", [[5, 0], [4, 0]], 0))
+    g.apply(at("Ann", "6-7", [[4, 0], [5, 0]], 0))
+
 def test_entry_format_errors() -> None:
     g = play(case("cap +6 on the run's right end after 7 tiles")["log"][:7])
     with pytest.raises(MoveFormatError, match='"at" must give the cells'):
