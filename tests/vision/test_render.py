@@ -257,6 +257,9 @@ def test_render_command_writes_pairs(tmp_path, capsys) -> None:
     (["--tiles", "0"], "--tiles 0 must be at least 1"),
     (["--sequence", "allfives", "--tiles", "0"], "--tiles 0 must be at least 1"),
     (["--sequence", "allfives", "--tiles", "29"], "more than the 28 tiles of a double-6 set"),
+    (["--tiles", "100"], "--tiles 100 is more than the 28 tiles of a double-6 set, and "
+                         "without --set each scene draws its set"),
+    (["--tiles", "60", "--layout", "chickenfoot"], "more than the 55 tiles of a double-9 set"),
     (["--tilt", "10,80"], "--tilt 10,80: expected LOW,HIGH degrees with 0 <= LOW <= HIGH <= 50"),
     (["--tilt", "30,10"], "--tilt 30,10: expected LOW,HIGH"),
 ])

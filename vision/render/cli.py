@@ -90,12 +90,19 @@ def check_tiles_and_tilt(args: argparse.Namespace) -> None:
         raise RenderSpecError(f"--tiles {args.tiles} must be at least 1 (tiles in the main "
                               "layout)")
     set_max = args.set
+    if set_max is None and args.layout == "chickenfoot":
+        set_max = 9  # the chickenfoot layout is drawn with a double-9 set
     if args.sequence:
         from vision.render.gamelayout import SET_OF_GAME
         set_max = SET_OF_GAME.get(args.sequence, set_max)
     if set_max is not None and args.tiles > (size := (set_max + 1) * (set_max + 2) // 2):
         raise RenderSpecError(f"--tiles {args.tiles} is more than the {size} tiles of a "
                               f"double-{set_max} set")
+    if set_max is None and args.tiles > (smallest := 28):
+        raise RenderSpecError(f"--tiles {args.tiles} is more than the {smallest} tiles of a "
+                              "double-6 set, and without --set each scene draws its set "
+                              "(double-6 to -15); give --set (12 holds 91 tiles, 15 holds 136) "
+                              f"or --tiles at most {smallest}")
 
 
 def run(args: argparse.Namespace) -> int:
