@@ -16,11 +16,14 @@ and change of light:
   amends, dismissals).
 
 The changes of light (:data:`LIGHTS`), each from frame ``--at`` on (default: a third of the way
-into the recording; a frame later with ``warm``, which may fall on a hand): ``same`` (the control: the
-demo as it is), ``dim`` (a lamp turned down: blue, green, red x 0.8, 0.85, 0.95), ``bright``
-(x 1.25, 1.2, 1.1), ``warm`` (a warm lamp switched on while a hand is in the picture: x 1.0,
-1.1, 1.3), ``drift`` (the exposure falling to x 0.7 over 40 frames) and ``flicker`` (x 0.9 on
-every other frame, a mains-lit room beating with the camera's rate). The figures go into
+into the recording; a frame later with ``warm``, which may fall on a hand): ``same`` (the
+control: the demo as it is), ``dim`` (a lamp turned down: blue, green, red x 0.8, 0.85, 0.95),
+``bright`` (x 1.25, 1.2, 1.1), ``warm`` (a warm lamp switched on while a hand is in the picture:
+x 1.0, 1.1, 1.3), ``drift`` (the exposure falling to x 0.7 over 40 frames) and ``flicker`` (x
+0.9 on every other frame, a mains-lit room beating with the camera's rate); and two uneven ones,
+on one part of the table only: ``side`` (a lamp at the left switched on: x 1.3 at the left edge,
+falling to none at the right) and ``shadow`` (someone leaning in: x 0.65 in a soft half-ellipse
+rising from the bottom edge over about a third of the picture). The figures go into
 ``docs/benchmarks.md`` (Live companion).
 """
 
@@ -46,11 +49,30 @@ class Light:
     ramp: int = 1
     every: int = 0
     offset: int = 0  # frames after ``--at`` it starts (``warm``: on a hand frame)
+    shape: str = "even"  # "even", "side" (a lamp at the left) or "shadow" (someone leaning in)
+
+    def field(self, height: int, width: int) -> np.ndarray:
+        """Where the change reaches, 0..1 per pixel (height x width x 1): everywhere
+        (``even``); falling from the left edge to none at the right (``side``); a soft
+        half-ellipse from the bottom edge over about a third of the picture (``shadow``)."""
+        if self.shape == "even":
+            return np.ones((height, width, 1), np.float32)
+        x = np.linspace(0.0, 1.0, width, dtype=np.float32)[None, :]
+        y = np.linspace(0.0, 1.0, height, dtype=np.float32)[:, None]
+        if self.shape == "side":
+            reach = np.broadcast_to(1.0 - x, (height, width))
+        elif self.shape == "shadow":
+            r = np.sqrt(((x - 0.45) / 0.32) ** 2 + ((y - 1.0) / 0.6) ** 2)
+            reach = np.clip((1.25 - r) / 0.5, 0.0, 1.0)
+        else:
+            raise ValueError(f"light shape {self.shape!r} unknown; use even, side or shadow")
+        return np.ascontiguousarray(reach, np.float32)[..., None]
 
     def look(self, at: int) -> Callable[[int, np.ndarray], np.ndarray]:
         """The frame filter :class:`companion.demo.DemoPlayer` applies (frame index, picture)."""
         start = at + self.offset
         gain = np.asarray(self.gain, np.float32)
+        fields: dict[tuple[int, int], np.ndarray] = {}
 
         def apply(k: int, img: np.ndarray) -> np.ndarray:
             if k < start:
@@ -58,10 +80,15 @@ class Light:
             if self.every:
                 if (k - start) % self.every:
                     return img
-                g = gain
+                g = gain - 1.0
             else:
-                g = 1.0 + min(1.0, (k - start + 1) / self.ramp) * (gain - 1.0)
-            return np.clip(img.astype(np.float32) * g, 0, 255).astype(np.uint8)
+                g = min(1.0, (k - start + 1) / self.ramp) * (gain - 1.0)
+            if self.shape != "even":
+                key = img.shape[:2]
+                if key not in fields:
+                    fields[key] = self.field(*key)
+                g = fields[key] * g
+            return np.clip(img.astype(np.float32) * (1.0 + g), 0, 255).astype(np.uint8)
 
         return apply
 
@@ -73,6 +100,8 @@ LIGHTS = {
     "warm": Light((1.0, 1.1, 1.3), offset=1),
     "drift": Light((0.7, 0.7, 0.7), ramp=40),
     "flicker": Light((0.9, 0.9, 0.9), every=2),
+    "side": Light((1.3, 1.3, 1.3), shape="side"),
+    "shadow": Light((0.65, 0.65, 0.65), shape="shadow"),
 }
 DEFAULT_GAMES = ("allfives", "chickenfoot", "stackernoes")
 

@@ -5,7 +5,10 @@ channel moved by more than ``pixel_delta`` levels (a hand over a table of its ow
 over a green and white gingham, still shows in colour). When much of the picture changed, the
 light is measured first (:func:`light_gain`, per channel the median ratio of the two pictures)
 and divided out: a lamp switched on, or the camera's exposure or white balance moving, scales the
-whole picture alike and is no hand and no motion. Two measures decide the state:
+whole picture alike and is no hand and no motion. Light on one part of the table only (a lamp at
+one side, the soft shadow of someone leaning in) is fitted as a smooth field over the picture
+(:func:`light_field`) and divided out too, but only when it explains all of the change but a
+tile or two: a hand leaves more than that. Two measures decide the state:
 
 * motion: the fraction of pixels that changed since the previous frame;
 * intrusion: the largest changed region, against the last still table, that touches the frame
@@ -65,6 +68,20 @@ LIGHT_CHECK_SHARE = 0.05
 #: A channel's light moved when its gain is further than this from 1 (4 %: 10 grey levels on
 #: white, well under ``pixel_delta``, so a smaller drift changes no pixel anyway).
 LIGHT_TOLERANCE = 0.04
+#: Light on one part of the table only (a lamp at one side, the shadow of someone leaning in)
+#: changes smoothly over the picture: :func:`light_field` fits its gain on a grid of this many
+#: knots across and down (a shadow's soft edge spans about a cell), paying
+#: :data:`FIELD_STIFFNESS` for bending.
+FIELD_GRID = (9, 6)
+FIELD_STIFFNESS = 0.002
+#: The fit takes the pixels within this many natural-log units of the field fitted so far (a
+#: hand or a tile is not light), growing from the median gain through a shadow's soft edge over
+#: at most :data:`FIELD_ROUNDS` rounds.
+FIELD_INLIER = 0.08
+FIELD_ROUNDS = 15
+#: A pixel takes part in the fit only when its colour channels changed alike, within this many
+#: log units, once the whole picture's colour cast is taken out: light, not a new colour.
+FIELD_SPREAD = 0.06
 
 
 @dataclass(frozen=True)
@@ -159,15 +176,22 @@ class StillGate:
         ``pixel_delta`` in any channel, once a change of light between them is divided out
         (:func:`relit`: the table under a brighter lamp is the same table)."""
         changed = self._differ(cv2.absdiff(small, reference))
-        if np.count_nonzero(changed) > LIGHT_CHECK_SHARE * changed.size:
+        limit = LIGHT_CHECK_SHARE * changed.size
+        if np.count_nonzero(changed) > limit:
             gain = light_gain(small, reference)
             if gain is not None:
-                # a pixel is unchanged anywhere between its old value and the old one under the
-                # new light: where fine texture clips at white under a brighter lamp, the shrunk
-                # picture rises by less than the gain
-                lit = relit(reference, gain)
-                lo, hi = cv2.min(reference, lit), cv2.max(reference, lit)
-                changed = self._differ(cv2.max(cv2.subtract(small, hi), cv2.subtract(lo, small)))
+                changed = self._differ(_beyond(small, reference, relit(reference, gain)))
+            if np.count_nonzero(changed) > limit:
+                # light on one part of the table only: taken as such only when it explains all
+                # but a few specks and a tile or two (a hand stays a change: where the fit
+                # bends around part of it, the rest of it is more than that)
+                field = light_field(small, reference)
+                if field is not None:
+                    uneven = self._differ(_beyond(small, reference, relit(reference, field)))
+                    if np.count_nonzero(cv2.morphologyEx(
+                            uneven.astype(np.uint8), cv2.MORPH_OPEN,
+                            np.ones((3, 3), np.uint8))) < limit:
+                        changed = uneven
         return changed
 
     def _differ(self, diff: np.ndarray) -> np.ndarray:
@@ -322,11 +346,94 @@ def light_gain(current: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
     return gain
 
 
+_BASES: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _field_basis(height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """For :func:`light_field` on pictures of this size: each pixel's bilinear weights on the
+    :data:`FIELD_GRID` knots ((height * width) x knots), and the knots' second differences
+    along both axes (the bending the fit pays for), kept per picture size."""
+    key = (height, width)
+    if key not in _BASES:
+        gx, gy = FIELD_GRID
+        wx, wy = _tent(width, gx), _tent(height, gy)
+        weights = (wy[:, None, :, None] * wx[None, :, None, :]).reshape(height * width, gy * gx)
+        rows = []
+        for j in range(gy):
+            for i in range(gx):
+                inner = (0 < i < gx - 1, 0 < j < gy - 1)  # has neighbours across, down
+                for (di, dj), has in zip(((1, 0), (0, 1)), inner):
+                    if has:
+                        row = np.zeros(gy * gx)
+                        row[(j - dj) * gx + i - di] = row[(j + dj) * gx + i + di] = 1.0
+                        row[j * gx + i] = -2.0
+                        rows.append(row)
+        _BASES[key] = (weights.astype(np.float32), np.array(rows, np.float32))
+    return _BASES[key]
+
+
+def _tent(n: int, knots: int) -> np.ndarray:
+    """Linear interpolation weights (n x knots) of ``n`` pixels on ``knots`` evenly spaced knots,
+    the first and last on the first and last pixel."""
+    at = np.linspace(0.0, knots - 1.0, n)
+    return np.maximum(0.0, 1.0 - np.abs(at[:, None] - np.arange(knots)[None, :]))
+
+
+def light_field(current: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+    """The change of light from ``reference`` to ``current`` (two pictures of the same size,
+    grey or BGR) when it is uneven over the picture: per pixel and channel, a gain (float32, the
+    pictures' shape), the whole picture's colour cast times a smooth grey gain. The grey gain is
+    interpolated between the knots of a coarse grid (:data:`FIELD_GRID`), fitted to the pixels
+    whose channels changed alike and that follow the fit (:data:`FIELD_SPREAD`,
+    :data:`FIELD_INLIER`), with a price on bending (:data:`FIELD_STIFFNESS`). None when too few
+    pixels changed alike to fit it."""
+    step = max(2, current.shape[1] // 40)  # about 40 pixels across are plenty for a smooth fit
+    cur, ref = current[::step, ::step], reference[::step, ::step]
+    n = 1 if cur.ndim == 2 else cur.shape[2]
+    ratio = np.log((cur.reshape(-1, n).astype(np.float32) + 8.0)
+                   / (ref.reshape(-1, n).astype(np.float32) + 8.0))
+    grey = ratio.mean(axis=1)
+    cast = np.median(ratio - grey[:, None], axis=0)
+    alike = np.all(np.abs(ratio - grey[:, None] - cast) < FIELD_SPREAD, axis=1)
+    weights, bend = _field_basis(cur.shape[0], cur.shape[1])
+    if np.count_nonzero(alike) < 0.2 * alike.size:
+        return None
+    penalty = FIELD_STIFFNESS * alike.size * (bend.T @ bend)
+    fit = np.full(grey.shape, np.median(grey[alike]), np.float32)
+    knots = np.full(weights.shape[1], fit[0], np.float32)
+    taken: np.ndarray | None = None
+    for _ in range(FIELD_ROUNDS):
+        take = alike & (np.abs(grey - fit) < FIELD_INLIER)
+        if taken is not None and np.array_equal(take, taken):
+            break
+        w = weights[take]
+        knots = np.linalg.solve(w.T @ w + penalty, w.T @ grey[take])
+        fit, taken = weights @ knots, take
+    h, w = current.shape[:2]
+    gx, gy = FIELD_GRID
+    smooth = (_tent(h, gy) @ knots.reshape(gy, gx) @ _tent(w, gx).T).astype(np.float32)
+    if current.ndim == 2:
+        return np.exp(smooth + cast[0]).astype(np.float32)
+    return np.exp(smooth[..., None] + cast[None, None, :]).astype(np.float32)
+
+
 def relit(picture: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """``picture`` (uint8, grey or BGR) under the light :func:`light_gain` measured."""
+    """``picture`` (uint8, grey or BGR) under the light :func:`light_gain` (one gain per
+    channel) or :func:`light_field` (one per pixel and channel) measured."""
+    if gain.ndim > 1:
+        return np.clip(picture.astype(np.float32) * gain, 0, 255).astype(np.uint8)
     if picture.ndim == 2:
         return cv2.multiply(picture, float(gain[0]))
     return cv2.multiply(picture, tuple(float(g) for g in gain) + (0.0,) * (4 - len(gain)))
+
+
+def _beyond(current: np.ndarray, reference: np.ndarray, lit: np.ndarray) -> np.ndarray:
+    """How far ``current`` lies outside the span between ``reference`` and ``lit`` (the
+    reference under the new light), per pixel and channel: a pixel is unchanged anywhere
+    between its old value and the old one under the new light (where fine texture clips at
+    white under a brighter lamp, the shrunk picture rises by less than the gain)."""
+    lo, hi = cv2.min(reference, lit), cv2.max(reference, lit)
+    return cv2.max(cv2.subtract(current, hi), cv2.subtract(lo, current))
 
 
 def _grey_of(shrunk_bgr: np.ndarray) -> np.ndarray:
@@ -345,11 +452,11 @@ class ChangedRegion:
     reading was last accepted), for telling which tiles a new reading must confirm.
 
     Both pictures are :func:`small_grey` ones. A pixel changed when it differs by more than
-    ``pixel_delta`` grey levels once a change of light is divided out (as the gate does: a lamp
-    switched on changes no tile); single changed specks (sensor noise) are opened away, and the
-    rest is grown by ``grow_px`` full-size pixels so that a point of a tile that changed only
-    in part (a pip, an edge) is inside. ``reference=None`` (nothing accepted yet) means the whole
-    frame changed.
+    ``pixel_delta`` grey levels once a change of light is divided out (as the gate does, even or
+    on part of the table: a lamp switched on changes no tile); single changed specks (sensor
+    noise) are opened away, and the rest is grown by ``grow_px`` full-size pixels so that a
+    point of a tile that changed only in part (a pip, an edge) is inside. ``reference=None``
+    (nothing accepted yet) means the whole frame changed.
     """
 
     def __init__(self, reference: np.ndarray | None, current: np.ndarray,
@@ -363,10 +470,19 @@ class ChangedRegion:
             self.mask = np.ones(current.shape, bool)
             return
         changed = cv2.absdiff(current, reference) > pixel_delta
-        if np.count_nonzero(changed) > LIGHT_CHECK_SHARE * changed.size:
+        limit = LIGHT_CHECK_SHARE * changed.size
+        if np.count_nonzero(changed) > limit:
             gain = light_gain(current, reference)  # the light changed, not the table
             if gain is not None:
                 changed = cv2.absdiff(current, relit(reference, gain)) > pixel_delta
+            if np.count_nonzero(changed) > limit:
+                field = light_field(current, reference)  # light on part of the table (as the
+                if field is not None:                    # gate: only when it explains it all)
+                    uneven = cv2.absdiff(current, relit(reference, field)) > pixel_delta
+                    if np.count_nonzero(cv2.morphologyEx(uneven.astype(np.uint8),
+                                                         cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
+                                                         )) < limit:
+                        changed = uneven
         changed = changed.astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         r = int(np.ceil(grow_px * self.scale))

@@ -32,3 +32,15 @@ def test_bad_arguments_say_what_would_be_right(argv: list[str], says: str, capsy
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_uneven_lights_fall_off_across_the_picture() -> None:
+    img = np.full((60, 80, 3), 100, np.uint8)
+    side = LIGHTS["side"].look(0)(0, img)[..., 0].astype(int)
+    assert side[30, 0] == 130 and side[30, -1] == 100  # the lamp at the left, none at the right
+    assert (np.diff(side[30]) <= 0).all() and (side == side[:1]).all()  # same down each column
+    shadow = LIGHTS["shadow"].look(0)(0, img)[..., 0].astype(int)
+    assert shadow[-1, 36] == 65 and (shadow[0] == 100).all()  # dark at the bottom, none at the top
+    assert (shadow[:, 36][1:] <= shadow[:, 36][:-1]).all()  # darker towards the one leaning in
+    with pytest.raises(ValueError, match="light shape 'spot' unknown; use even, side or shadow"):
+        Light((1.0, 1.0, 1.0), shape="spot").field(4, 4)
