@@ -241,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``[--seed S] [--scenes N]``; prints the per-scene lines and the summary."""
     from vision.render.sampling import HELD_OUT_SEED_MIN
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1_000_100,
                    help="first held-out stacked scene (default 1000100)")
     p.add_argument("--scenes", type=int, default=40, help="scenes (default 40)")

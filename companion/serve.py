@@ -120,12 +120,16 @@ def open_games(args: argparse.Namespace) -> tuple[LogStore, Any, Path, Path]:
     if args.game:
         players, options = _parse_players(args.players), _parse_options(args.options)
         latest = holder.session
-        if latest is not None and latest.history and not latest.game.finished and \
-                not getattr(args, "new", False):
-            # the same command again after a crash or a restart goes on with the game; another
-            # game is started over an unfinished one only when asked
+        same = latest is not None and (
+            latest.header.game, list(latest.header.players), dict(latest.header.options)
+        ) == (args.game, players, options)
+        if latest is not None and not latest.game.finished and not getattr(args, "new", False) \
+                and (same or latest.history):
+            # the same command again after a crash or a restart goes on with the game, even one
+            # with no entry yet (running it twice does not leave an empty game behind); another
+            # game is started over an unfinished one only when asked, or when it has no entry
             h = latest.header
-            if (h.game, list(h.players), dict(h.options)) != (args.game, players, options):
+            if not same:
                 raise DominoError(
                     f"game {latest.game_id} ({h.game}: {', '.join(h.players)}, "
                     f"{len(latest.history)} entries) is not finished: leave out --game and "

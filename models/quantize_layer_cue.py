@@ -132,7 +132,7 @@ def agreement(float_path: Path, int8_path: Path, crops: np.ndarray) -> dict[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=100, help="first calibration scene seed")
     ap.add_argument("--scenes", type=int, default=48, help="calibration scenes")
     ap.add_argument("--check-seed", type=int, default=200, help="first check scene seed")

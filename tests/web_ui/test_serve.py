@@ -147,7 +147,7 @@ def test_an_unfinished_game_is_not_left_by_starting_the_same_command_again(
         tmp_path: Path, capsys) -> None:
     """After a crash the players run the same `serve`/`run --game ... --players ...` again: the
     unfinished game goes on. Another game or other players are refused (what to do is said)
-    unless --new; a game with no entry yet is simply replaced."""
+    unless --new; a game with no entry yet goes on too (see the test below)."""
     import argparse
 
     import pytest
@@ -163,8 +163,6 @@ def test_an_unfinished_game_is_not_left_by_starting_the_same_command_again(
         store, holder, _, _ = serve.open_games(args)
         return store, holder.session
 
-    store, first = opened("--game", "allfives", "--players", "Ann,Bob")
-    assert opened("--game", "allfives", "--players", "Ann,Bob")[1].game_id != first.game_id
     store, s = opened("--game", "allfives", "--players", "Ann,Bob")
     assert s.submit({"player": "Ann", "play": "5-5"}).status in ("accepted", "confirm")
     if s.alerts:
@@ -185,3 +183,44 @@ def test_an_unfinished_game_is_not_left_by_starting_the_same_command_again(
     assert new.game_id != s.game_id and new.header.game == "chickenfoot"
     with pytest.raises(DominoError, match="--players and --new are for a new game"):
         opened("--new")
+
+
+def test_the_same_command_again_goes_on_with_a_game_that_has_no_entry_yet(
+        tmp_path: Path, capsys) -> None:
+    """Running `serve`/`run --game G --players ...` again before anything was entered goes on
+    with that empty game instead of adding another empty one each time; the options must match
+    too. Another game, other players or other options over an empty game start a new one (there
+    is nothing to lose, so nothing is refused), and --new always starts another."""
+    import argparse
+
+    from companion import serve
+
+    parser = argparse.ArgumentParser()
+    serve.configure(parser)
+
+    def opened(*extra: str):
+        args = parser.parse_args(["--data-dir", str(tmp_path), "--port", "0", *extra])
+        store, holder, _, _ = serve.open_games(args)
+        return store, holder.session
+
+    same = ("--game", "allfives", "--players", "Ann,Bob", "--options", '{"target": 150}')
+    store, first = opened(*same)
+    capsys.readouterr()
+    again = opened(*same)[1]
+    assert again.game_id == first.game_id and not again.history
+    assert f"going on with game {first.game_id} (allfives: Ann, Bob, 0 entries)" in \
+        capsys.readouterr().err
+    assert opened(*same)[1].game_id == first.game_id
+    assert store.game_ids() == [first.game_id]
+    changed = [(["--game", "allfives", "--players", "Ann,Bob", "--options", '{"target": 50}'],
+                ("allfives", ["Ann", "Bob"], {"target": 50})),
+               (["--game", "allfives", "--players", "Ann,Cy"], ("allfives", ["Ann", "Cy"], {})),
+               (["--game", "chickenfoot", "--players", "Ann,Cy"],
+                ("chickenfoot", ["Ann", "Cy"], {}))]
+    seen = {first.game_id}
+    for extra, header in changed:
+        s = opened(*extra)[1]
+        assert s.game_id not in seen and not s.history, extra
+        assert (s.header.game, list(s.header.players), dict(s.header.options)) == header
+        seen.add(s.game_id)
+    assert opened("--game", "chickenfoot", "--players", "Ann,Cy", "--new")[1].game_id not in seen

@@ -217,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(prog="python -m vision.render.layerbench")
+    p = argparse.ArgumentParser(prog="python -m vision.render.layerbench",
+                                description=__doc__.split("\n\n")[0])
     configure(p)
     raise SystemExit(run(p.parse_args()))
