@@ -66,7 +66,8 @@ Decisions (docs/rules-decisions.md) with the seed sentence each settles
 Log entries: ``deal`` (optional), ``{"player": "Bob", "bid": 30}`` / ``"bid": "pass"``,
 ``{"player": "Bob", "trump": 4}``, ``{"player": "Bob", "play": "4-4"}``, and
 ``{"end_round": {"taken": {"Ann": 12, "Bob": 30}}}`` (points each team took, by either partner;
-optional once all seven tricks are played, required to end a hand early).
+optional once all seven tricks are played, required to end a hand early; after a renege
+flagged this hand it is the table's ruling and may differ from the tricks).
 """
 
 from __future__ import annotations

@@ -24,7 +24,10 @@ in that suit, and if the same player later shows a tile of that suit in the same
 table has proved a renege: an Event of kind ``renege`` says who, where and with what, and
 ``result()["reneges"]`` keeps every one of the match. The
 companion only flags it; the players decide (custom: the reneging side loses the hand, which
-they settle by entering ``end_round`` with the agreed ``taken``).
+they settle by entering ``end_round`` with the agreed ``taken``). In a hand with a renege
+flagged, ``taken`` is the table's ruling: it may give a side less than its tricks won, even
+after the last trick (names and the hand's total are still checked; a ``note`` says what the
+ruling changed). Without one, ``taken`` may only add to what each side has won.
 """
 
 from __future__ import annotations
@@ -518,17 +521,41 @@ class TrickGame(Game):
         if sum(values) != self.hand_total:
             raise self._illegal(move, f"the {what} taken must sum to {self.hand_total}, they sum "
                                       f"to {sum(values)}")
+        if self.hand_reneges():
+            return values  # the table's ruling on a renege: it may differ from the tricks
         for i, side in enumerate(sides):
             if values[i] < now[i]:
                 raise self._illegal(move, f"{self.side_name(side)} already took {now[i]} {what}, "
-                                          f"not {values[i]} (taken so far: {shown})")
+                                          f"not {values[i]} (taken so far: {shown}; only a "
+                                          f"ruling on a renege flagged this hand may differ "
+                                          f"from the tricks, and none was)")
         return values
+
+    def hand_reneges(self) -> list[dict[str, Any]]:
+        """The reneges flagged in the hand being played (see :attr:`reneges`). While there is
+        one, an ``end_round`` ``taken`` is the table's ruling and may differ from the tricks."""
+        return [r for r in self.reneges if r["hand"] == self.round]
+
+    def _ruling_note(self, taken: list[int]) -> list[Event]:
+        """A note when ``taken`` (the table's ruling on a renege) differs from the tricks."""
+        now = self.taken_now()
+        if taken == now:
+            return []
+        what = "points" if self.hand_total != self.hand_tricks else "tricks"
+        sides = self.sides()
+        ruled = ", ".join(f"{self.side_name(s)} {taken[i]}" for i, s in enumerate(sides))
+        tricks = ", ".join(f"{self.side_name(s)} {now[i]}" for i, s in enumerate(sides))
+        who = " and ".join(sorted({r["player"] for r in self.hand_reneges()}))
+        return [Event("note", None, 0, f"the table's ruling on the renege by {who}: {what} "
+                                       f"taken {ruled} (the tricks gave {tricks})")]
 
     def _end_round(self, move: Move) -> list[Event]:
         if self.phase not in ("play", "discard", "over"):
             raise self._illegal(move, f"no hand is being played: {self._phase_text()}")
         taken = self._taken_from(move)
+        ruling = self._ruling_note(taken)
         deltas, events = self.score_hand(taken)
+        events = ruling + events
         for p, d in deltas.items():
             self.scores[p] += d
         self.round_scores.append({p: deltas.get(p, 0) for p in self.players})

@@ -215,6 +215,23 @@ def test_renege_flagged_without_deal() -> None:
     assert "3-6 led suit 6 and Cy played 1-1, but now plays 2-6" in reneges[0].detail
 
 
+def test_a_renege_ruling_is_entered_as_taken_even_below_the_tricks_won() -> None:
+    game = Moon(PLAYERS)
+    apply_all(game, [{"player": "Bob", "bid": 4}, {"player": "Cy", "bid": "pass"},
+                     {"player": "Ann", "bid": "pass"}, {"player": "Bob", "trump": "none"},
+                     {"player": "Bob", "play": "3-6"}, {"player": "Cy", "play": "1-1"},
+                     {"player": "Ann", "play": "6-6"}, {"player": "Ann", "play": "4-4"},
+                     {"player": "Bob", "play": "4-5"}, {"player": "Cy", "play": "2-6"}])
+    assert game.taken_now() == [2, 0, 0] and game.hand_reneges()
+    with pytest.raises(IllegalMoveError, match="sum to 7"):
+        game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 6, "Cy": 0}}}))
+    # the table rules that the bidder makes the hand: Ann's tricks go to Bob
+    events = game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 7, "Cy": 0}}}))
+    assert any(e.kind == "note" and "ruling on the renege by Cy: tricks taken Ann 0, Bob 7, "
+               "Cy 0 (the tricks gave Ann 2, Bob 0, Cy 0)" in e.detail for e in events)
+    assert game.scores == {"Ann": 0, "Bob": 7, "Cy": 0}
+
+
 def test_default_is_the_seed_rule_and_self_play_caps_hands() -> None:
     assert Moon(PLAYERS).options["max_hands"] == 0
     assert Moon(PLAYERS).score_bounds()[0] == -21_000
