@@ -224,6 +224,20 @@ def test_pair_and_calibration_refuse_bodies_they_cannot_read(client: FlaskClient
         assert resp.status_code == 400 and "nested too deeply" in resp.get_json()["error"], path
 
 
+@pytest.mark.parametrize("options, target", [({"marks": True}, 7),
+                                             ({"marks": True, "marks_to_win": 3}, 3),
+                                             ({}, 250)])
+def test_fortytwo_target_is_marks_in_marks_mode(client: FlaskClient, options: dict,
+                                                target: int) -> None:
+    """The player cards' "needs N to reach T" uses the state's target: marks in marks mode."""
+    resp = post(client, "/api/new_game", {"game": "fortytwo", "players": ["Ann", "Bob", "Cy",
+                                                                           "Dee"],
+                                          "options": options, "leave_unfinished": True})
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["target"] == target
+    assert client.get("/api/state").get_json()["target"] == target
+
+
 def test_new_game_and_rematch(client: FlaskClient) -> None:
     resp = post(client, "/api/new_game", {"game": "allfives", "players": ["Dee", "Eve"],
                                           "options": {"target": 150}})

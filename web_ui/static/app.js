@@ -109,6 +109,8 @@ function scoreOf(s, p) { return s.scores[p] ?? 0; }
 function renderPlayers(s) {
   const box = $("#players");
   box.replaceChildren();
+  // Forty-Two in marks mode: the target is marks (marks_to_win), not points
+  const marks = !!(s.view && s.view.scoring === "marks");
   for (const p of s.players) {
     const need = typeof s.target === "number" ? Math.max(0, s.target - scoreOf(s, p)) : null;
     const cnt = s.hand_counts ? s.hand_counts[p] : null;
@@ -116,7 +118,7 @@ function renderPlayers(s) {
       el("div", { class: "pname" }, p, s.turn === p ? el("span", { class: "turn-tag" }, "to play") : null),
       el("div", { class: "pscore" }, scoreOf(s, p)),
       s.view && s.view.lower_is_better ? el("div", { class: "need" }, "penalty pips: lower is better") : null,
-      need !== null ? el("div", { class: "need" }, need === 0 ? "reached the target" : `needs ${need} to reach ${s.target}`) : null,
+      need !== null ? el("div", { class: "need" }, need === 0 ? "reached the target" : `needs ${need}${marks ? " marks" : ""} to reach ${s.target}`) : null,
       cnt !== null && cnt !== undefined ? el("div", { class: "muted" }, `${cnt} tile${cnt === 1 ? "" : "s"} in hand`) : null));
   }
   if (s.teams) {
