@@ -75,6 +75,15 @@ def test_deal_accounts_for_every_tile_and_the_widow() -> None:
         game2.apply(Move.deal(bad))
 
 
+def test_a_widow_also_dealt_to_a_hand_is_named_as_both() -> None:
+    game = Moon(PLAYERS)
+    with pytest.raises(MoveFormatError) as err:
+        game.apply(Move.deal(DEAL, widow="5-6"))  # 5-6 is in Bob's hand; 0-0 is not dealt
+    assert str(err.value) == ('deal "widow": 5-6 is both the widow and in Bob\'s hand; the widow '
+                              'is a tile not dealt to a player (the one tile not dealt is 0-0)')
+    assert game.hands is None
+
+
 def test_seeded_deal_round_round_trips() -> None:
     game = Moon(PLAYERS)
     deal = game.deal_round(random.Random(3))
