@@ -155,7 +155,8 @@ class TrickGame(Game):
     # ---- state --------------------------------------------------------------------------
     def setup(self) -> None:
         self.shuffler: int = 0  # index of this hand's shuffler (players[0] shuffles first)
-        #: every renege the table proved this match: {"hand", "player", "detail"}
+        #: every renege the table proved this match: {"hand", "player", "trick", "detail"}
+        #: (``trick``: the number of the trick the player did not follow)
         self.reneges: list[dict[str, Any]] = []
         self._new_hand()
 
@@ -179,6 +180,8 @@ class TrickGame(Game):
         self.tricks_won: dict[str, int] = {p: 0 for p in self.players}
         self.points_won: dict[str, int] = {p: 0 for p in self.players}
         self.voids: list[list[Any]] = []  # [player, suit, trick no, led tile, tile played]
+        #: the trick won last this hand: {"number", "winner", "tile", "points", "trick"}
+        self.last_trick: dict[str, Any] | None = None
         self.hands = None
         self.boneyard = None
         self.unknown_in_hand = {p: 0 for p in self.players}
@@ -277,7 +280,11 @@ class TrickGame(Game):
         the trick in play), ``tricks_played``, ``hand_tricks``, ``tricks_won`` and
         ``points_won`` per player, and ``sides``: per scoring side (teams, or each player
         alone) its ``players``, ``tricks`` and ``points`` this hand, and ``bidding`` (the
-        bidder's side)."""
+        bidder's side). ``last_trick`` is the trick won last (``number``, ``winner``, the
+        winning ``tile``, its ``points`` and ``trick`` as above) until the next lead, else
+        None; ``reneges`` the reneges flagged this hand (``player``, ``trick``: the trick not
+        followed, ``detail``: the flag's words); ``hand_total`` what a hand is worth and
+        ``taken_unit`` ("points" or "tricks") what an ``end_round`` ``taken`` counts."""
         led = None
         if self.trick:
             led = suit_name(suit_led(self.trick[0][1], self.trump), self.trump)
@@ -304,6 +311,12 @@ class TrickGame(Game):
             "tricks_won": dict(self.tricks_won),
             "points_won": dict(self.points_won),
             "sides": sides,
+            "last_trick": None if self.trick or self.last_trick is None else dict(
+                self.last_trick),
+            "reneges": [{"player": r["player"], "trick": r["trick"], "detail": r["detail"]}
+                        for r in self.hand_reneges()],
+            "hand_total": self.hand_total,
+            "taken_unit": self.taken_unit(),
         }
 
     # ---- applying moves -------------------------------------------------------------------
@@ -442,7 +455,8 @@ class TrickGame(Game):
                           f"decides (custom: the reneging side loses the hand; settle it with "
                           f"end_round \"taken\")")
                 events.append(Event("renege", player, 0, detail))
-                self.reneges.append({"hand": self.round, "player": player, "detail": detail})
+                self.reneges.append({"hand": self.round, "player": player, "trick": trick_no,
+                                     "detail": detail})
             else:
                 keep.append(void)
         self.voids = keep
@@ -457,6 +471,9 @@ class TrickGame(Game):
         self.tricks_won[winner] += 1
         self.points_won[winner] += points
         self.played.extend(tiles)
+        self.last_trick = {"number": number, "winner": winner, "tile": str(tiles[i]),
+                           "points": points,
+                           "trick": [{"player": p, "tile": str(t)} for p, t in self.trick]}
         self.trick = []
         self.turn = self.players.index(winner)
         events = [Event("trick", winner, points,
@@ -467,6 +484,10 @@ class TrickGame(Game):
         return events
 
     # ---- end of hand ----------------------------------------------------------------------
+    def taken_unit(self) -> str:
+        """What ``taken`` counts: "points" (42: tricks and count) or "tricks" (Moon)."""
+        return "points" if self.hand_total != self.hand_tricks else "tricks"
+
     def taken_now(self) -> list[int]:
         """Points (42) or tricks (Moon) each side has taken so far this hand."""
         return [sum(self.points_won[p] for p in side) for side in self.sides()]
@@ -487,7 +508,7 @@ class TrickGame(Game):
             self.end_round_hands(move)  # checks them against the known hands
         now = self.taken_now()
         given = data.get("taken")
-        what = "points" if self.hand_total != self.hand_tricks else "tricks"
+        what = self.taken_unit()
         if given is None:
             if self.phase != "over":
                 example = {side[0]: 0 for side in self.sides()}
@@ -541,7 +562,7 @@ class TrickGame(Game):
         now = self.taken_now()
         if taken == now:
             return []
-        what = "points" if self.hand_total != self.hand_tricks else "tricks"
+        what = self.taken_unit()
         sides = self.sides()
         ruled = ", ".join(f"{self.side_name(s)} {taken[i]}" for i, s in enumerate(sides))
         tricks = ", ".join(f"{self.side_name(s)} {now[i]}" for i, s in enumerate(sides))

@@ -363,7 +363,8 @@ def test_renege_flagged_when_the_table_proves_it() -> None:
     assert reneges[0].detail.startswith(
         "Cy reneged in trick 1: 2-4 led suit 4 and Cy played 1-6, but now plays 1-4")
     assert "the table decides" in reneges[0].detail
-    assert game.result()["reneges"] == [{"hand": 1, "player": "Cy", "detail": reneges[0].detail}]
+    assert game.result()["reneges"] == [{"hand": 1, "player": "Cy", "trick": 1,
+                                         "detail": reneges[0].detail}]
     # flagged once; the scores are untouched
     events = apply_all(game, [{"player": "Dee", "play": "4-5"}, {"player": "Ann", "play": "0-2"},
                               {"player": "Bob", "play": "1-2"}, {"player": "Cy", "play": "3-4"}])
