@@ -33,7 +33,8 @@ the likeliest of the reader's other values that does (a half under a glare spot 
 still asking a person, with the value read offered too. A tile running out of the picture with
 one half read (:attr:`~companion.tracking.Seen.seen_half`) is guessed among the values whose
 tiles are not on the table (:func:`companion.interpret_base._new_tiles`), in every family; the
-trick games take the first value the rules accept from the player (a guess is no renege), and
+trick games take the first value the rules accept from the player with no renege (a guess is
+no renege: not one the deal refuses, nor, without the deal, one the rules would flag), and
 its draw or play asks with the note that says why.
 
 Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
@@ -70,6 +71,7 @@ grid cells and its level (see that module).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -344,6 +346,27 @@ class RowInterpreter:
         return out
 
 
+def _plays_without_renege(game: Game, move: Move) -> bool:
+    """Whether the rules take ``move`` in ``game`` (tried on a copy) without flagging a
+    ``renege`` (Forty-Two and Moon without the deal: a player shows a suit they did not follow
+    before, which the rules take but the table must rule on)."""
+    trial = copy.deepcopy(game)
+    try:
+        events = trial.apply(move)
+    except DominoError:
+        return False
+    return not any(e.kind == "renege" for e in events)
+
+
+def _renege_free_play(game: Game, player: str) -> Callable[[Seen], Move | None]:
+    """For :func:`_first_legal_value`: the play of a guessed value by ``player``, or None when
+    the rules would flag it as a renege (a guess must never accuse a player)."""
+    def play(alt: Seen) -> Move | None:
+        move = Move.play(player, alt.tile)
+        return move if _plays_without_renege(game, move) else None
+    return play
+
+
 class TrickInterpreter:
     """Forty-Two and Moon: tiles played to the trick (see the module docstring)."""
 
@@ -365,11 +388,12 @@ class TrickInterpreter:
                                     s))
                 continue
             m = Move.play(player, s.tile)
-            if s.seen_half is not None and not trial.accepts(m):
+            if s.seen_half is not None and not _plays_without_renege(trial, m):
                 # a tile running out of the picture whose guessed value the rules refuse (a
-                # renege the table does not prove): the first of its other values they take
+                # renege the deal proves) or would flag as a renege (without the deal): the
+                # first of its other values they take with no renege
                 found = _first_legal_value(s, in_trick | done | {t.tile for t in new}, trial,
-                                           lambda a: Move.play(player, a.tile))
+                                           _renege_free_play(trial, player))
                 if found is not None:
                     s, m = found
             # several new tiles at once: their order is a guess, so each asks a person

@@ -68,9 +68,13 @@ def current_state() -> dict[str, Any]:
 
 
 def with_extras(state: dict[str, Any], generation: int) -> dict[str, Any]:
-    """A Session state with the holder's generation and the game's target (if it has one)."""
+    """A Session state with the holder's generation and the game's target (if it has one):
+    the view's ``goal`` where the game's view names one (Forty-Two: ``marks_to_win`` in marks
+    mode, the points ``target`` otherwise), else the ``target`` option."""
     state["generation"] = generation
-    state["target"] = state.get("options", {}).get("target")
+    view = state.get("view")
+    goal = view.get("goal") if isinstance(view, dict) else None
+    state["target"] = goal if goal is not None else state.get("options", {}).get("target")
     return state
 
 

@@ -66,7 +66,8 @@ Decisions (docs/rules-decisions.md) with the seed sentence each settles
 Log entries: ``deal`` (optional), ``{"player": "Bob", "bid": 30}`` / ``"bid": "pass"``,
 ``{"player": "Bob", "trump": 4}``, ``{"player": "Bob", "play": "4-4"}``, and
 ``{"end_round": {"taken": {"Ann": 12, "Bob": 30}}}`` (points each team took, by either partner;
-optional once all seven tricks are played, required to end a hand early).
+optional once all seven tricks are played, required to end a hand early; after a renege
+flagged this hand it is the table's ruling and may differ from the tricks).
 """
 
 from __future__ import annotations
@@ -180,8 +181,8 @@ class FortyTwo(TrickGame):
     # ---- dashboard ------------------------------------------------------------------------
     def view(self) -> dict[str, Any]:
         """The trick view (see :meth:`TrickGame.view`; ``sides`` are the two teams, their
-        ``points`` the count taken: 1 per trick plus 5-5, 4-6 = 10 and 5-0, 4-1, 3-2 = 5)
-        plus ``scoring`` ("marks" or "points"), ``goal`` (marks or points that win),
+        ``points`` the points taken: 1 per trick plus the count, 5-5, 4-6 = 10 and 5-0, 4-1,
+        3-2 = 5) plus ``scoring`` ("marks" or "points"), ``goal`` (marks or points that win),
         ``bid_marks`` (the marks the bid is worth, marks mode only, else None) and
         ``team_scores`` (each team's match score, in team order)."""
         out = super().view()

@@ -164,6 +164,7 @@ class Moon(TrickGame):
             if widow not in set(self.round_set()):
                 raise MoveFormatError(f"deal \"widow\": {widow} is not in the Moon set (no blanks "
                                       f"but 0-0)")
+            self._check_widow_not_dealt(widow, data.get("hands", {}), left)
         elif len(left) == 1:
             widow = left[0]
         else:
@@ -172,6 +173,18 @@ class Moon(TrickGame):
                                   f"({', '.join(map(str, left)) or 'none'}); name it with \"widow\"")
         self.apply_deal(move, pool=[t for t in self.round_set() if t != widow])
         self.widow = widow
+
+    @staticmethod
+    def _check_widow_not_dealt(widow: Tile, hands: Mapping[str, Any], left: list[Tile]) -> None:
+        """Refuse a deal whose ``widow`` is also in a hand (each tile is dealt once), naming the
+        hand and the tile not dealt that the widow would be."""
+        for player, tiles in hands.items():
+            if widow in {Tile.parse(t) for t in tiles}:
+                rest = (f"the one tile not dealt is {left[0]}" if len(left) == 1 else
+                        f"the tiles not dealt are {', '.join(map(str, left)) or 'none'}")
+                raise MoveFormatError(f"deal \"widow\": {widow} is both the widow and in "
+                                      f"{player}'s hand; the widow is a tile not dealt to a "
+                                      f"player ({rest})")
 
     # ---- widow and discard --------------------------------------------------------------
     def after_trump(self) -> list[Event]:

@@ -24,7 +24,10 @@ in that suit, and if the same player later shows a tile of that suit in the same
 table has proved a renege: an Event of kind ``renege`` says who, where and with what, and
 ``result()["reneges"]`` keeps every one of the match. The
 companion only flags it; the players decide (custom: the reneging side loses the hand, which
-they settle by entering ``end_round`` with the agreed ``taken``).
+they settle by entering ``end_round`` with the agreed ``taken``). In a hand with a renege
+flagged, ``taken`` is the table's ruling: it may give a side less than its tricks won, even
+after the last trick (names and the hand's total are still checked; a ``note`` says what the
+ruling changed). Without one, ``taken`` may only add to what each side has won.
 """
 
 from __future__ import annotations
@@ -152,7 +155,8 @@ class TrickGame(Game):
     # ---- state --------------------------------------------------------------------------
     def setup(self) -> None:
         self.shuffler: int = 0  # index of this hand's shuffler (players[0] shuffles first)
-        #: every renege the table proved this match: {"hand", "player", "detail"}
+        #: every renege the table proved this match: {"hand", "player", "trick", "detail"}
+        #: (``trick``: the number of the trick the player did not follow)
         self.reneges: list[dict[str, Any]] = []
         self._new_hand()
 
@@ -176,6 +180,8 @@ class TrickGame(Game):
         self.tricks_won: dict[str, int] = {p: 0 for p in self.players}
         self.points_won: dict[str, int] = {p: 0 for p in self.players}
         self.voids: list[list[Any]] = []  # [player, suit, trick no, led tile, tile played]
+        #: the trick won last this hand: {"number", "winner", "tile", "points", "trick"}
+        self.last_trick: dict[str, Any] | None = None
         self.hands = None
         self.boneyard = None
         self.unknown_in_hand = {p: 0 for p in self.players}
@@ -274,7 +280,11 @@ class TrickGame(Game):
         the trick in play), ``tricks_played``, ``hand_tricks``, ``tricks_won`` and
         ``points_won`` per player, and ``sides``: per scoring side (teams, or each player
         alone) its ``players``, ``tricks`` and ``points`` this hand, and ``bidding`` (the
-        bidder's side)."""
+        bidder's side). ``last_trick`` is the trick won last (``number``, ``winner``, the
+        winning ``tile``, its ``points`` and ``trick`` as above) until the next lead, else
+        None; ``reneges`` the reneges flagged this hand (``player``, ``trick``: the trick not
+        followed, ``detail``: the flag's words); ``hand_total`` what a hand is worth and
+        ``taken_unit`` ("points" or "tricks") what an ``end_round`` ``taken`` counts."""
         led = None
         if self.trick:
             led = suit_name(suit_led(self.trick[0][1], self.trump), self.trump)
@@ -301,6 +311,12 @@ class TrickGame(Game):
             "tricks_won": dict(self.tricks_won),
             "points_won": dict(self.points_won),
             "sides": sides,
+            "last_trick": None if self.trick or self.last_trick is None else dict(
+                self.last_trick),
+            "reneges": [{"player": r["player"], "trick": r["trick"], "detail": r["detail"]}
+                        for r in self.hand_reneges()],
+            "hand_total": self.hand_total,
+            "taken_unit": self.taken_unit(),
         }
 
     # ---- applying moves -------------------------------------------------------------------
@@ -439,7 +455,8 @@ class TrickGame(Game):
                           f"decides (custom: the reneging side loses the hand; settle it with "
                           f"end_round \"taken\")")
                 events.append(Event("renege", player, 0, detail))
-                self.reneges.append({"hand": self.round, "player": player, "detail": detail})
+                self.reneges.append({"hand": self.round, "player": player, "trick": trick_no,
+                                     "detail": detail})
             else:
                 keep.append(void)
         self.voids = keep
@@ -454,6 +471,9 @@ class TrickGame(Game):
         self.tricks_won[winner] += 1
         self.points_won[winner] += points
         self.played.extend(tiles)
+        self.last_trick = {"number": number, "winner": winner, "tile": str(tiles[i]),
+                           "points": points,
+                           "trick": [{"player": p, "tile": str(t)} for p, t in self.trick]}
         self.trick = []
         self.turn = self.players.index(winner)
         events = [Event("trick", winner, points,
@@ -464,6 +484,10 @@ class TrickGame(Game):
         return events
 
     # ---- end of hand ----------------------------------------------------------------------
+    def taken_unit(self) -> str:
+        """What ``taken`` counts: "points" (42: tricks and count) or "tricks" (Moon)."""
+        return "points" if self.hand_total != self.hand_tricks else "tricks"
+
     def taken_now(self) -> list[int]:
         """Points (42) or tricks (Moon) each side has taken so far this hand."""
         return [sum(self.points_won[p] for p in side) for side in self.sides()]
@@ -484,7 +508,7 @@ class TrickGame(Game):
             self.end_round_hands(move)  # checks them against the known hands
         now = self.taken_now()
         given = data.get("taken")
-        what = "points" if self.hand_total != self.hand_tricks else "tricks"
+        what = self.taken_unit()
         if given is None:
             if self.phase != "over":
                 example = {side[0]: 0 for side in self.sides()}
@@ -518,17 +542,41 @@ class TrickGame(Game):
         if sum(values) != self.hand_total:
             raise self._illegal(move, f"the {what} taken must sum to {self.hand_total}, they sum "
                                       f"to {sum(values)}")
+        if self.hand_reneges():
+            return values  # the table's ruling on a renege: it may differ from the tricks
         for i, side in enumerate(sides):
             if values[i] < now[i]:
                 raise self._illegal(move, f"{self.side_name(side)} already took {now[i]} {what}, "
-                                          f"not {values[i]} (taken so far: {shown})")
+                                          f"not {values[i]} (taken so far: {shown}; only a "
+                                          f"ruling on a renege flagged this hand may differ "
+                                          f"from the tricks, and none was)")
         return values
+
+    def hand_reneges(self) -> list[dict[str, Any]]:
+        """The reneges flagged in the hand being played (see :attr:`reneges`). While there is
+        one, an ``end_round`` ``taken`` is the table's ruling and may differ from the tricks."""
+        return [r for r in self.reneges if r["hand"] == self.round]
+
+    def _ruling_note(self, taken: list[int]) -> list[Event]:
+        """A note when ``taken`` (the table's ruling on a renege) differs from the tricks."""
+        now = self.taken_now()
+        if taken == now:
+            return []
+        what = self.taken_unit()
+        sides = self.sides()
+        ruled = ", ".join(f"{self.side_name(s)} {taken[i]}" for i, s in enumerate(sides))
+        tricks = ", ".join(f"{self.side_name(s)} {now[i]}" for i, s in enumerate(sides))
+        who = " and ".join(sorted({r["player"] for r in self.hand_reneges()}))
+        return [Event("note", None, 0, f"the table's ruling on the renege by {who}: {what} "
+                                       f"taken {ruled} (the tricks gave {tricks})")]
 
     def _end_round(self, move: Move) -> list[Event]:
         if self.phase not in ("play", "discard", "over"):
             raise self._illegal(move, f"no hand is being played: {self._phase_text()}")
         taken = self._taken_from(move)
+        ruling = self._ruling_note(taken)
         deltas, events = self.score_hand(taken)
+        events = ruling + events
         for p, d in deltas.items():
             self.scores[p] += d
         self.round_scores.append({p: deltas.get(p, 0) for p in self.players})

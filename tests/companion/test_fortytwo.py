@@ -363,7 +363,8 @@ def test_renege_flagged_when_the_table_proves_it() -> None:
     assert reneges[0].detail.startswith(
         "Cy reneged in trick 1: 2-4 led suit 4 and Cy played 1-6, but now plays 1-4")
     assert "the table decides" in reneges[0].detail
-    assert game.result()["reneges"] == [{"hand": 1, "player": "Cy", "detail": reneges[0].detail}]
+    assert game.result()["reneges"] == [{"hand": 1, "player": "Cy", "trick": 1,
+                                         "detail": reneges[0].detail}]
     # flagged once; the scores are untouched
     events = apply_all(game, [{"player": "Dee", "play": "4-5"}, {"player": "Ann", "play": "0-2"},
                               {"player": "Bob", "play": "1-2"}, {"player": "Cy", "play": "3-4"}])
@@ -388,6 +389,55 @@ def test_renege_in_trump() -> None:
                               {"player": "Bob", "play": "4-5"}, {"player": "Cy", "play": "0-5"}])
     reneges = [e for e in events if e.kind == "renege"]
     assert len(reneges) == 1 and "led trump (5s)" in reneges[0].detail
+
+
+def test_a_renege_ruling_is_settled_with_taken_as_the_flag_advises() -> None:
+    """After a renege is flagged, ``taken`` is the table's ruling: it may give the reneging
+    side less than its tricks won (here none of the 42), mid-hand or after the last trick."""
+    game = bob_wins_bid(trump=0, deal=None)
+    apply_all(game, [{"player": "Bob", "play": "2-4"}, {"player": "Cy", "play": "1-6"},
+                     {"player": "Dee", "play": "4-4"}, {"player": "Ann", "play": "0-0"},
+                     {"player": "Ann", "play": "0-1"}, {"player": "Bob", "play": "1-1"},
+                     {"player": "Cy", "play": "1-4"}])  # Cy reneged in trick 1
+    assert game.taken_now() == [1, 0]
+    before = game.snapshot()
+    with pytest.raises(IllegalMoveError, match="sum to 42"):
+        game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 40}}}))
+    with pytest.raises(MoveFormatError, match="'Eve', who is not playing"):
+        game.apply(Move.from_json({"end_round": {"taken": {"Eve": 0, "Bob": 42}}}))
+    assert game.snapshot() == before
+    events = game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 42}}}))
+    notes = [e.detail for e in events if e.kind == "note"]
+    assert notes[0] == ("the table's ruling on the renege by Cy: points taken Ann and Cy 0, "
+                        "Bob and Dee 42 (the tricks gave Ann and Cy 1, Bob and Dee 0)")
+    assert game.scores == {"Ann": 0, "Bob": 42, "Cy": 0, "Dee": 42}
+
+
+def test_a_renege_proved_in_the_last_trick_can_still_be_ruled() -> None:
+    game = bob_wins_bid(trump=0, deal=None)
+    tricks = [["2-4", "1-6", "4-4", "0-0"], ["0-1", "1-1", "1-4", "1-5"],
+              ["0-2", "2-2", "2-5", "2-6"], ["0-3", "2-3", "3-3", "3-4"],
+              ["0-4", "3-5", "4-5", "4-6"], ["0-5", "1-2", "3-6", "5-5"],
+              ["0-6", "1-3", "6-6", "5-6"]]
+    leader = "Bob"
+    for tiles in tricks:
+        seat = PLAYERS.index(leader)
+        apply_all(game, [{"player": PLAYERS[(seat + i) % 4], "play": t}
+                         for i, t in enumerate(tiles)])
+        leader = PLAYERS[game.turn]
+    assert game.phase == "over" and game.hand_reneges()
+    taken = game.taken_now()
+    assert taken[0] > 0
+    game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 42}}}))
+    assert game.scores == {"Ann": 0, "Bob": 42, "Cy": 0, "Dee": 42}
+
+
+def test_without_a_renege_taken_may_not_undo_tricks_won() -> None:
+    game = bob_wins_bid(trump=0, deal=None)
+    apply_all(game, [{"player": "Bob", "play": "2-4"}, {"player": "Cy", "play": "1-6"},
+                     {"player": "Dee", "play": "4-4"}, {"player": "Ann", "play": "0-0"}])
+    with pytest.raises(IllegalMoveError, match="already took 1 points, not 0 .*none was"):
+        game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 42}}}))
 
 
 def test_without_deal_any_unseen_tile_may_be_played() -> None:

@@ -333,6 +333,33 @@ def test_a_tile_running_out_of_the_picture_is_guessed_among_tiles_not_taken(
         ("1-5", "5-5", "confirm")]
 
 
+def test_a_guess_without_the_deal_is_never_a_renege(tmp_path: Path) -> None:
+    """Forty-Two without the deal, trump 6: Cy showed void in 5 in trick 1; in trick 2 he lays
+    the 5-6 (a trump) with only its 5 half in the picture. The lowest untaken value, 0-5, would
+    prove a renege: the guess passes over every value that would, and proposes the 5-6."""
+    s = _session(tmp_path, "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    for e in [{"player": "Bob", "bid": 30}, {"player": "Cy", "bid": "pass"},
+              {"player": "Dee", "bid": "pass"}, {"player": "Ann", "bid": "pass"},
+              {"player": "Bob", "trump": 6}]:
+        assert s.submit(e).status == "accepted"
+    table: list[Seen] = []
+    for t in (tile_at(1, 5, 100, 60), tile_at(3, 4, 140, 100), tile_at(5, 5, 100, 140),
+              tile_at(0, 1, 60, 100)):  # Bob leads 1-5; Cy plays 3-4: no 5
+        assert [g["status"] for g in _feed(s, table, table + [t])] == ["accepted"]
+        table.append(t)
+    _feed(s, table, [])
+    table = []
+    for t in (tile_at(2, 2, 100, 60), tile_at(0, 2, 140, 100), tile_at(1, 2, 100, 140)):
+        assert [g["status"] for g in _feed(s, table, table + [t])] == ["accepted"]
+        table.append(t)
+    cut = _partly(tile_at(5, 6, 60, 100), 6)
+    assert str(cut.tile) == "0-5"
+    got = _feed(s, table, table + [cut])
+    assert [(g["entry"]["player"], g["entry"]["play"], g["status"]) for g in got] == [
+        ("Cy", "5-6", "confirm")]
+    assert not s.state().get("reneges") and "reneges" not in s.game.result()
+
+
 def test_castlerock_draw_while_a_removal_is_due_is_illegal(tmp_path: Path) -> None:
     s = _session(tmp_path, "castlerock", ["Sol"])
     row = _row([(1, 2), (3, 4), (1, 5), (5, 8)])

@@ -75,6 +75,15 @@ def test_deal_accounts_for_every_tile_and_the_widow() -> None:
         game2.apply(Move.deal(bad))
 
 
+def test_a_widow_also_dealt_to_a_hand_is_named_as_both() -> None:
+    game = Moon(PLAYERS)
+    with pytest.raises(MoveFormatError) as err:
+        game.apply(Move.deal(DEAL, widow="5-6"))  # 5-6 is in Bob's hand; 0-0 is not dealt
+    assert str(err.value) == ('deal "widow": 5-6 is both the widow and in Bob\'s hand; the widow '
+                              'is a tile not dealt to a player (the one tile not dealt is 0-0)')
+    assert game.hands is None
+
+
 def test_seeded_deal_round_round_trips() -> None:
     game = Moon(PLAYERS)
     deal = game.deal_round(random.Random(3))
@@ -213,6 +222,23 @@ def test_renege_flagged_without_deal() -> None:
     reneges = [e for e in events if e.kind == "renege"]
     assert len(reneges) == 1 and reneges[0].player == "Cy"
     assert "3-6 led suit 6 and Cy played 1-1, but now plays 2-6" in reneges[0].detail
+
+
+def test_a_renege_ruling_is_entered_as_taken_even_below_the_tricks_won() -> None:
+    game = Moon(PLAYERS)
+    apply_all(game, [{"player": "Bob", "bid": 4}, {"player": "Cy", "bid": "pass"},
+                     {"player": "Ann", "bid": "pass"}, {"player": "Bob", "trump": "none"},
+                     {"player": "Bob", "play": "3-6"}, {"player": "Cy", "play": "1-1"},
+                     {"player": "Ann", "play": "6-6"}, {"player": "Ann", "play": "4-4"},
+                     {"player": "Bob", "play": "4-5"}, {"player": "Cy", "play": "2-6"}])
+    assert game.taken_now() == [2, 0, 0] and game.hand_reneges()
+    with pytest.raises(IllegalMoveError, match="sum to 7"):
+        game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 6, "Cy": 0}}}))
+    # the table rules that the bidder makes the hand: Ann's tricks go to Bob
+    events = game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 7, "Cy": 0}}}))
+    assert any(e.kind == "note" and "ruling on the renege by Cy: tricks taken Ann 0, Bob 7, "
+               "Cy 0 (the tricks gave Ann 2, Bob 0, Cy 0)" in e.detail for e in events)
+    assert game.scores == {"Ann": 0, "Bob": 7, "Cy": 0}
 
 
 def test_default_is_the_seed_rule_and_self_play_caps_hands() -> None:

@@ -184,6 +184,33 @@ def test_fortytwo_bids_trump_and_trick() -> None:
     assert v["scoring"] == "points" and v["goal"] == 250 and v["bid_marks"] is None
 
 
+def test_trick_view_keeps_the_last_trick_until_the_next_lead_and_shows_reneges() -> None:
+    g = new_game("fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    assert g.view()["last_trick"] is None and g.view()["reneges"] == []
+    assert (g.view()["hand_total"], g.view()["taken_unit"]) == (42, "points")
+    play(g, {"player": "Bob", "bid": 30}, {"player": "Cy", "bid": "pass"},
+         {"player": "Dee", "bid": "pass"}, {"player": "Ann", "bid": "pass"},
+         {"player": "Bob", "trump": 0}, {"player": "Bob", "play": "2-4"},
+         {"player": "Cy", "play": "1-6"},  # no 4: Cy is void in 4s
+         {"player": "Dee", "play": "4-4"}, {"player": "Ann", "play": "0-0"})
+    v = g.view()
+    assert v["trick"] == [] and v["last_trick"] == {
+        "number": 1, "winner": "Ann", "tile": "0-0", "points": 1,
+        "trick": [{"player": "Bob", "tile": "2-4"}, {"player": "Cy", "tile": "1-6"},
+                  {"player": "Dee", "tile": "4-4"}, {"player": "Ann", "tile": "0-0"}]}
+    play(g, {"player": "Ann", "play": "0-1"})
+    assert g.view()["last_trick"] is None  # the next lead: only the trick in play
+    play(g, {"player": "Bob", "play": "1-1"}, {"player": "Cy", "play": "1-4"})  # a 4: renege
+    (r,) = g.view()["reneges"]
+    assert (r["player"], r["trick"]) == ("Cy", 1)
+    assert r["detail"].startswith("Cy reneged in trick 1: 2-4 led suit 4")
+    play(g, {"end_round": {"taken": {"Ann": 0, "Bob": 42}}})
+    v = g.view()
+    assert v["reneges"] == [] and v["last_trick"] is None  # a new hand
+    moon = new_game("moon", ["Ann", "Bob", "Cy"])
+    assert (moon.view()["hand_total"], moon.view()["taken_unit"]) == (7, "tricks")
+
+
 def test_moon_discard_phase() -> None:
     g = new_game("moon", ["Ann", "Bob", "Cy"])
     play(g, {"player": "Bob", "bid": 4}, {"player": "Cy", "bid": 21})

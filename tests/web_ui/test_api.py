@@ -224,6 +224,54 @@ def test_pair_and_calibration_refuse_bodies_they_cannot_read(client: FlaskClient
         assert resp.status_code == 400 and "nested too deeply" in resp.get_json()["error"], path
 
 
+@pytest.mark.parametrize("options, target", [({"marks": True}, 7),
+                                             ({"marks": True, "marks_to_win": 3}, 3),
+                                             ({}, 250)])
+def test_fortytwo_target_is_marks_in_marks_mode(client: FlaskClient, options: dict,
+                                                target: int) -> None:
+    """The player cards' "needs N to reach T" uses the state's target: marks in marks mode."""
+    resp = post(client, "/api/new_game", {"game": "fortytwo", "players": ["Ann", "Bob", "Cy",
+                                                                           "Dee"],
+                                          "options": options, "leave_unfinished": True})
+    assert resp.status_code == 200, resp.get_json()
+    assert resp.get_json()["target"] == target
+    assert client.get("/api/state").get_json()["target"] == target
+
+
+#: Forty-Two without the deal: Bob bids 30, trump 4; Dee plays 1-1 on the 6-6 lead (no 6),
+#: then shows the 3-6 in trick 2: a renege the table has proved.
+RENEGE_42 = [{"player": "Bob", "bid": 30}, {"player": "Cy", "bid": "pass"},
+             {"player": "Dee", "bid": "pass"}, {"player": "Ann", "bid": "pass"},
+             {"player": "Bob", "trump": 4},
+             {"player": "Bob", "play": "6-6"}, {"player": "Cy", "play": "5-6"},
+             {"player": "Dee", "play": "1-1"}, {"player": "Ann", "play": "0-6"},
+             {"player": "Bob", "play": "5-5"}, {"player": "Cy", "play": "0-5"},
+             {"player": "Dee", "play": "6-3"}]
+
+
+def test_a_trick_hand_ends_early_from_the_tablet_with_taken(client: FlaskClient) -> None:
+    """The trick view carries this hand's reneges; the page has the "End the hand early" form,
+    whose entry ({"end_round": {"taken": ...}}) the API takes mid-hand as the table's ruling."""
+    resp = post(client, "/api/new_game", {"game": "fortytwo", "players": ["Ann", "Bob", "Cy",
+                                                                           "Dee"],
+                                          "leave_unfinished": True})
+    assert resp.status_code == 200
+    for entry in RENEGE_42:
+        assert post(client, "/api/submit", {"entry": entry}).get_json()["status"] == "accepted"
+    view = client.get("/api/state").get_json()["view"]
+    assert [(r["player"], r["trick"]) for r in view["reneges"]] == [("Dee", 1)]
+    assert (view["hand_total"], view["taken_unit"]) == (42, "points")
+    html = client.get("/").get_data(as_text=True)
+    assert 'id="taken-form"' in html and 'id="taken-sides"' in html
+    # what the form posts: each side by its first player, the values the table ruled
+    resp = post(client, "/api/submit", {"entry": {"end_round": {"taken": {"Ann": 42,
+                                                                          "Bob": 0}}}})
+    assert resp.status_code == 200 and resp.get_json()["status"] == "accepted", resp.get_json()
+    state = client.get("/api/state").get_json()
+    assert state["scores"] == {"Ann": 72, "Bob": 0, "Cy": 72, "Dee": 0}
+    assert state["view"]["reneges"] == [] and state["view"]["phase"] == "bid"
+
+
 def test_new_game_and_rematch(client: FlaskClient) -> None:
     resp = post(client, "/api/new_game", {"game": "allfives", "players": ["Dee", "Eve"],
                                           "options": {"target": 150}})

@@ -105,6 +105,43 @@ def test_trick_view_shows_bidder_trump_and_trick(browser: Any, live: Live) -> No
     assert errors == []
 
 
+def test_trick_view_last_trick_renege_warning_and_ending_the_hand_early(
+        browser: Any, live: Live) -> None:
+    """Forty-Two without the deal: the trick just won stays in view until the next lead; a
+    renege raises a warning line naming who and the trick; the points column says "Points";
+    the "End the hand early" form enters the table's ruling as end_round "taken"."""
+    from test_api import RENEGE_42
+
+    errors: list[str] = []
+    holder = live.app.extensions["session"]
+    holder.start("fortytwo", ["Ann", "Bob", "Cy", "Dee"], {})
+    page = open_page(browser, live, errors)
+    pair_in_page(page, live)
+    session = holder.session
+    for entry in RENEGE_42[:9]:
+        assert session.submit(entry).status == "accepted"
+    page.wait_for_selector("#last-trick")
+    assert "Last trick (1): Bob won it with 6-6, 1 point" in page.inner_text("#last-trick")
+    assert page.eval_on_selector("#last-trick .played.won-it", "e => e.textContent") == "Bob66"
+    assert page.inner_text("table.won thead").split() == ["Team", "Tricks", "Points"]
+    assert page.is_visible("#taken-form") and not page.is_visible("#end-round-form")
+    for entry in RENEGE_42[9:]:
+        assert session.submit(entry).status == "accepted"
+    page.wait_for_selector(".renege-warning")
+    assert page.locator("#last-trick").count() == 0  # the next lead: only the trick in play
+    warning = page.inner_text("#renege-warnings")
+    assert warning.startswith("⚠ Renege: Dee reneged in trick 1 (6-6 led suit 6 and Dee played "
+                              "1-1, but now plays 3-6, which is suit 6)"), warning
+    assert "A renege was flagged" in page.inner_text("#taken-form")
+    assert page.input_value("#taken-sides input[name='Bob']") == "1"
+    page.fill("#taken-sides input[name='Ann']", "42")
+    page.fill("#taken-sides input[name='Bob']", "0")
+    page.click("#taken-submit")
+    page.wait_for_selector("#players [data-player='Ann'] .pscore:has-text('72')")
+    assert page.locator(".renege-warning").count() == 0  # a new hand
+    assert errors == []
+
+
 def test_a_chickenfoot_waiting_for_its_toes_is_drawn(browser: Any, live: Live) -> None:
     """A double played as a chickenfoot ends no open arm until its first toe: its arm is still
     drawn, with the toes it waits for. A camera entry says where it came from once (the chip),

@@ -109,6 +109,8 @@ function scoreOf(s, p) { return s.scores[p] ?? 0; }
 function renderPlayers(s) {
   const box = $("#players");
   box.replaceChildren();
+  // Forty-Two in marks mode: the target is marks (marks_to_win), not points
+  const marks = !!(s.view && s.view.scoring === "marks");
   for (const p of s.players) {
     const need = typeof s.target === "number" ? Math.max(0, s.target - scoreOf(s, p)) : null;
     const cnt = s.hand_counts ? s.hand_counts[p] : null;
@@ -116,7 +118,7 @@ function renderPlayers(s) {
       el("div", { class: "pname" }, p, s.turn === p ? el("span", { class: "turn-tag" }, "to play") : null),
       el("div", { class: "pscore" }, scoreOf(s, p)),
       s.view && s.view.lower_is_better ? el("div", { class: "need" }, "penalty pips: lower is better") : null,
-      need !== null ? el("div", { class: "need" }, need === 0 ? "reached the target" : `needs ${need} to reach ${s.target}`) : null,
+      need !== null ? el("div", { class: "need" }, need === 0 ? "reached the target" : `needs ${need}${marks ? " marks" : ""} to reach ${s.target}`) : null,
       cnt !== null && cnt !== undefined ? el("div", { class: "muted" }, `${cnt} tile${cnt === 1 ? "" : "s"} in hand`) : null));
   }
   if (s.teams) {
@@ -395,13 +397,17 @@ function renderTricks(v, s) {
     v.trump !== null ? chip(`trump: ${v.trump}`, "trump") : null,
     v.to_act ? el("span", { class: "muted" }, `${v.to_act} to act`) : null));
   box.append(el("p", { class: "bids" }, "Bids: ", v.bids.length ? v.bids.map((b) => chip(`${b.player} ${b.bid}`, b.player === v.bidder ? "bid" : "")) : el("span", { class: "muted" }, "none yet"), ` (${v.shuffler} shuffled)`));
+  if (v.reneges && v.reneges.length) box.append(renegeWarnings(v.reneges));
   const trick = el("div", { class: "trick", id: "trick" });
   if (v.trick.length) {
     v.trick.forEach((p, i) => trick.append(el("div", { class: "played" }, el("div", { class: "muted" }, p.player + (i === 0 ? " led" : "")), tileEl(p.tile, "big"))));
     trick.append(el("div", { class: "muted led" }, `led: ${v.led_suit}`));
   } else trick.append(el("span", { class: "muted" }, v.phase === "play" ? "waiting for the lead" : "no trick in play"));
   box.append(trick);
-  const t = el("table", { class: "won" }, el("thead", {}, el("tr", {}, el("th", {}, s.game === "fortytwo" ? "Team" : "Player"), el("th", {}, "Tricks"), el("th", {}, s.game === "fortytwo" ? "Count" : "Points"))));
+  if (!v.trick.length && v.last_trick) box.append(lastTrick(v.last_trick, v.taken_unit === "points"));
+  // Forty-Two: a trick's points are 1 for the trick plus the count dominoes in it
+  const pointsHead = s.game === "fortytwo" ? el("th", { title: "1 per trick plus the count dominoes (5-5, 4-6: 10; 5-0, 4-1, 3-2: 5)" }, "Points") : el("th", {}, "Points");
+  const t = el("table", { class: "won" }, el("thead", {}, el("tr", {}, el("th", {}, s.game === "fortytwo" ? "Team" : "Player"), el("th", {}, "Tricks"), pointsHead)));
   const body = el("tbody");
   for (const side of v.sides) body.append(el("tr", { class: side.bidding ? "bidding" : "" }, el("td", {}, side.players.join(" & ") + (side.bidding ? " (bidder)" : "")), el("td", {}, side.tricks), el("td", {}, side.points)));
   t.append(body);
@@ -467,6 +473,28 @@ function renderGridView(v) {
   box.append(facts([["tiles placed", v.tiles.length], ["run", `${v.run_tiles} tile${v.run_tiles === 1 ? "" : "s"} on the table${v.run_tiles < 7 ? " (7 before a run end may be capped)" : ""}`],
     ["branches", v.branches], ["roots", v.roots.length ? v.roots.map((r) => `(${r[0]}, ${r[1]})`).join(" ") : "none"], ["pile", v.pile],
     ["legend", "number: top value · small number: level · outline: root · dashed: open end"]]));
+  return box;
+}
+
+// Reneges the table proved this hand (trick games without the deal): a warning line each,
+// naming who and the trick not followed; the players rule, a controller enters the ruling.
+function renegeWarnings(reneges) {
+  return el("div", { id: "renege-warnings" }, reneges.map((r) => {
+    const facts = r.detail.split("; the table decides")[0].replace(/^[^:]*: /, "");
+    return el("p", { class: "renege-warning", "data-player": r.player, "data-trick": r.trick },
+      `⚠ Renege: ${r.player} reneged in trick ${r.trick} (${facts}). The table decides ` +
+      "(custom: the reneging side loses the hand): enter the ruling with \"End the hand early\".");
+  }));
+}
+
+// The trick won last, shown until the next lead: its tiles in playing order, the winning tile
+// marked, who won it (and, in Forty-Two, its points).
+function lastTrick(lt, withPoints) {
+  const box = el("div", { class: "trick last-trick", id: "last-trick" },
+    el("div", { class: "muted last-head" }, `Last trick (${lt.number}): ${lt.winner} won it with ${lt.tile}` +
+      (withPoints ? `, ${lt.points} point${lt.points === 1 ? "" : "s"}` : "")));
+  lt.trick.forEach((p) => box.append(el("div", { class: "played" + (p.tile === lt.tile ? " won-it" : "") },
+    el("div", { class: "muted" }, p.player), tileEl(p.tile))));
   return box;
 }
 
@@ -552,7 +580,9 @@ function renderEntryKinds(s) {
   box.replaceChildren();
   for (const k of s.entry_kinds || []) {
     if (k.kind === "end_round") {
-      box.append(el("p", { class: "must" }, "The round is over: enter the tiles left in each hand below and tap End round."));
+      const tricks = s.view && s.view.kind === "tricks";
+      box.append(el("p", { class: "must" }, tricks ? "All tricks are played: check what each side took below and tap End hand."
+        : "The round is over: enter the tiles left in each hand below and tap End round."));
       continue;
     }
     const group = el("div", { class: "kind-group", "data-kind": k.kind },
@@ -600,7 +630,33 @@ function renderEntryForms(s) {
     hands.dataset.players = s.players.join(",");
     hands.replaceChildren(...s.players.map((p) => el("label", {}, p + " ", el("input", { name: p, placeholder: "3-0 6-5 (empty: none)", size: 14 }))));
   }
+  renderTakenForm(s);
   renderEntryKinds(s);
+}
+
+// Forty-Two and Moon: a hand ends with what each side took ("taken": points in Forty-Two,
+// tricks in Moon), prefilled with what the tricks gave: tap End hand after the last trick, or
+// change it to end the hand early (a concession, or the table's ruling on a renege).
+function renderTakenForm(s) {
+  const v = s.view;
+  const form = $("#taken-form");
+  const tricks = !!(v && v.kind === "tricks");
+  const open = tricks && !s.finished && ["play", "discard", "over"].includes(v.phase);
+  $("#end-round-form").hidden = tricks;
+  form.hidden = !open;
+  if (!open) { form.dataset.key = ""; return; }
+  // drawn again only when the hand moves on, so a value being typed is kept
+  const key = [s.generation, s.round, v.phase, v.tricks_played, v.reneges.length, ...v.sides.map((x) => x.points)].join("|");
+  if (form.dataset.key === key) return;
+  form.dataset.key = key;
+  const over = v.phase === "over";
+  const who = s.game === "fortytwo" ? "team" : "player";
+  $("#taken-head").textContent = over ? `End of hand: ${v.taken_unit} each ${who} took` : `End the hand early: ${v.taken_unit} each ${who} takes`;
+  $("#taken-help").textContent = (over ? `All ${v.hand_tricks} tricks are played: the tricks gave these ${v.taken_unit}. `
+    : `For a concession or the table's ruling on a renege: the ${v.taken_unit} each ${who} ends the hand with, summing to ${v.hand_total}. `) +
+    (v.reneges.length ? "A renege was flagged this hand: the ruling may give a side less than its tricks won." : "Without a renege, no side gets less than it has won.");
+  $("#taken-sides").replaceChildren(...v.sides.map((side) => el("label", {}, side.players.join(" & ") + " ",
+    el("input", { type: "number", name: side.players[0], min: 0, max: v.hand_total, value: side.points, required: true, "data-side": side.players.join(",") }))));
 }
 
 function renderCamera() {
@@ -692,6 +748,12 @@ function setupForms() {
       hands[inp.name] = inp.value.split(/[\s,]+/).filter(Boolean);
     }
     post("/api/submit", { entry: { end_round: { hands } } }).then((r) => { if (r && r.status === "accepted") ev.target.reset(); });
+  });
+  $("#taken-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const taken = {};
+    for (const inp of $("#taken-sides").querySelectorAll("input")) taken[inp.name] = parseInt(inp.value, 10);
+    post("/api/submit", { entry: { end_round: { taken } } });
   });
   $("#game-select").addEventListener("change", renderOptions);
   $("#new-game-form").addEventListener("submit", (ev) => {
