@@ -7,8 +7,9 @@ light is measured first (:func:`light_gain`, per channel the median ratio of the
 and divided out: a lamp switched on, or the camera's exposure or white balance moving, scales the
 whole picture alike and is no hand and no motion. Light on one part of the table only (a lamp at
 one side, the soft shadow of someone leaning in) is fitted as a smooth field over the picture
-(:func:`light_field`) and divided out too, but only when it explains all of the change but a
-tile or two: a hand leaves more than that. Two measures decide the state:
+(:func:`light_field`) and divided out too, but only when the change is broad
+(:data:`FIELD_MIN_SHARE`) and the field explains all of it but a tile or two: a hand leaves
+more than that. Two measures decide the state:
 
 * motion: the fraction of pixels that changed since the previous frame;
 * intrusion: the largest changed region, against the last still table, that touches the frame
@@ -82,6 +83,11 @@ FIELD_ROUNDS = 15
 #: A pixel takes part in the fit only when its colour channels changed alike, within this many
 #: log units, once the whole picture's colour cast is taken out: light, not a new colour.
 FIELD_SPREAD = 0.06
+#: The field is fitted only when more than this share of the picture changed once the even
+#: light is divided out: a lamp at one side or someone leaning in changes a broad part of it
+#: (16-40 % in the light bench), a hand with its own soft shadow less (4-25 %, and what a field
+#: leaves of a broad hand is more than a tile or two). A smaller patch of light stays a change.
+FIELD_MIN_SHARE = 0.12
 
 
 @dataclass(frozen=True)
@@ -181,7 +187,7 @@ class StillGate:
             gain = light_gain(small, reference)
             if gain is not None:
                 changed = self._differ(_beyond(small, reference, relit(reference, gain)))
-            if np.count_nonzero(changed) > limit:
+            if np.count_nonzero(changed) > FIELD_MIN_SHARE * changed.size:
                 # light on one part of the table only: taken as such only when it explains all
                 # but a few specks and a tile or two (a hand stays a change: where the fit
                 # bends around part of it, the rest of it is more than that)
@@ -475,7 +481,7 @@ class ChangedRegion:
             gain = light_gain(current, reference)  # the light changed, not the table
             if gain is not None:
                 changed = cv2.absdiff(current, relit(reference, gain)) > pixel_delta
-            if np.count_nonzero(changed) > limit:
+            if np.count_nonzero(changed) > FIELD_MIN_SHARE * changed.size:
                 field = light_field(current, reference)  # light on part of the table (as the
                 if field is not None:                    # gate: only when it explains it all)
                     uneven = cv2.absdiff(current, relit(reference, field)) > pixel_delta

@@ -324,3 +324,21 @@ def test_the_changed_region_divides_out_uneven_light() -> None:
                             12).box()
         assert box is not None and 280 <= box[0] and box[2] <= 360 and 140 <= box[1] and \
             box[3] <= 200, (uneven.__name__, box)
+
+
+def test_a_hand_seen_by_its_own_soft_shadow_is_not_taken_for_light() -> None:
+    """A hand of about the wood's colour shows mostly by the soft shadow it casts around it
+    (the Stackernoes demo under a drifting exposure): a smooth field could explain that shadow
+    as light and leave only specks, so the gate read with the hand in view and missed 4 plays.
+    A change that narrow is no uneven light (``FIELD_MIN_SHARE``): it stays a hand."""
+    table = _wood(11)
+    h, w = table.shape[:2]
+    shade = np.zeros((h, w), np.float32)
+    cv2.rectangle(shade, (0, 130), (200, 230), 1.0, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 30)
+    hand = np.clip(table * (1.0 - 0.3 * shade)[..., None], 0, 255).astype(np.uint8)
+    cv2.rectangle(hand, (0, 150), (160, 210), (110, 145, 172), -1)  # within 18 levels of WOOD
+    gate = StillGate(still_frames=2, rebase_frames=45)
+    _states(gate, [table] * 4)
+    states = _states(gate, [hand] * 4)
+    assert states[0] == "motion" and states[-1] == "hand", states
