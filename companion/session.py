@@ -35,9 +35,10 @@ tablet after the play the camera asks about), or refuse there only for the turn 
 those plays are the camera's guesses until answered), is held the same way, not logged ahead of
 them nor refused; still refused once first in line, it is shown with the rules' reason and holds
 nothing up. When a
-question is answered with an entry logged, dismissed, or its tile taken back, the
-held-up plays are tried again in the order seen (:meth:`Session._recheck`): each the rules
-take now is logged (with the player whose turn it is now, where only the turn refused it; a
+question is answered with an entry logged, dismissed, or its tile taken back, or a person's
+entry is logged while plays are held up (the bidding closed on the tablet after the lead was
+laid), the held-up plays are tried again in the order seen (:meth:`Session._recheck`): each the
+rules take now is logged (with the player whose turn it is now, where only the turn refused it; a
 question that asked only who led, raised while the log was empty, by the one player the rules now
 take it from) and its alert closed as ``rechecked``, up to the first that is still a question or
 still illegal, whose own answer goes on from there (no play is logged ahead of an earlier one;
@@ -326,7 +327,13 @@ class Session:
                 alert = self._alert("confirm", HELD_ENTRY_MESSAGE.format(move=move),
                                     move.to_json(), held=True)
                 return SubmitResult("confirm", alert=alert)
-            return self._apply(move, WAITING_NOTE if waiting else "", places)
+            result = self._apply(move, WAITING_NOTE if waiting else "", places)
+            if result.status == "accepted" and meta["source"] != "camera" and \
+                    any(_holds_up(a) for a in self.alerts):
+                # a person's entry can make a held-up camera play legal (the bidding closed
+                # on the tablet after the lead was laid: the lead is Bob's now)
+                self._recheck()
+            return result
 
     def _open_question(self, move: Move) -> Alert | None:
         """The open confirm or illegal alert about the same camera entry as ``move`` (the same
@@ -461,11 +468,11 @@ class Session:
 
     def _recheck(self) -> None:
         """After an answer (a question about a camera entry answered with an entry logged,
-        dismissed, or its tile taken back), the entries held up behind questions (the
-        camera's plays, a person's held entries), tried again in the order they were seen:
-        each one the rules take now is logged (as raised, else, for a camera play, with the
-        player whose turn it is now; a question that asked only who led, by the one player
-        the rules now take it from) and its alert closed as
+        dismissed, or its tile taken back) or a person's entry logged, the entries held up
+        behind questions (the camera's plays, a person's held entries), tried again in the
+        order they were seen: each one the rules take now is logged (as raised, else, for a
+        camera play, with the player whose turn it is now; a question that asked only who
+        led, by the one player the rules now take it from) and its alert closed as
         ``rechecked``. The first that is still a question (an uncertain reading, an earlier
         question not yet answered) or still illegal stops it: the plays after it wait for its
         answer, so none is logged ahead of an earlier play. A failure to store leaves that

@@ -607,3 +607,25 @@ def test_a_line_game_play_a_later_play_depends_on_stays_a_notice(tmp_path: Path)
         in got.alert.message
     assert [h["entry"]["play"] for h in s.history] == ["5-5", "0-5", "3-5", "0-2"]
     assert s.game.scores == {"Ann": 10, "Bob": 15}
+
+
+def test_a_lead_laid_while_the_bids_are_typed_is_logged_once_the_bidding_closes(
+        tmp_path: Path) -> None:
+    """Forty-Two: the lead is on the table before the last bids and the trump are entered on
+    the tablet. The camera's play was refused (the bidding was on, and it named the player
+    bidding next) and its alert went stale; a person's entry that makes a held-up camera play
+    legal now logs it, by the player whose turn it is (found by a trick-game audit)."""
+    s = Session.start(LogStore(tmp_path / "g.db"), "fortytwo", ["Ann", "Bob", "Cy", "Dee"])
+    assert s.submit({"player": "Bob", "bid": 30}).status == "accepted"
+    for p in interpreter_for("fortytwo").proposals(diff([], [tile_at(6, 6, 300, 160)]), s.game):
+        assert p.entry is not None and s.submit(p.entry, source="camera").status == "illegal"
+    assert [a.kind for a in s.alerts] == ["illegal"]
+    for entry in ({"player": "Cy", "bid": "pass"}, {"player": "Dee", "bid": "pass"},
+                  {"player": "Ann", "bid": "pass"}):
+        assert s.submit(entry).status == "accepted"
+        assert [a.kind for a in s.alerts] == ["illegal"]  # still no trick to lead to
+    assert s.submit({"player": "Bob", "trump": 4}).status == "accepted"
+    assert s.alerts == []
+    assert [h["text"] for h in s.state()["history"]][-2:] == ["Bob names trump 4",
+                                                             "Bob plays 6-6"]
+    assert s.state()["view"]["trick"] == [{"player": "Bob", "tile": "6-6"}]
