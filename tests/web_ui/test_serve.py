@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from companion.serve import trusted_hosts
 
@@ -42,6 +44,18 @@ def stop(proc: subprocess.Popen) -> str:
     out, _ = proc.communicate(timeout=15)
     assert proc.returncode == 0, out
     return out
+
+
+def opened(tmp_path: Path, *extra: str) -> tuple[Any, Any]:
+    """(the store, the session) ``serve --data-dir tmp_path --port 0 EXTRA...`` opens, in this
+    process (no server started)."""
+    from companion import serve
+
+    parser = argparse.ArgumentParser()
+    serve.configure(parser)
+    args = parser.parse_args(["--data-dir", str(tmp_path), "--port", "0", *extra])
+    store, holder, _, _ = serve.open_games(args)
+    return store, holder.session
 
 
 def get_json(url: str, host: str | None = None) -> tuple[int, dict]:
@@ -148,27 +162,16 @@ def test_an_unfinished_game_is_not_left_by_starting_the_same_command_again(
     """After a crash the players run the same `serve`/`run --game ... --players ...` again: the
     unfinished game goes on. Another game or other players are refused (what to do is said)
     unless --new; a game with no entry yet goes on too (see the test below)."""
-    import argparse
-
     import pytest
 
-    from companion import serve
     from companion.errors import DominoError
 
-    parser = argparse.ArgumentParser()
-    serve.configure(parser)
-
-    def opened(*extra: str):
-        args = parser.parse_args(["--data-dir", str(tmp_path), "--port", "0", *extra])
-        store, holder, _, _ = serve.open_games(args)
-        return store, holder.session
-
-    store, s = opened("--game", "allfives", "--players", "Ann,Bob")
+    store, s = opened(tmp_path, "--game", "allfives", "--players", "Ann,Bob")
     assert s.submit({"player": "Ann", "play": "5-5"}).status in ("accepted", "confirm")
     if s.alerts:
         s.confirm(s.alerts[0].id)
     assert s.history
-    again = opened("--game", "allfives", "--players", "Ann,Bob")[1]
+    again = opened(tmp_path, "--game", "allfives", "--players", "Ann,Bob")[1]
     assert again.game_id == s.game_id and len(again.history) == len(s.history)
     assert f"going on with game {s.game_id}" in capsys.readouterr().err
     for other in (["--game", "chickenfoot", "--players", "Ann,Bob"],
@@ -177,12 +180,12 @@ def test_an_unfinished_game_is_not_left_by_starting_the_same_command_again(
         with pytest.raises(DominoError, match=f"game {s.game_id} .* is not finished: leave out "
                                               "--game and --players to go on with it, or add "
                                               "--new"):
-            opened(*other)
-    assert opened()[1].game_id == s.game_id  # nothing was started meanwhile
-    new = opened("--game", "chickenfoot", "--players", "Ann,Bob", "--new")[1]
+            opened(tmp_path, *other)
+    assert opened(tmp_path)[1].game_id == s.game_id  # nothing was started meanwhile
+    new = opened(tmp_path, "--game", "chickenfoot", "--players", "Ann,Bob", "--new")[1]
     assert new.game_id != s.game_id and new.header.game == "chickenfoot"
     with pytest.raises(DominoError, match="--players and --new are for a new game"):
-        opened("--new")
+        opened(tmp_path, "--new")
 
 
 def test_the_same_command_again_goes_on_with_a_game_that_has_no_entry_yet(
@@ -191,26 +194,14 @@ def test_the_same_command_again_goes_on_with_a_game_that_has_no_entry_yet(
     with that empty game instead of adding another empty one each time; the options must match
     too. Another game, other players or other options over an empty game start a new one (there
     is nothing to lose, so nothing is refused), and --new always starts another."""
-    import argparse
-
-    from companion import serve
-
-    parser = argparse.ArgumentParser()
-    serve.configure(parser)
-
-    def opened(*extra: str):
-        args = parser.parse_args(["--data-dir", str(tmp_path), "--port", "0", *extra])
-        store, holder, _, _ = serve.open_games(args)
-        return store, holder.session
-
     same = ("--game", "allfives", "--players", "Ann,Bob", "--options", '{"target": 150}')
-    store, first = opened(*same)
+    store, first = opened(tmp_path, *same)
     capsys.readouterr()
-    again = opened(*same)[1]
+    again = opened(tmp_path, *same)[1]
     assert again.game_id == first.game_id and not again.history
     assert f"going on with game {first.game_id} (allfives: Ann, Bob, 0 entries)" in \
         capsys.readouterr().err
-    assert opened(*same)[1].game_id == first.game_id
+    assert opened(tmp_path, *same)[1].game_id == first.game_id
     assert store.game_ids() == [first.game_id]
     changed = [(["--game", "allfives", "--players", "Ann,Bob", "--options", '{"target": 50}'],
                 ("allfives", ["Ann", "Bob"], {"target": 50})),
@@ -219,8 +210,9 @@ def test_the_same_command_again_goes_on_with_a_game_that_has_no_entry_yet(
                 ("chickenfoot", ["Ann", "Cy"], {}))]
     seen = {first.game_id}
     for extra, header in changed:
-        s = opened(*extra)[1]
+        s = opened(tmp_path, *extra)[1]
         assert s.game_id not in seen and not s.history, extra
         assert (s.header.game, list(s.header.players), dict(s.header.options)) == header
         seen.add(s.game_id)
-    assert opened("--game", "chickenfoot", "--players", "Ann,Cy", "--new")[1].game_id not in seen
+    fresh = opened(tmp_path, "--game", "chickenfoot", "--players", "Ann,Cy", "--new")[1]
+    assert fresh.game_id not in seen
