@@ -546,7 +546,8 @@ class TrickGame(Game):
             return values  # the table's ruling on a renege: it may differ from the tricks
         for i, side in enumerate(sides):
             if values[i] < now[i]:
-                raise self._illegal(move, f"{self.side_name(side)} already took {now[i]} {what}, "
+                unit = what if now[i] != 1 else what[:-1]  # "1 point", "1 trick"
+                raise self._illegal(move, f"{self.side_name(side)} already took {now[i]} {unit}, "
                                           f"not {values[i]} (taken so far: {shown}; only a "
                                           f"ruling on a renege flagged this hand may differ "
                                           f"from the tricks, and none was)")

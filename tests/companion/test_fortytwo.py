@@ -436,7 +436,7 @@ def test_without_a_renege_taken_may_not_undo_tricks_won() -> None:
     game = bob_wins_bid(trump=0, deal=None)
     apply_all(game, [{"player": "Bob", "play": "2-4"}, {"player": "Cy", "play": "1-6"},
                      {"player": "Dee", "play": "4-4"}, {"player": "Ann", "play": "0-0"}])
-    with pytest.raises(IllegalMoveError, match="already took 1 points, not 0 .*none was"):
+    with pytest.raises(IllegalMoveError, match="already took 1 point, not 0 .*none was"):
         game.apply(Move.from_json({"end_round": {"taken": {"Ann": 0, "Bob": 42}}}))
 
 
