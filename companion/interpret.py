@@ -37,15 +37,18 @@ trick games take the first value the rules accept from the player with no renege
 no renege: not one the deal refuses, nor, without the deal, one the rules would flag), and
 its draw or play asks with the note that says why.
 
-Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw by
-the solitaire player; several added at once (the new array of three on an empty row) are one
+Castle Rock (``castlerock``, :class:`RowInterpreter`): a tile added to the row is a named draw
+by the solitaire player; several added at once (the new array of three on an empty row) are one
 draw, in row order along the line through them, left to right as the camera sees it (the player
-sits at the bottom of the picture). Tiles gone from the row are ``remove`` entries, split into
-removal groups the rules accept, in an order they accept (found by search over the game's legal
-removals), before the draw seen in the same picture, or after it when only the draw made them
-possible; tiles left in the row that slid to close a gap are no entry. Gone tiles that no
-sequence of legal removals explains are proposed as one removal anyway, so the rules raise the
-illegal alert that says why; a tile put back where the rules still have it is no entry.
+sits at the bottom of the picture). A draw laid anywhere but beyond the row's last tile (along
+the row as the camera sees it) is asked about, with a note telling the player to move it to the
+right end, where it is logged (:data:`ASTRAY_DRAW_NOTE`). Tiles gone from the row are ``remove``
+entries, split into removal groups the rules accept, in an order they accept (found by search
+over the game's legal removals), before the draw seen in the same picture, or after it when only
+the draw made them possible; tiles left in the row that slid to close a gap are no entry. Gone
+tiles that no sequence of legal removals explains are proposed as one removal anyway, so the
+rules raise the illegal alert that says why; a tile put back where the rules still have it is no
+entry.
 
 Trick games (``fortytwo``, ``moon``, :class:`TrickInterpreter`): a face-up tile added to the
 table is a play (no ``on``) by the player whose turn it is. Several new tiles at once are played
@@ -249,6 +252,31 @@ def _row_order(seen: list[Seen]) -> list[Seen]:
     return [seen[i] for i in np.argsort(centred @ axis, kind="stable")]
 
 
+#: A Castle Rock draw laid anywhere but beyond the right end of the row (:func:`_not_right_of_row`)
+#: is proposed with at most this confidence, so a person is asked, with :data:`ASTRAY_DRAW_NOTE`.
+ASTRAY_DRAW_CONFIDENCE = 0.5
+ASTRAY_DRAW_NOTE = ("{tiles} lies at the left end of the row or inside it, but a draw goes to "
+                    "the right end: it is logged there, so move it there")
+
+
+def _not_right_of_row(new: list[Seen], row: list[Tile], table: list[Seen]) -> list[Seen]:
+    """The tiles of ``new`` (just drawn) that do not lie beyond the row's last tile, along the
+    row from its first tile to its last (``row``: the rules' row left to right, found on the
+    ``table`` as it is seen now; the camera may look at it from any side). Empty when fewer
+    than two of the row's tiles are seen (a new row of three: nothing to measure against)."""
+    where = {s.tile: np.asarray(s.center, dtype=float) for s in table}
+    found = [where[t] for t in row if t in where]
+    if len(found) < 2:
+        return []
+    axis = found[-1] - found[0]
+    length = float(np.linalg.norm(axis))
+    if length == 0.0:
+        return []
+    axis /= length
+    end = max(float((p - found[0]) @ axis) for p in found)
+    return [s for s in new if float((np.asarray(s.center, dtype=float) - found[0]) @ axis) <= end]
+
+
 def _removal_plan(game: Game, gone: set[Tile], limit: int = 2000) -> list[Move] | None:
     """Removals the rules accept, one after another, that take exactly ``gone`` out of the row
     (depth-first over the game's legal removals; None when no sequence does)."""
@@ -312,6 +340,13 @@ class RowInterpreter:
             note = None
             for s in ordered:  # tiles running out of the picture: their values are guesses
                 note = _with_partly_seen_note(note, s)
+            astray = _not_right_of_row(ordered, [t for t in row if t not in gone], change.table)
+            if astray:
+                # a draw goes to the right end of the row: logged there, the rules' row would
+                # differ from the table, so a person is asked (and told to move the tile)
+                entry["confidence"] = min(entry["confidence"], ASTRAY_DRAW_CONFIDENCE)
+                note = "; ".join(n for n in (note, ASTRAY_DRAW_NOTE.format(
+                    tiles=", ".join(str(s.tile) for s in astray))) if n)
             if note:
                 entry["note"] = note
             if len(ordered) == 1:

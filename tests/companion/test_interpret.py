@@ -218,6 +218,35 @@ def test_castlerock_array_of_three_then_draws_in_row_order(tmp_path: Path) -> No
     assert [(g["entry"]["draw"], g["status"]) for g in got] == [("0-7", "accepted")]
 
 
+def test_castlerock_a_draw_laid_at_the_left_end_asks_and_says_to_move_it(
+        tmp_path: Path) -> None:
+    """Draws go to the right end of the row (seed: "always adding them to the right side"): one
+    laid at the left end, or inside the row, was logged as a right-end draw without a word,
+    and the rules' row then differed from the table (found by a rules audit). Now a person is
+    asked, told to move it; the same row seen from the other side of the table is measured
+    along the row, not the picture."""
+    s = _session(tmp_path, "castlerock", ["Sol"])
+    three = _row([(1, 2), (3, 4), (5, 6)])
+    _feed(s, [], three)
+    left = tile_at(0, 7, 100 - (W + 6), 200, vertical=True)
+    got = _feed(s, three, three + [left])
+    assert [(g["entry"]["draw"], g["status"]) for g in got] == [("0-7", "confirm")]
+    assert got[0]["entry"]["confidence"] <= 0.5
+    assert "0-7 lies at the left end of the row or inside it, but a draw goes to the right end" \
+        in got[0]["entry"]["note"]
+    # the camera on the other side of the table: the row runs right to left in the picture,
+    # and its right end is at the picture's left
+    from companion.interpret import _not_right_of_row
+
+    row = [Tile.of(1, 2), Tile.of(3, 4), Tile.of(5, 6)]
+    seen_turned = _row([(5, 6), (3, 4), (1, 2)])
+    far_left = tile_at(0, 7, 100 - (W + 6), 200, vertical=True)
+    far_right = tile_at(0, 7, 100 + 3 * (W + 6), 200, vertical=True)
+    assert _not_right_of_row([far_left], row, seen_turned) == []
+    assert _not_right_of_row([far_right], row, seen_turned) == [far_right]
+    assert _not_right_of_row([far_right], row[:1], seen_turned) == []  # nothing to measure by
+
+
 def test_a_value_already_seen_on_the_table_is_a_misread_and_asks(tmp_path: Path) -> None:
     """One set holds each value once: a drawn tile read with the value of a tile still seen in
     the row (the Castle Rock demo's 2-7 under a glare spot, read 0-7, was dropped as "known"
