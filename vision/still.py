@@ -50,6 +50,7 @@ player of each play it logs (see :class:`companion.live.SeatMemory`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -181,24 +182,8 @@ class StillGate:
         """Where two blurred colour pictures (:meth:`_small`) differ by more than
         ``pixel_delta`` in any channel, once a change of light between them is divided out
         (:func:`relit`: the table under a brighter lamp is the same table)."""
-        changed = self._differ(cv2.absdiff(small, reference))
-        limit = LIGHT_CHECK_SHARE * changed.size
-        if np.count_nonzero(changed) > limit:
-            gain = light_gain(small, reference)
-            if gain is not None:
-                changed = self._differ(_beyond(small, reference, relit(reference, gain)))
-            if np.count_nonzero(changed) > FIELD_MIN_SHARE * changed.size:
-                # light on one part of the table only: taken as such only when it explains all
-                # but a few specks and a tile or two (a hand stays a change: where the fit
-                # bends around part of it, the rest of it is more than that)
-                field = light_field(small, reference)
-                if field is not None:
-                    uneven = self._differ(_beyond(small, reference, relit(reference, field)))
-                    if np.count_nonzero(cv2.morphologyEx(
-                            uneven.astype(np.uint8), cv2.MORPH_OPEN,
-                            np.ones((3, 3), np.uint8))) < limit:
-                        changed = uneven
-        return changed
+        return without_light(small, reference, self._differ(cv2.absdiff(small, reference)),
+                             lambda lit: self._differ(_beyond(small, reference, lit)))
 
     def _differ(self, diff: np.ndarray) -> np.ndarray:
         """Where a BGR difference picture exceeds ``pixel_delta`` in any channel."""
@@ -352,6 +337,33 @@ def light_gain(current: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
     return gain
 
 
+def without_light(current: np.ndarray, reference: np.ndarray, changed: np.ndarray,
+                  differ: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``changed`` (where ``current`` differs from ``reference``, a boolean mask) once a change
+    of light between them is divided out: when more than :data:`LIGHT_CHECK_SHARE` of the
+    picture changed, against the reference under the even light :func:`light_gain` measures;
+    when still more than :data:`FIELD_MIN_SHARE` changed, against it under the uneven light
+    :func:`light_field` fits, taken only when that leaves less than ``LIGHT_CHECK_SHARE`` once
+    specks are opened away (all of the change but a tile or two: where the fit bends around
+    part of a hand, the rest of it is more than that). ``differ(lit)`` is the mask of
+    ``current`` against ``lit``, the reference relit."""
+    limit = LIGHT_CHECK_SHARE * changed.size
+    if np.count_nonzero(changed) <= limit:
+        return changed
+    gain = light_gain(current, reference)
+    if gain is not None:
+        changed = differ(relit(reference, gain))
+    if np.count_nonzero(changed) > FIELD_MIN_SHARE * changed.size:
+        field = light_field(current, reference)
+        if field is not None:
+            uneven = differ(relit(reference, field))
+            opened = cv2.morphologyEx(uneven.astype(np.uint8), cv2.MORPH_OPEN,
+                                      np.ones((3, 3), np.uint8))
+            if np.count_nonzero(opened) < limit:
+                changed = uneven
+    return changed
+
+
 _BASES: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -364,17 +376,11 @@ def _field_basis(height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
         gx, gy = FIELD_GRID
         wx, wy = _tent(width, gx), _tent(height, gy)
         weights = (wy[:, None, :, None] * wx[None, :, None, :]).reshape(height * width, gy * gx)
-        rows = []
-        for j in range(gy):
-            for i in range(gx):
-                inner = (0 < i < gx - 1, 0 < j < gy - 1)  # has neighbours across, down
-                for (di, dj), has in zip(((1, 0), (0, 1)), inner):
-                    if has:
-                        row = np.zeros(gy * gx)
-                        row[(j - dj) * gx + i - di] = row[(j + dj) * gx + i + di] = 1.0
-                        row[j * gx + i] = -2.0
-                        rows.append(row)
-        _BASES[key] = (weights.astype(np.float32), np.array(rows, np.float32))
+        # knots are numbered row by row (j * gx + i): second differences across each row of
+        # knots, then down each column
+        bend = np.vstack([np.kron(np.eye(gy), np.diff(np.eye(gx), n=2, axis=0)),
+                          np.kron(np.diff(np.eye(gy), n=2, axis=0), np.eye(gx))])
+        _BASES[key] = (weights.astype(np.float32), bend.astype(np.float32))
     return _BASES[key]
 
 
@@ -406,7 +412,6 @@ def light_field(current: np.ndarray, reference: np.ndarray) -> np.ndarray | None
         return None
     penalty = FIELD_STIFFNESS * alike.size * (bend.T @ bend)
     fit = np.full(grey.shape, np.median(grey[alike]), np.float32)
-    knots = np.full(weights.shape[1], fit[0], np.float32)
     taken: np.ndarray | None = None
     for _ in range(FIELD_ROUNDS):
         take = alike & (np.abs(grey - fit) < FIELD_INLIER)
@@ -475,20 +480,8 @@ class ChangedRegion:
         if reference is None or reference.shape != current.shape:
             self.mask = np.ones(current.shape, bool)
             return
-        changed = cv2.absdiff(current, reference) > pixel_delta
-        limit = LIGHT_CHECK_SHARE * changed.size
-        if np.count_nonzero(changed) > limit:
-            gain = light_gain(current, reference)  # the light changed, not the table
-            if gain is not None:
-                changed = cv2.absdiff(current, relit(reference, gain)) > pixel_delta
-            if np.count_nonzero(changed) > FIELD_MIN_SHARE * changed.size:
-                field = light_field(current, reference)  # light on part of the table (as the
-                if field is not None:                    # gate: only when it explains it all)
-                    uneven = cv2.absdiff(current, relit(reference, field)) > pixel_delta
-                    if np.count_nonzero(cv2.morphologyEx(uneven.astype(np.uint8),
-                                                         cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
-                                                         )) < limit:
-                        changed = uneven
+        changed = without_light(current, reference, cv2.absdiff(current, reference) > pixel_delta,
+                                lambda lit: cv2.absdiff(current, lit) > pixel_delta)
         changed = changed.astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         r = int(np.ceil(grow_px * self.scale))

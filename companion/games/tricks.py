@@ -155,8 +155,10 @@ class TrickGame(Game):
     # ---- state --------------------------------------------------------------------------
     def setup(self) -> None:
         self.shuffler: int = 0  # index of this hand's shuffler (players[0] shuffles first)
-        #: every renege the table proved this match: {"hand", "player", "trick", "detail"}
-        #: (``trick``: the number of the trick the player did not follow)
+        #: every renege the table proved this match: {"hand", "player", "trick", "facts",
+        #: "detail"} (``trick``: the number of the trick the player did not follow; ``facts``:
+        #: what the table showed, for the dashboard's warning line; ``detail``: the flag's
+        #: words, with who and the advice; :meth:`result` leaves ``facts`` out)
         self.reneges: list[dict[str, Any]] = []
         self._new_hand()
 
@@ -164,7 +166,8 @@ class TrickGame(Game):
         """The base result, plus ``reneges`` (flagged, never scored) when there were any."""
         out = super().result()
         if self.reneges:
-            out["reneges"] = [dict(r) for r in self.reneges]
+            out["reneges"] = [{k: r[k] for k in ("hand", "player", "trick", "detail")}
+                              for r in self.reneges]
         return out
 
     def _new_hand(self) -> None:
@@ -283,8 +286,9 @@ class TrickGame(Game):
         bidder's side). ``last_trick`` is the trick won last (``number``, ``winner``, the
         winning ``tile``, its ``points`` and ``trick`` as above) until the next lead, else
         None; ``reneges`` the reneges flagged this hand (``player``, ``trick``: the trick not
-        followed, ``detail``: the flag's words); ``hand_total`` what a hand is worth and
-        ``taken_unit`` ("points" or "tricks") what an ``end_round`` ``taken`` counts."""
+        followed, ``facts``: what the table showed, ``detail``: the flag's words);
+        ``hand_total`` what a hand is worth and ``taken_unit`` ("points" or "tricks") what an
+        ``end_round`` ``taken`` counts."""
         led = None
         if self.trick:
             led = suit_name(suit_led(self.trick[0][1], self.trump), self.trump)
@@ -313,7 +317,7 @@ class TrickGame(Game):
             "sides": sides,
             "last_trick": None if self.trick or self.last_trick is None else dict(
                 self.last_trick),
-            "reneges": [{"player": r["player"], "trick": r["trick"], "detail": r["detail"]}
+            "reneges": [{k: r[k] for k in ("player", "trick", "facts", "detail")}
                         for r in self.hand_reneges()],
             "hand_total": self.hand_total,
             "taken_unit": self.taken_unit(),
@@ -449,14 +453,15 @@ class TrickGame(Game):
         for void in self.voids:
             who, suit, trick_no, lead, shown = void
             if who == player and follows(tile, suit, self.trump):
-                detail = (f"{player} reneged in trick {trick_no}: {lead} led "
-                          f"{suit_name(suit, self.trump)} and {player} played {shown}, but now "
-                          f"plays {tile}, which is {suit_name(suit, self.trump)}; the table "
-                          f"decides (custom: the reneging side loses the hand; settle it with "
+                facts = (f"{lead} led {suit_name(suit, self.trump)} and {player} played "
+                         f"{shown}, but now plays {tile}, which is "
+                         f"{suit_name(suit, self.trump)}")
+                detail = (f"{player} reneged in trick {trick_no}: {facts}; the table decides "
+                          f"(custom: the reneging side loses the hand; settle it with "
                           f"end_round \"taken\")")
                 events.append(Event("renege", player, 0, detail))
                 self.reneges.append({"hand": self.round, "player": player, "trick": trick_no,
-                                     "detail": detail})
+                                     "facts": facts, "detail": detail})
             else:
                 keep.append(void)
         self.voids = keep

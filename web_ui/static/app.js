@@ -480,9 +480,8 @@ function renderGridView(v) {
 // naming who and the trick not followed; the players rule, a controller enters the ruling.
 function renegeWarnings(reneges) {
   return el("div", { id: "renege-warnings" }, reneges.map((r) => {
-    const facts = r.detail.split("; the table decides")[0].replace(/^[^:]*: /, "");
     return el("p", { class: "renege-warning", "data-player": r.player, "data-trick": r.trick },
-      `⚠ Renege: ${r.player} reneged in trick ${r.trick} (${facts}). The table decides ` +
+      `⚠ Renege: ${r.player} reneged in trick ${r.trick} (${r.facts}). The table decides ` +
       "(custom: the reneging side loses the hand): enter the ruling with \"End the hand early\".");
   }));
 }
