@@ -7,7 +7,10 @@ every tile in the picture (:func:`calibration.enroll.tile_colours`) and gives ea
 colour: the nearest of the game's set colours, whose references start at typical colours
 (:data:`NOMINAL_BGR`) and are fitted to the picture's own face colours (k-means), so the lamp
 and the camera's white balance do not confuse the sets. When the colour is unclear (the two
-nearest sets about as near), a value the table holds in one set only takes that set.
+nearest sets about as near), a value the table holds in one set only takes that set; but a tile
+so read that the change adds while the table's tile of that value is still there (under it, or
+at its own place) is another set's copy, as a set holds each tile once: it takes the nearest
+set that does not hold that value yet.
 
 A tile added over a stack (:attr:`companion.tracking.TableChange.under`) is a play by the player
 whose turn it is, ``on`` the stack top it covers; the covering rules, the turn and the set colour
@@ -209,6 +212,7 @@ class BuildUpInterpreter:
         longer seen, requests to amend logged plays read again (see the module docstring)."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
+        change = _other_set_copies(change, game)
         new = _new_tiles(change, on_table)
         if new and getattr(game, "needs_deal", False):
             return [Proposal(None, f"{', '.join(str(s.tile) for s in new)} laid before the deal "
@@ -246,6 +250,47 @@ class BuildUpInterpreter:
                              "Build Up stacks stay until the game ends",
                              played=any(p.entry is not None for p in out))
         return out + _read_again(change, on_table, _same_set)
+
+
+def _other_set_copies(change: TableChange, game: Game) -> TableChange:
+    """``change`` with each added tile whose value and set the table already holds in another
+    tile still there (the one it covers, or one seen elsewhere) given the set that does not
+    hold that value yet nearest its face colour (none measured: no set, so the play goes to
+    the set of the player whose turn it is). A set holds each tile once, so such a tile is
+    another set's copy: its colour read unclear and :meth:`BuildUpInterpreter.observe` gave it
+    the one set the table held its value in (blue 0-5 laid on red 0-5, an always legal cover,
+    read red 0-5 and dropped as a tile already on the table). When every set holds that value
+    already, the value was misread: the tile is left as it is."""
+    colours = list(dict.fromkeys(getattr(game, "colour", {}).values()))
+    on_table = set(game.table_tiles())
+    swap: dict[int, Seen] = {}
+    refs: dict[str, np.ndarray] | None = None
+    for s in change.added:
+        if s.tile not in on_table or not any(t.tile == s.tile and t is not s
+                                             for t in change.table):
+            continue
+        free = [c for c in colours if s.tile.plain().with_colour(c) not in on_table]
+        if not free:
+            continue
+        tile, conf = s.tile.plain(), s.confidence
+        if s.face_lab is not None:
+            if refs is None:
+                refs = set_references(change.table, game)
+            colour, sure, _ = classify(s.face_lab, {c: refs[c] for c in free})
+            tile, conf = tile.with_colour(colour), min(conf, sure)
+        alts = tuple((str(Tile.parse(t).plain().with_colour(tile.colour) if tile.colour
+                          else Tile.parse(t).plain()), p) for t, p in s.alternatives)
+        swap[id(s)] = dataclasses.replace(s, tile=tile, confidence=conf, alternatives=alts)
+    if not swap:
+        return change
+
+    def new(s: Seen) -> Seen:
+        return swap.get(id(s), s)
+
+    return dataclasses.replace(
+        change, added=[new(s) for s in change.added], table=[new(s) for s in change.table],
+        covered=[(old, new(s)) for old, s in change.covered],
+        under={new(s): below for s, below in change.under.items()})
 
 
 def _out_of_sight(change: TableChange, known: set[Tile],

@@ -150,6 +150,28 @@ def test_same_value_in_the_other_set_on_top_is_told_by_colour(tmp_path: Path) ->
     assert s.submit(p.entry).status == "accepted"
 
 
+def test_a_copy_of_a_value_on_the_table_read_in_an_unclear_colour_is_the_other_sets(
+        tmp_path: Path) -> None:
+    """Bob's blue 0-5 read in a colour between red and blue: ``observe`` gives it the one set
+    the table holds 0-5 in (red), but red 0-5 is still there (under it, or at its own place),
+    and a set holds each tile once, so it is blue's copy and Bob's play, not a tile already on
+    the table (before, the play was dropped without a word)."""
+    purple = (95, 60, 112)  # as near red as blue
+    for col, row, on in ((3, 0, "red:0-5"), (2, 1, "blue:2-3")):
+        s = _session(tmp_path / on)
+        s.submit({"player": "Ann", "play": "red:1-1", "on": "red:0-1"}, source="hand")
+        table = _layout_seen()
+        table[5] = (_at("1-1", 5, 0), RED)
+        before = diff([], _observed(s, table)).table
+        table2 = _lay(table, "0-5", col, row, purple)
+        seen = _observed(s, table2)
+        assert str(seen[-1].tile) == "red:0-5"  # the fallback's set, before the change
+        (p,) = BuildUpInterpreter().proposals(diff(before, seen), s.game)
+        assert (p.entry["player"], p.entry["play"], p.entry["on"]) == ("Bob", "blue:0-5", on)
+        assert s.submit(p.entry).status in ("accepted", "confirm")
+        assert Tile.parse("blue:0-5") in s.game.table_tiles()
+
+
 def test_illegal_cover_alerts_and_taking_it_back_is_no_entry(tmp_path: Path) -> None:
     s = _session(tmp_path)
     interp = BuildUpInterpreter()
