@@ -28,8 +28,10 @@ notice (a tile the camera could not read may lie on it, or it was taken away); w
 at that top changed as a tile laid does with nothing read there (a glare spot over the new
 tile: the tracking's :attr:`~companion.tracking.TableChange.unread`), and no other play was
 seen, it is a question instead: the play of the player whose turn
-it is on that top, with the tiles the covering rules let go there to pick from. Deals, passes
-and the ends of rounds are entered on the tablet.
+it is on that top, with the tiles the covering rules let go there to pick from. So is a tile
+laid on a top and read with the top's own value in a set that holds it already (a set holds
+each tile once: the camera could not read it). Deals, passes and the ends of rounds are entered
+on the tablet.
 
 Stackernoes (:class:`StackernoesInterpreter`): the rules core models the table as a grid of
 half-tile cells with levels, and a play names its two cells and its level. The first tile
@@ -246,6 +248,17 @@ class BuildUpInterpreter:
                 trial.apply(accepted)
             out.append(_play_proposal(chosen, dataclasses.replace(s, tile=tile),
                                       0.5 if len(new) > 1 or guessed else None))
+        played = any(p.entry is not None for p in out)
+        for s in change.added:
+            # read with the value of the top it lies on, in a set that holds it already: a
+            # tile laid on it that the camera could not read (a set holds each tile once),
+            # asked about; not when a play was seen in the same change (as for Stackernoes)
+            same = [u for u in change.under.get(s, []) if u.tile.plain() == s.tile.plain()]
+            if same and not played and s.seen_half is None and s.tile in on_table:
+                ask = _unread_play(same[0], trial)
+                if ask is not None:
+                    out.append(ask)
+                    played = True
         out += _out_of_sight(change, set(game.tops()), lambda s: _unread_play(s, trial),
                              "Build Up stacks stay until the game ends",
                              played=any(p.entry is not None for p in out))
@@ -260,7 +273,8 @@ def _other_set_copies(change: TableChange, game: Game) -> TableChange:
     another set's copy: its colour read unclear and :meth:`BuildUpInterpreter.observe` gave it
     the one set the table held its value in (blue 0-5 laid on red 0-5, an always legal cover,
     read red 0-5 and dropped as a tile already on the table). When every set holds that value
-    already, the value was misread: the tile is left as it is."""
+    already, or the tile's colour is clearly that of a set holding it, the value was misread:
+    the tile is left as it is (:meth:`BuildUpInterpreter.proposals` asks about it)."""
     colours = list(dict.fromkeys(getattr(game, "colour", {}).values()))
     on_table = set(game.table_tiles())
     swap: dict[int, Seen] = {}
@@ -276,6 +290,9 @@ def _other_set_copies(change: TableChange, game: Game) -> TableChange:
         if s.face_lab is not None:
             if refs is None:
                 refs = set_references(change.table, game)
+            colour, _, clear = classify(s.face_lab, refs)
+            if clear and colour not in free:
+                continue  # its colour is clear: the value was misread
             colour, sure, _ = classify(s.face_lab, {c: refs[c] for c in free})
             tile, conf = tile.with_colour(colour), min(conf, sure)
         alts = tuple((str(Tile.parse(t).plain().with_colour(tile.colour) if tile.colour

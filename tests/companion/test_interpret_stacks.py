@@ -172,6 +172,32 @@ def test_a_copy_of_a_value_on_the_table_read_in_an_unclear_colour_is_the_other_s
         assert Tile.parse("blue:0-5") in s.game.table_tiles()
 
 
+def test_a_tile_read_clearly_as_the_top_it_lies_on_asks_which_tile(tmp_path: Path) -> None:
+    """A tile on red 0-5 read as red 0-5 in a clear red: a set holds each tile once, so the
+    camera could not read it; a person is asked which of Bob's tiles covered it (before, it
+    was dropped as a tile already on the table, without a word)."""
+    s = _session(tmp_path)
+    s.submit({"player": "Ann", "play": "red:1-1", "on": "red:0-1"}, source="hand")
+    table = _layout_seen()
+    table[5] = (_at("1-1", 5, 0), RED)
+    before = diff([], _observed(s, table)).table
+    seen = _observed(s, _lay(table, "0-5", 3, 0, RED))
+    assert str(seen[-1].tile) == "red:0-5"
+    near = _at("0-5", 3, 0).center  # the picture changed there as a tile laid does
+
+    def changed(x: Seen) -> float:
+        return 0.9 if np.linalg.norm(x.center - near) < 6 else 0.0
+
+    change = diff(before, seen, changed=changed, fixed=True)
+    assert [(str(a.tile), str(b.tile)) for a, b in change.covered] == [("red:0-5", "red:0-5")]
+    (p,) = BuildUpInterpreter().proposals(change, s.game)
+    assert p.entry["reading"] == {"unread_on": "red:0-5"} and p.entry["confidence"] <= 0.5
+    assert (p.entry["player"], p.entry["on"]) == ("Bob", "red:0-5")
+    offered = [p.entry["play"]] + [a["tile"] for a in p.entry["alternatives"]]
+    assert "blue:0-5" in offered and all(t.startswith("blue:") for t in offered)
+    assert "could not read" in p.message
+
+
 def test_illegal_cover_alerts_and_taking_it_back_is_no_entry(tmp_path: Path) -> None:
     s = _session(tmp_path)
     interp = BuildUpInterpreter()
