@@ -15,9 +15,10 @@ more than that. Two measures decide the state:
 * intrusion: the largest changed region, against the last still table, that touches the frame
   border and is larger than a tile (an arm reaching in always enters from the border; a tile
   put down is small and the hand that brought it has left), and whose pixels now look like skin
-  (a classic YCrCb skin range). A border-touching change that does not look like skin (the hand
-  that was there when the camera started has left, a moved cloth) is taken as the new still
-  table once it has been still for ``still_frames`` frames.
+  (a classic YCrCb skin range): more than :data:`HAND_SKIN_SHARE` of them, or a palm's worth
+  (:data:`HAND_SKIN_AREA`; an arm in a sleeve is mostly cloth). A border-touching change that
+  does not look like a hand (the hand that was there when the camera started has left, a moved
+  cloth) is taken as the new still table once it has been still for ``still_frames`` frames.
 
 The table's own colour. The skin range also holds a wood table, so skin is judged only on
 the changed pixels that are not table: those that differ from the last hand-free table
@@ -32,10 +33,9 @@ intrusion at all: the gate settles at once.
 States: ``waiting`` (no frame yet), ``motion``, ``hand``, ``settling`` (still, but not yet for
 ``still_frames`` frames, 2 by default: the live loop's agreement of two readings, not a long
 settle, protects against reading a tile still sliding) and ``stable`` (read now). A change
-that stays still for ``rebase_frames`` frames (1.5 s at 30 fps) although it touches the border
-(a bumped camera, a hand that was on the table when the camera started and has left, a
-newspaper) becomes the new still table, so the gate never blocks for good; one that looks like
-skin waits twice as long.
+that looks like a hand and stays still for twice ``rebase_frames`` frames (3 s at 30 fps)
+becomes the new still table all the same (a bumped camera over a wood table, whose grain falls
+in the skin range), so the gate never blocks for good.
 
 Where the hand came from. An arm reaches in over the border in front of the person it belongs
 to, so the side of the frame a hand crossed says where that person sits. An arm runs from its
@@ -89,6 +89,11 @@ FIELD_SPREAD = 0.06
 #: (16-40 % in the light bench), a hand with its own soft shadow less (4-25 %, and what a field
 #: leaves of a broad hand is more than a tile or two). A smaller patch of light stays a change.
 FIELD_MIN_SHARE = 0.12
+#: A border-touching change looks like a hand when more than :data:`HAND_SKIN_SHARE` of it is
+#: skin, or when its skin covers at least :data:`HAND_SKIN_AREA` of the intrusion threshold's
+#: area (about a palm with its fingers): an arm in a sleeve is mostly cloth.
+HAND_SKIN_SHARE = 0.3
+HAND_SKIN_AREA = 0.5
 
 
 @dataclass(frozen=True)
@@ -214,6 +219,11 @@ class StillGate:
             return 0.0, None
         return best / float(h * w), labels == best_i
 
+    def _looks_like_hand(self, skin: float, area: float) -> bool:
+        """A change of ``area`` (fraction of the picture), ``skin`` of it skin that is not
+        table: a hand (:data:`HAND_SKIN_SHARE`, :data:`HAND_SKIN_AREA`)."""
+        return skin > HAND_SKIN_SHARE or skin * area >= HAND_SKIN_AREA * self.intrusion_threshold
+
     def _skin_share(self, mask: np.ndarray, small: np.ndarray, small_bgr: np.ndarray) -> float:
         """The share of ``mask``'s pixels that look like skin and are not table. A wood table
         falls in the skin range, so a pixel is table when it shows what the hand-free table
@@ -287,7 +297,8 @@ class StillGate:
             self._still = 0
             self._blocked_still += 1
             state = "hand"
-            patience = 2 * self.rebase_frames if skin > 0.3 else self.still_frames
+            patience = 2 * self.rebase_frames if self._looks_like_hand(skin, intrusion) \
+                else self.still_frames
             if self._blocked_still >= patience:
                 # taken as the still table now (a moved cloth, a bumped camera; or a hand
                 # the skin test missed, so it is not taken as the hand-free table: that

@@ -3,14 +3,16 @@ gate sees and places the hands of a rendered game."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.render.gatebench import at_reach, entry_side, hand_case, main
-from vision.render.scene import HandSpec
+from vision.render.gatebench import (SLEEVE_BGR, at_reach, entry_side, hand_case, main,
+                                     sleeved)
+from vision.render.scene import HandSpec, render_scene
 
 
 def test_entry_side_reads_the_border_the_arm_comes_over() -> None:
@@ -70,3 +72,21 @@ def test_bad_reaches_are_refused_with_the_form_expected(capsys) -> None:
         with pytest.raises(SystemExit):
             main(["--coming-in", bad])
         assert "expected fractions of the arm's reach between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_sleeved_arm_is_cloth_from_the_border_and_skin_at_the_hand() -> None:
+    """``--sleeves``: the arm is drawn in the sleeve's colour near the border it comes over and
+    in skin at the hand; without a sleeve the arm is skin all along (the default, unchanged)."""
+    from vision.render import random_scene_spec
+
+    base = random_scene_spec(3, size=(320, 180), hands=0, layout="loose", n_tiles=2)
+    arm = HandSpec(entry=(0.0, 0.5), tip=(0.7, 0.5), width_px=40.0, skin_bgr=(60, 100, 180))
+    clothed = sleeved(arm, np.random.default_rng(0))
+    assert clothed.sleeve_bgr in SLEEVE_BGR and 0.6 <= clothed.sleeve_to <= 1.0
+    clothed = HandSpec(arm.entry, arm.tip, arm.width_px, arm.skin_bgr, (200, 30, 30), 0.9)
+    bare_img, sleeve_img = (render_scene(dataclasses.replace(base, hands=(h,))).image_bgr
+                            for h in (arm, clothed))
+    near, at_hand = sleeve_img[90, 20].astype(int), sleeve_img[90, 200].astype(int)
+    assert near[0] > near[2] + 60  # blue cloth by the border
+    assert at_hand[2] > at_hand[0] + 60  # skin (red over blue) at the hand
+    assert bare_img[90, 20].astype(int)[2] > bare_img[90, 20].astype(int)[0] + 60

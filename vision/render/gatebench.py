@@ -9,7 +9,9 @@ laid, reaching in from that player's side) and shows a fresh gate the still tabl
 half a second at 30 fps) and the still table after it (5 frames), as the live benches do; with
 ``--coming-in 0.35,0.65`` the arm is also drawn at those fractions of its reach before the full
 hand and again, in reverse, after it (a real arm comes in and goes out over a few frames; the
-sequences draw it at once). Per hand frame it asks:
+sequences draw it at once); with ``--sleeves`` every arm is clothed from the border towards the
+wrist (:func:`sleeved`: seeded colours from :data:`SLEEVE_BGR`, navy to camel). Per hand frame
+it asks:
 
 * ``seen``: the gate never said "read now" while the hand was in view (a hand the gate misses
   lets the loop read a table with a hand over it);
@@ -80,21 +82,38 @@ def at_reach(hand: HandSpec, reach: float) -> HandSpec:
     return dataclasses.replace(hand, tip=(float(x), float(y)))
 
 
+#: Sleeve colours (BGR) for ``--sleeves``: navy, black, grey, red, green, white, denim,
+#: camel (a sleeve near some skins' colour).
+SLEEVE_BGR = ((90, 40, 30), (35, 35, 35), (125, 125, 125), (45, 40, 165), (60, 110, 55),
+              (225, 225, 225), (140, 100, 70), (90, 140, 185))
+
+
+def sleeved(hand: HandSpec, rng: np.random.Generator) -> HandSpec:
+    """``hand`` in a sleeve of a colour from :data:`SLEEVE_BGR`, reaching 0.6-1.0 of the way
+    from the border to the wrist."""
+    colour = SLEEVE_BGR[int(rng.integers(len(SLEEVE_BGR)))]
+    return dataclasses.replace(hand, sleeve_bgr=colour, sleeve_to=float(rng.uniform(0.6, 1.0)))
+
+
 def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int = 5,
-        coming_in: tuple[float, ...] = (), times: list[float] | None = None
-        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        coming_in: tuple[float, ...] = (), times: list[float] | None = None,
+        sleeves: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The bench on one game sequence: (its summary line, the hand frames missed: side not
-    named right, or not seen)."""
+    named right, or not seen). ``sleeves``: every arm clothed (:func:`sleeved`, seeded by the
+    sequence seed)."""
     frames = game_sequence(seed, game)
+    rng = np.random.default_rng([seed, 7])
     row: dict[str, Any] = {"game": game, "seed": seed, "hands": 0, "seen": 0, "right": 0,
                            "wrong": 0, "none": 0}
     misses: list[dict[str, Any]] = []
     for i, fr in enumerate(frames):
         if fr.event != "hand" or i == 0 or i + 1 >= len(frames) or not fr.spec.hands:
             continue
-        before, hand, after = (render_scene(frames[j].spec).image_bgr for j in (i - 1, i, i + 1))
-        arm = fr.spec.hands[0]
-        partial = [render_scene(dataclasses.replace(fr.spec, hands=(at_reach(arm, r),))
+        arm = sleeved(fr.spec.hands[0], rng) if sleeves else fr.spec.hands[0]
+        spec = dataclasses.replace(fr.spec, hands=(arm,) + fr.spec.hands[1:])
+        before, after = (render_scene(frames[j].spec).image_bgr for j in (i - 1, i + 1))
+        hand = render_scene(spec).image_bgr
+        partial = [render_scene(dataclasses.replace(spec, hands=(at_reach(arm, r),))
                                 ).image_bgr for r in coming_in]
         side = entry_side(arm.entry)
         case = hand_case(before, partial + [hand] * repeat + partial[::-1], after, side,
@@ -146,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--coming-in", type=_reaches, default=(),
                    help="also show the arm at these fractions of its reach before and after "
                         "the full hand (e.g. 0.35,0.65)")
+    p.add_argument("--sleeves", action="store_true",
+                   help="clothe every arm in a sleeve (seeded colours and lengths)")
     p.add_argument("--misses", action="store_true", help="also print the hand frames missed")
     a = p.parse_args(argv)
     if a.repeat < 1:
@@ -155,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     misses: list[dict[str, Any]] = []
     for game in a.game or list(SEQUENCE_GAMES):
         for seed in a.seeds:
-            row, missed = run(game, seed, a.repeat, coming_in=a.coming_in, times=times)
+            row, missed = run(game, seed, a.repeat, coming_in=a.coming_in, times=times,
+                              sleeves=a.sleeves)
             print(json.dumps(row), flush=True)
             misses += missed
             for k in total:

@@ -66,12 +66,15 @@ class DegradeSpec:
 @dataclass(frozen=True, slots=True)
 class HandSpec:
     """An arm reaching into the frame: from ``entry`` (on the border) to the fingertips at
-    ``tip``, both as fractions of the image width/height."""
+    ``tip``, both as fractions of the image width/height. ``sleeve_bgr``: the arm is clothed
+    in that colour from the border to ``sleeve_to`` of the way to the wrist (None: bare)."""
 
     entry: tuple[float, float]
     tip: tuple[float, float]
     width_px: float
     skin_bgr: tuple[int, int, int]
+    sleeve_bgr: tuple[int, int, int] | None = None
+    sleeve_to: float = 0.9
 
 
 @dataclass(frozen=True)
@@ -214,23 +217,35 @@ def _table_region(cam: Camera, H0: np.ndarray) -> tuple[float, float, float, flo
     return (max(x0, cx - lim), max(y0, cy - lim), min(x1, cx + lim), min(y1, cy + lim))
 
 
-def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
-    """Filled mask (uint8 0/255) of an arm with palm and fingers."""
-    mask = np.zeros((h, w), np.uint8)
+def _arm_axis(spec: HandSpec, w: int, h: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(entry point, unit direction in, fingertip point, wrist point) of an arm in pixels;
+    None when the arm has no length."""
     E = np.array([spec.entry[0] * w, spec.entry[1] * h])
     T = np.array([spec.tip[0] * w, spec.tip[1] * h])
     d = T - E
     n_len = float(np.linalg.norm(d))
     if n_len < 1:
-        return mask
+        return None
     d /= n_len
     if n_len < 2.3 * spec.width_px:  # the palm and fingers need room inside the frame
         T = E + d * 2.3 * spec.width_px
+    wd = spec.width_px
+    palm_c = T - d * (0.75 * wd + 0.45 * wd)
+    return E, d, T, palm_c - d * 0.25 * wd  # the wrist inside the palm, so arm and palm join
+
+
+def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
+    """Filled mask (uint8 0/255) of an arm with palm and fingers."""
+    mask = np.zeros((h, w), np.uint8)
+    axis = _arm_axis(spec, w, h)
+    if axis is None:
+        return mask
+    E, d, T, wrist = axis
     nrm = np.array([-d[1], d[0]])
     wd = spec.width_px
     finger_len = 0.75 * wd
     palm_c = T - d * (finger_len + 0.45 * wd)
-    wrist = palm_c - d * 0.25 * wd  # inside the palm, so arm and palm join
     # forearm from beyond the border to the wrist
     E2 = E - d * wd
     arm = np.array([E2 + nrm * wd * 0.42, wrist + nrm * wd * 0.36, wrist - nrm * wd * 0.36,
@@ -472,6 +487,15 @@ def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
         dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
         shade = 0.72 + 0.36 * np.clip(dist / (0.22 * hs.width_px), 0, 1)
         skin_bgr = np.array(hs.skin_bgr, np.float32) * shade[..., None]
+        axis = _arm_axis(hs, W, H)
+        if hs.sleeve_bgr is not None and axis is not None:
+            E, d, _, wrist = axis
+            yy, xx = np.mgrid[y0:y1, x0:x1]
+            along = (xx - E[0]) * d[0] + (yy - E[1]) * d[1]  # px from the border inwards
+            cuff = hs.sleeve_to * float((wrist - E) @ d)
+            clothed = (along < cuff)[..., None]
+            skin_bgr = np.where(clothed, np.array(hs.sleeve_bgr, np.float32) * shade[..., None],
+                                skin_bgr)
         m = (m8.astype(np.float32) / 255.0)[..., None]
         roi_bgr[:] = roi_bgr * (1 - m) + skin_bgr * m
         cv.idbuf[y0:y1, x0:x1][inside] = -1
