@@ -214,7 +214,7 @@ class BuildUpInterpreter:
         longer seen, requests to amend logged plays read again (see the module docstring)."""
         out: list[Proposal] = []
         on_table = set(game.table_tiles())
-        change = _other_set_copies(change, game)
+        change = _other_set_copies(change, game, on_table)
         new = _new_tiles(change, on_table)
         if new and getattr(game, "needs_deal", False):
             return [Proposal(None, f"{', '.join(str(s.tile) for s in new)} laid before the deal "
@@ -260,12 +260,11 @@ class BuildUpInterpreter:
                     out.append(ask)
                     played = True
         out += _out_of_sight(change, set(game.tops()), lambda s: _unread_play(s, trial),
-                             "Build Up stacks stay until the game ends",
-                             played=any(p.entry is not None for p in out))
+                             "Build Up stacks stay until the game ends", played=played)
         return out + _read_again(change, on_table, _same_set)
 
 
-def _other_set_copies(change: TableChange, game: Game) -> TableChange:
+def _other_set_copies(change: TableChange, game: Game, on_table: set[Tile]) -> TableChange:
     """``change`` with each added tile whose value and set the table already holds in another
     tile still there (the one it covers, or one seen elsewhere) given the set that does not
     hold that value yet nearest its face colour (none measured: no set, so the play goes to
@@ -274,9 +273,9 @@ def _other_set_copies(change: TableChange, game: Game) -> TableChange:
     the one set the table held its value in (blue 0-5 laid on red 0-5, an always legal cover,
     read red 0-5 and dropped as a tile already on the table). When every set holds that value
     already, or the tile's colour is clearly that of a set holding it, the value was misread:
-    the tile is left as it is (:meth:`BuildUpInterpreter.proposals` asks about it)."""
+    the tile is left as it is (:meth:`BuildUpInterpreter.proposals` asks about it).
+    ``on_table``: the game's table tiles."""
     colours = list(dict.fromkeys(getattr(game, "colour", {}).values()))
-    on_table = set(game.table_tiles())
     swap: dict[int, Seen] = {}
     refs: dict[str, np.ndarray] | None = None
     for s in change.added:

@@ -418,9 +418,9 @@ def light_field(current: np.ndarray, reference: np.ndarray) -> np.ndarray | None
     grey = ratio.mean(axis=1)
     cast = np.median(ratio - grey[:, None], axis=0)
     alike = np.all(np.abs(ratio - grey[:, None] - cast) < FIELD_SPREAD, axis=1)
-    weights, bend = _field_basis(cur.shape[0], cur.shape[1])
     if np.count_nonzero(alike) < 0.2 * alike.size:
         return None
+    weights, bend = _field_basis(cur.shape[0], cur.shape[1])
     penalty = FIELD_STIFFNESS * alike.size * (bend.T @ bend)
     fit = np.full(grey.shape, np.median(grey[alike]), np.float32)
     taken: np.ndarray | None = None

@@ -219,8 +219,8 @@ def _table_region(cam: Camera, H0: np.ndarray) -> tuple[float, float, float, flo
 
 def _arm_axis(spec: HandSpec, w: int, h: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """(entry point, unit direction in, fingertip point, wrist point) of an arm in pixels;
-    None when the arm has no length."""
+    """(entry point, unit direction in, palm centre, wrist point) of an arm in pixels; None
+    when the arm has no length."""
     E = np.array([spec.entry[0] * w, spec.entry[1] * h])
     T = np.array([spec.tip[0] * w, spec.tip[1] * h])
     d = T - E
@@ -231,8 +231,8 @@ def _arm_axis(spec: HandSpec, w: int, h: int
     if n_len < 2.3 * spec.width_px:  # the palm and fingers need room inside the frame
         T = E + d * 2.3 * spec.width_px
     wd = spec.width_px
-    palm_c = T - d * (0.75 * wd + 0.45 * wd)
-    return E, d, T, palm_c - d * 0.25 * wd  # the wrist inside the palm, so arm and palm join
+    palm_c = T - d * (0.75 * wd + 0.45 * wd)  # fingers 0.75 widths long, palm 0.45 to its middle
+    return E, d, palm_c, palm_c - d * 0.25 * wd  # the wrist inside the palm: arm and palm join
 
 
 def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
@@ -241,11 +241,10 @@ def _hand_mask(spec: HandSpec, w: int, h: int) -> np.ndarray:
     axis = _arm_axis(spec, w, h)
     if axis is None:
         return mask
-    E, d, T, wrist = axis
+    E, d, palm_c, wrist = axis
     nrm = np.array([-d[1], d[0]])
     wd = spec.width_px
     finger_len = 0.75 * wd
-    palm_c = T - d * (finger_len + 0.45 * wd)
     # forearm from beyond the border to the wrist
     E2 = E - d * wd
     arm = np.array([E2 + nrm * wd * 0.42, wrist + nrm * wd * 0.36, wrist - nrm * wd * 0.36,
@@ -487,8 +486,8 @@ def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
         dist = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
         shade = 0.72 + 0.36 * np.clip(dist / (0.22 * hs.width_px), 0, 1)
         skin_bgr = np.array(hs.skin_bgr, np.float32) * shade[..., None]
-        axis = _arm_axis(hs, W, H)
-        if hs.sleeve_bgr is not None and axis is not None:
+        axis = None if hs.sleeve_bgr is None else _arm_axis(hs, W, H)
+        if axis is not None:
             E, d, _, wrist = axis
             yy, xx = np.mgrid[y0:y1, x0:x1]
             along = (xx - E[0]) * d[0] + (yy - E[1]) * d[1]  # px from the border inwards
