@@ -448,3 +448,33 @@ def test_stack_sequence_builds_one_tile_per_frame() -> None:
     assert all(f.spec.camera == full.camera and f.event == "still" for f in frames)
     with pytest.raises(RenderSpecError, match="set by stacked scenes"):
         stacked_scene_spec(4, layout="line")
+
+
+@pytest.mark.parametrize("kind", ["mug", "can", "phone", "pad"])
+def test_a_thing_on_the_table_hides_the_tiles_under_it_and_only_those(kind: str) -> None:
+    """Something that is not a tile (vision.render.props) drawn over two tiles of a row of
+    three: those two are hidden (their ``visible`` falls), the third is untouched, its outline
+    is in the truth; without it the picture is what it was."""
+    from vision.render.props import PropSpec
+
+    row = [Placement(Tile.of(1, k), (1, k), (x, 0.0), 90.0)
+           for k, x in ((2, -45.0), (3, -15.0), (4, 90.0))]
+    plain = render_scene(_spec(row))
+    thing = PropSpec(kind, (-30.0, 0.0), 0.0, (40, 40, 170))
+    covered = render_scene(_spec(row, props=(thing,)))
+    seen = {t["tile"]: t["visible"] for t in covered.truth["tiles"]}
+    assert seen["1-2"] < 0.5 and seen["1-3"] < 0.5 < 0.99 < seen["1-4"]
+    assert [p["kind"] for p in covered.truth["props"]] == [kind]
+    outline = np.asarray(covered.truth["props"][0]["outline"], np.float32)
+    c = _apply(_plane_h(covered.truth, 0.0), np.array([[-30.0, 0.0]]))[0]
+    assert cv2.pointPolygonTest(outline, (float(c[0]), float(c[1])), False) > 0
+    assert "props" not in plain.truth
+    far = _spec(row, props=(PropSpec(kind, (900.0, 900.0)),))  # out of the picture: no change
+    assert np.array_equal(render_scene(far).image_bgr, plain.image_bgr)
+
+
+def test_a_thing_of_an_unknown_kind_is_refused_with_the_kinds() -> None:
+    from vision.render.props import PropSpec
+
+    with pytest.raises(RenderSpecError, match=r"prop kind 'vase' is unknown; use one of \['can'"):
+        render_scene(_spec([], props=(PropSpec("vase", (0.0, 0.0)),)))

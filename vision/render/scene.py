@@ -28,6 +28,7 @@ from vision.render.camera import Camera, CameraSpec
 from vision.render.errors import RenderSpecError
 from vision.render.layouts import Placement
 from vision.render.decor import draw_decor
+from vision.render.props import PROP_KINDS, PropSpec, pad_lines, prop_outlines
 from vision.render.styles import TABLE_FAMILIES, table_texture
 from vision.render.support import supports_of
 from vision.render.tiles import TileGeometry, TileStyle, face_texture, geometry_for_set
@@ -104,6 +105,9 @@ class SceneSpec:
     frame: int = 0
     #: Printed game-board art on the table (:mod:`vision.render.decor`); off by default.
     decor: bool = False
+    #: Things on the table that are not tiles (a mug, a phone: :mod:`vision.render.props`),
+    #: drawn over the tiles and under the hands.
+    props: tuple[PropSpec, ...] = ()
 
     def check(self) -> None:
         """Raise :class:`RenderSpecError` naming the first thing that cannot be rendered."""
@@ -130,6 +134,8 @@ class SceneSpec:
             raise RenderSpecError(f"jpeg_quality {self.degrade.jpeg_quality!r} must be 0 (off) "
                                   "or 1..100")
         self.camera.check()
+        for prop in self.props:
+            prop.check()
         if self.light.lamp_mm[2] <= 50.0:
             raise RenderSpecError(f"lamp height {self.light.lamp_mm[2]!r} mm must be above "
                                   "the tiles (> 50 mm)")
@@ -506,6 +512,84 @@ def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
     return polys
 
 
+def _blend_poly(cv: _Canvas, polys: list[np.ndarray], colour: np.ndarray,
+                box: tuple[int, int, int, int], gloss: float | None = None,
+                lines: bool = False) -> None:
+    """Paint ``colour`` (BGR floats, or an ROI-sized image) over the convex polygons ``polys``
+    (undistorted pixels; with ``lines``, pairs of end points: 1 px lines) inside ``box``."""
+    x0, y0, x1, y1 = box
+    m8 = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    for p in polys:
+        if lines:
+            a, b = np.round((p - [x0, y0]) * 16).astype(np.int32)
+            cv2.line(m8, tuple(int(v) for v in a), tuple(int(v) for v in b), 255, 1,
+                     cv2.LINE_AA, 4)
+        else:
+            _fill(m8, p - [x0, y0], 255)
+    m = (m8.astype(np.float32) / 255.0)[..., None]
+    roi = cv.image_bgr[y0:y1, x0:x1]
+    roi[:] = roi * (1 - m) + colour * m
+    if gloss is not None:
+        g = cv.gloss[y0:y1, x0:x1]
+        g[:] = g * (1 - m[..., 0]) + np.float32(gloss) * m[..., 0]
+
+
+def _draw_props(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> list[np.ndarray]:
+    """Things on the table that are not tiles (:mod:`vision.render.props`), over the tiles: a
+    soft shadow cast from the lamp, the side walls (the hull of base and top as the camera sees
+    them), the top with its detail (a mug's coffee, a can's lid, a phone's screen, a pad's ruled
+    lines). Returns each one's outline (undistorted pixels); its pixels hide the tiles."""
+    H, W = cv.idbuf.shape
+    lamp = np.array(spec.light.lamp_mm, np.float64)
+    H0 = cam.plane_homography(0.0)
+    polys = []
+    for pr in spec.props:
+        h = pr.height_mm
+        Ht = cam.plane_homography(h)
+        base = prop_outlines(pr)
+        top_px, base_px = _apply_h(Ht, base), _apply_h(H0, base)
+        sil = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(-1, 2)
+        sil = sil.astype(np.float64)
+        if spec.light.shadow > 0:  # the lamp ray through its top meets the table here; the
+            # penumbra widens with the height
+            cast = base + (base - lamp[:2]) * (h / max(1.0, lamp[2] - h))
+            shadow = cv2.convexHull(np.concatenate([base, cast]).astype(np.float32))
+            _darken_roi(cv, _apply_h(H0, shadow.reshape(-1, 2).astype(np.float64)),
+                        max(0.8, (0.5 * spec.light.shadow_blur_mm + 0.05 * h) * ppm_img),
+                        0.8 * spec.light.shadow)
+        pad = 3
+        x0, y0 = max(0, int(sil[:, 0].min()) - pad), max(0, int(sil[:, 1].min()) - pad)
+        x1, y1 = min(W, int(sil[:, 0].max()) + pad + 1), min(H, int(sil[:, 1].max()) + pad + 1)
+        if x1 <= x0 or y1 <= y0:
+            polys.append(sil)
+            continue
+        box = (x0, y0, x1, y1)
+        body = np.array(pr.colour_bgr, np.float32)
+        shape = PROP_KINDS[pr.kind][0]
+        _blend_poly(cv, [sil], body * np.float32(0.62 if shape == "round" else 0.45), box, 0.1)
+        if pr.kind == "mug":
+            _blend_poly(cv, [top_px], np.minimum(body * 1.15 + 25, 255), box, 0.3)  # the rim
+            coffee = _apply_h(cam.plane_homography(h - 12.0), prop_outlines(pr, inset_mm=5.0))
+            _blend_poly(cv, [coffee], np.array((28, 42, 66), np.float32), box, 0.6)
+        elif pr.kind == "can":
+            _blend_poly(cv, [top_px], np.array((178, 180, 184), np.float32), box, 0.5)
+            lid = _apply_h(Ht, prop_outlines(pr, inset_mm=4.0))
+            _blend_poly(cv, [lid], np.array((150, 152, 158), np.float32), box, 0.5)
+        elif pr.kind == "phone":
+            _blend_poly(cv, [top_px], body, box, 0.3)
+            screen = _apply_h(Ht, prop_outlines(pr, inset_mm=3.5))
+            _blend_poly(cv, [screen], np.array((22, 18, 16), np.float32), box, 0.9)
+        else:  # a score pad: white paper, faint blue rules
+            _blend_poly(cv, [top_px], np.array((236, 240, 242), np.float32), box, 0.15)
+            rules = [_apply_h(Ht, np.array(ends)) for ends in pad_lines(pr)]
+            _blend_poly(cv, rules, np.array((205, 170, 140), np.float32), box, lines=True)
+        m8 = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        _fill(m8, sil - [x0, y0], 255, aa=False)
+        cv.idbuf[y0:y1, x0:x1][m8 > 0] = -1
+        polys.append(sil)
+    return polys
+
+
 def _light(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> np.ndarray:
     """The lamp's fall-off, exposure, vignetting and white balance in one gain map, then the
     lamp's specular glare on glossy surfaces; returns uint8 BGR."""
@@ -590,11 +674,15 @@ def render_scene(spec: SceneSpec) -> RenderedScene:
     markers_truth = _draw_markers(spec, cam, cv)
     _cast_table_shadows(spec, cam, rig, cv, ppm_img)
     tile_truth = _draw_tiles(spec, cam, rig, cv, ppm_img)
+    props_truth = _draw_props(spec, cam, cv, ppm_img)
     hands_truth = _draw_hands(spec, cv)
     frame_bgr = _light(spec, cam, cv, ppm_img)
     frame_bgr = cam.distort_image(frame_bgr)
     frame_bgr = _degrade(frame_bgr, spec.degrade, rng)
     truth = _truth(spec, cam, geom, cv, tile_truth, markers_truth, hands_truth)
+    if spec.props:
+        truth["props"] = [{"kind": pr.kind, "outline": np.round(cam.distort_pixels(p), 1).tolist()}
+                          for pr, p in zip(spec.props, props_truth)]
     frame_bgr.setflags(write=False)
     return RenderedScene(frame_bgr, truth)
 

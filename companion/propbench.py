@@ -1,0 +1,250 @@
+"""``python -m companion.propbench``: the live companion when something is put down on the table.
+
+At a game night a mug, a can, a phone or the score pad ends up on the table, often over part of
+the tiles, and is picked up again a few plays later. This bench plays a bundled demo recording
+headless (the real pipeline: still gate, reader, tracker, interpreter, rules, log;
+:class:`companion.demo.DemoPlayer`, whose scripted person answers every question with what
+really happened) with one such thing (:mod:`vision.render.props`) put down with the hand of
+one camera step and taken away with the hand of a later one, and reports per game, kind and
+place:
+
+* ``matches_truth``: the game ends at the recording's true scores;
+* ``camera_plays``: the plays the camera put in the log or asked about itself;
+* ``missed``: plays the camera never saw, which the person had to enter on the tablet;
+* ``questions``: the taps the person needed (confirmations, corrections, illegal alerts,
+  amends, dismissals), against the same recording without the thing (``same``);
+* ``notices``: notices shown (each needs a look, not an answer); ``told``: their words.
+
+Places (``--places``): ``over`` (its centre on a tile that lies on the table and stays there
+while it does, a third of a tile length off the tile's centre, so the tile and often its
+neighbours are hidden) and ``beside`` (on the bare table at least a tile length from every
+tile). The thing goes down with the hand of the camera step a third of the way into the
+recording (``--at``, counted in camera steps) and is taken away with the hand of the
+``--steps``-th camera step after it (4). Only places where no tile under the thing is laid or
+taken while it lies there are used (the players would move it first); a game with no such place
+says so. The whole thing, its top too, lies inside the picture: one that runs out of it
+touches the border as an arm does, and the still gate waits for it as for a hand (see
+``docs/benchmarks.md``). The figures go into ``docs/benchmarks.md`` (Live companion).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.render.props import PROP_KINDS, PropSpec, prop_outlines
+
+#: Where the thing is put (see the module docstring).
+PLACES = ("over", "beside")
+#: Body colours (BGR) a thing is given, one drawn per case: red, navy, white, black, green,
+#: yellow, teal, grey.
+COLOURS = ((40, 40, 170), (90, 50, 25), (225, 228, 230), (30, 30, 32), (50, 130, 40),
+           (40, 180, 210), (140, 130, 30), (128, 128, 128))
+DEFAULT_GAMES = ("allfives", "chickenfoot", "castlerock", "stackernoes")
+
+
+def _radius(kind: str) -> float:
+    """Half the largest extent of a thing of ``kind`` (mm): how far it reaches from its centre."""
+    shape, dims = PROP_KINDS[kind]
+    return dims[0] / 2 if shape == "round" else math.hypot(dims[0], dims[1]) / 2
+
+
+def _camera_steps(rec: Any) -> list[int]:
+    return [i for i, st in enumerate(rec.steps) if st.kind == "camera"]
+
+
+def place_prop(rec: Any, kind: str, where: str, first: int, last: int,
+               rng: np.random.Generator) -> PropSpec | None:
+    """A thing of ``kind`` put down at camera step ``first`` and lying there through step
+    ``last - 1`` (step indices of ``rec``), ``over`` a tile or ``beside`` the tiles; None when
+    the recording has no such place (see the module docstring)."""
+    from vision.render.tiles import geometry_for_set
+
+    geom = geometry_for_set(rec.base.set_max)
+    steps = [rec.steps[i] for i in range(first, last) if rec.steps[i].kind == "camera"]
+    # a tile this near is under it or under its side seen in perspective (the players would
+    # move it before laying a tile there)
+    reach = _radius(kind) + geom.length_mm + 10.0
+    colour = COLOURS[int(rng.integers(len(COLOURS)))]
+    angle = float(rng.uniform(0.0, 180.0))
+
+    def under(st: Any, c: np.ndarray) -> set[Any]:
+        return {(str(p.tile), p.center_mm, p.layer) for p in st.tiles
+                if np.hypot(*(np.asarray(p.center_mm) - c)) < reach}
+
+    def quiet(c: np.ndarray) -> bool:  # nothing under it is laid or taken while it lies there
+        return all(under(st, c) == under(steps[0], c) for st in steps)
+
+    from vision.render.camera import Camera
+    cam = Camera(rec.base.camera, rec.base.width, rec.base.height)
+
+    def in_view(c: np.ndarray) -> bool:  # all of it, its top too, well inside the picture
+        outline = prop_outlines(PropSpec(kind, (float(c[0]), float(c[1])), angle))
+        uv = np.concatenate([cam.project(np.column_stack([outline, np.full(len(outline), -z)]))
+                             for z in (0.0, PropSpec(kind, (0.0, 0.0)).height_mm)])
+        return bool(np.all((uv > 0.04 * np.array([cam.width, cam.height]))
+                           & (uv < 0.96 * np.array([cam.width, cam.height]))))
+
+    if where == "over":
+        tiles = list(steps[0].tiles[:-1]) if len(steps[0].tiles) > 1 else []
+        for k in rng.permutation(len(tiles)):
+            t = tiles[int(k)]
+            a = rng.uniform(0.0, 2 * math.pi)
+            c = np.asarray(t.center_mm) + geom.length_mm / 3 * np.array([math.cos(a), math.sin(a)])
+            if in_view(c) and quiet(c):
+                return PropSpec(kind, (float(c[0]), float(c[1])), angle, colour)
+        return None
+    if where != "beside":
+        raise ValueError(f"place {where!r} unknown; choose from {', '.join(PLACES)}")
+    every = [np.asarray(p.center_mm) for st in steps for p in st.tiles]
+    centre = np.mean(every, axis=0) if every else np.asarray(rec.base.camera.target_mm)
+    for ring in (1.0, 1.3, 1.6, 2.0):
+        for a in rng.uniform(0.0, 2 * math.pi, 24):
+            span = max([float(np.hypot(*(e - centre))) for e in every] + [0.0])
+            c = centre + (span + ring * _radius(kind)) * np.array([math.cos(a), math.sin(a)])
+            if in_view(c) and all(np.hypot(*(e - c)) > reach + geom.length_mm for e in every):
+                return PropSpec(kind, (float(c[0]), float(c[1])), angle, colour)
+    return None
+
+
+class PropRenderer:
+    """The recording's frames with ``prop`` on the table from camera step ``first`` (its hand
+    frames: it comes down with that hand) to before step ``last`` (its hand takes it away)."""
+
+    def __init__(self, rec: Any, prop: PropSpec | None, first: int, last: int) -> None:
+        from vision.render.recording import StepRenderer
+
+        self.base = StepRenderer(rec)
+        self.rec, self.prop, self.first, self.last = rec, prop, first, last
+
+    def frames(self, index: int) -> tuple[np.ndarray, np.ndarray | None, dict[str, Any]]:
+        from vision.render.scene import render_scene
+
+        if self.prop is None or not self.first <= index <= self.last:
+            return self.base.frames(index)
+        step = self.rec.steps[index]
+        on_still = index < self.last
+        on_hand = index > self.first  # put down with step first's hand, taken with step last's
+        still_spec = self.base.spec(step, hand=False)
+        still = render_scene(dataclasses.replace(
+            still_spec, props=(self.prop,) if on_still else ()))
+        hand = None
+        if step.by is not None:
+            hand_spec = self.base.spec(step, hand=True)
+            hand = render_scene(dataclasses.replace(
+                hand_spec, props=(self.prop,) if on_hand else ())).image_bgr
+        return still.image_bgr, hand, still.truth
+
+
+def run_case(game: str, kind: str, where: str, at: int | None = None, steps: int = 4,
+             seed: int = 0) -> dict[str, Any]:
+    """One headless demo of ``game`` with a thing of ``kind`` (``none``: the recording as it is)
+    put ``where`` (see the module docstring); the report line."""
+    from companion.demo import DemoPlayer, _live_parts, recording_path
+    from vision.render.recording import load_recording
+
+    rec = load_recording(recording_path(game))
+    cams = _camera_steps(rec)
+    k = len(cams) // 3 if at is None else at
+    if not 0 <= k < len(cams) - 1:
+        raise ValueError(f"--at {k} is not a camera step of {game} before its last "
+                         f"(0..{len(cams) - 2})")
+    first, last = cams[k], cams[min(k + steps, len(cams) - 1)]
+    rng = np.random.default_rng([seed, PLACES.index(where) if where in PLACES else 9,
+                                 sorted(PROP_KINDS).index(kind) if kind in PROP_KINDS else 9])
+    prop = None if kind == "none" else place_prop(rec, kind, where, first, last, rng)
+    row: dict[str, Any] = {"game": game, "kind": kind, "where": where if prop else "-",
+                           "steps": [first, last]}
+    if kind != "none" and prop is None:
+        row["skipped"] = f"no place {where} the tiles where nothing is laid or taken"
+        return row
+    with tempfile.TemporaryDirectory(prefix="domino-propbench-") as tmp:
+        store, session, loop = _live_parts(rec, Path(tmp) / "bench.sqlite")
+        try:
+            player = DemoPlayer(rec, session, loop)
+            player.renderer = PropRenderer(rec, prop, first, last)  # type: ignore[assignment]
+            report = player.run()
+            result = session.game.result()
+        finally:
+            store.close()
+    r = report.to_json()
+    questions = (len(report.confirmed) + len(report.corrected) + len(report.illegal_alerts)
+                 + len(report.amended) + len(report.kept) + len(report.dismissed))
+    row.update({"matches_truth": result["scores"] == rec.truth["scores"]
+                and result["winner"] == rec.truth["winner"],
+                "camera_plays": r["camera_plays"], "missed": len(report.missed),
+                "questions": questions, "notices": len(report.notices),
+                "told": list(report.notices)})
+    if prop is not None:
+        row["at_mm"] = [round(v) for v in prop.center_mm]
+    return row
+
+
+def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in known]
+    if not names or bad:
+        raise ValueError(f"{what} {', '.join(bad) or repr(text)} unknown; choose from "
+                         f"{', '.join(known)}")
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
+    from companion.demo import DEMO_GAMES
+
+    ap = argparse.ArgumentParser(prog="python -m companion.propbench",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", default=",".join(DEFAULT_GAMES),
+                    help=f"comma-separated demo games (default {','.join(DEFAULT_GAMES)})")
+    ap.add_argument("--kinds", default=",".join(sorted(PROP_KINDS)),
+                    help=f"comma-separated things (default all: {','.join(sorted(PROP_KINDS))})")
+    ap.add_argument("--places", default=",".join(PLACES),
+                    help=f"comma-separated places (default {','.join(PLACES)})")
+    ap.add_argument("--at", type=int, default=None,
+                    help="the camera step the thing is put down at (default: a third of the "
+                         "way into each recording)")
+    ap.add_argument("--steps", type=int, default=4,
+                    help="camera steps it lies there (default 4)")
+    ap.add_argument("--seed", type=int, default=0, help="seed for places and colours (0)")
+    args = ap.parse_args(argv)
+    try:
+        games = _names(args.games, DEMO_GAMES, "game")
+        kinds = _names(args.kinds, tuple(sorted(PROP_KINDS)), "kind")
+        places = _names(args.places, PLACES, "place")
+    except ValueError as exc:
+        ap.error(str(exc))
+    if args.steps < 1:
+        ap.error(f"--steps is a number of camera steps, 1 or more, got {args.steps}")
+    total = {"cases": 0, "matches_truth": 0, "camera_plays": 0, "missed": 0, "questions": 0,
+             "notices": 0, "skipped": 0}
+    for game in games:
+        try:
+            base = run_case(game, "none", "-", args.at, args.steps, args.seed)
+        except ValueError as exc:
+            ap.error(str(exc))
+        print(json.dumps(base), flush=True)
+        for kind in kinds:
+            for where in places:
+                row = run_case(game, kind, where, args.at, args.steps, args.seed)
+                print(json.dumps(row), flush=True)
+                if "skipped" in row:
+                    total["skipped"] += 1
+                    continue
+                total["cases"] += 1
+                total["matches_truth"] += int(row["matches_truth"])
+                for k in ("camera_plays", "missed", "questions", "notices"):
+                    total[k] += row[k]
+    print(json.dumps({"total": total}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
