@@ -713,11 +713,23 @@ class LiveLoop:
         self.baseline = self._relabel(self.baseline)
         self._note("relabelled")
         watched = _tiles_down(self.baseline)
+        mark_things = getattr(changed, "mark_things", None)
+        if callable(mark_things):  # a mug, a phone put down: not tiles taken away
+            things = mark_things([b for b in self.baseline if not b.hidden and not b.inferred]
+                                 + list(seen))
+            if things:
+                self._note("things", found=things)
         change = diff(self.baseline, seen, changed=changed,
                       fixed=getattr(self.interpreter, "tiles_stay", False))
         self.baseline = change.table  # the new reading with the layers watched being built
         self.stats.accepted += 1
         happened: list[dict[str, Any]] = []
+        if change.obscured:
+            message = obscured_notice([s.tile for s in change.obscured])
+            self.session.notice(message)
+            happened.append({"notice": message})
+            if self.on_event is not None:
+                self.on_event("camera", {"notice": message})
         if change.empty:
             self._note("unchanged")
             return happened
@@ -928,6 +940,17 @@ class _Read:
     small: np.ndarray
     #: outlines (image pixels) of the tiles the reading found running out of the picture
     cut: list[np.ndarray] = field(default_factory=list)
+
+
+def obscured_notice(tiles: list[Tile]) -> str:
+    """What the players are told when something that is not a tile (a mug, a phone) was put
+    down over ``tiles``: they are kept where they lay, unseen, until it is taken away."""
+    names = [str(t) for t in tiles]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    them = "it" if len(names) == 1 else "them"
+    return (f"Something that is not a tile was put down over {listed}: the camera keeps "
+            f"{them} where {'it lay' if len(names) == 1 else 'they lay'} but cannot see "
+            f"{them} until it is taken away.")
 
 
 def _tiles_down(table: list[Seen]) -> set[Tile]:

@@ -72,6 +72,13 @@ tiles stay where they are laid, also while a known tile read away from its place
 tile gone it is removed and remembered with it (where tiles stay where they are laid, not
 reported: the tile seen on top of the stack is the one report of it going out of sight).
 Without ``changed`` nothing is remembered.
+Something that is not a tile put down over tiles (a mug, a phone, a score pad): when the caller
+marked it (:meth:`ChangedFractions.mark_things`: a patch of change whose solid part outside
+every known and found tile's outline covers at least :data:`THING_MIN_TILES` tiles), a known
+tile not found with :data:`THING_COVER` of its outline in that patch is not removed: it is
+``obscured`` (reported once in the change's ``obscured``) and kept where it lay for as long as
+the picture at it does not change again; when the thing is taken away it is found where it lay,
+which is no change at all.
 Where tiles stay where they are laid (``fixed``), with the memory, a tile laid over part of a
 known tile changes part of its picture and the reader may read the known tile then with the
 new tile's pips: another value over a known tile not found (outlines overlapping by
@@ -158,6 +165,10 @@ class Seen:
     #: the index of that half in :attr:`halves` (the other half's value is a guess); None for
     #: a tile seen whole
     seen_half: int | None = None
+    #: not found, where the picture changed as something that is not a tile put down over it
+    #: does (a mug, a phone: :meth:`ChangedFractions.under_thing`): kept where it lay, out of
+    #: sight, for as long as the picture at it does not change again (see :func:`diff`)
+    obscured: bool = False
 
     @property
     def layer_confidence(self) -> float:
@@ -248,6 +259,10 @@ class TableChange:
     #: the second in the first's place and layer (the first was a misreading); not a play
     #: (the stacking games' interpreters say so where the first was entered in the log)
     replaced: list[tuple[Seen, Seen]] = field(default_factory=list)
+    #: known tiles that went out of sight now under something that is not a tile (a mug, a
+    #: phone put down over them: :meth:`ChangedFractions.under_thing`): kept in ``table``
+    #: where they lay (:attr:`Seen.obscured`), not removed; no play
+    obscured: list[Seen] = field(default_factory=list)
     table: list[Seen] = field(default_factory=list)
     #: the player whose seat the hand that made this change reached in from, when the live loop
     #: knows it (:class:`companion.live.SeatMemory`; None: not known): for a play the rules
@@ -386,6 +401,19 @@ REREAD_AGAIN_IOU = 0.3
 #: The picture at a known tile did not change when at most this fraction of its outline changed
 #: (a tile laid on another changes a tenth of its outline and more on rendered build sequences).
 STILL_MAX_CHANGED = 0.05
+#: A patch of change (:class:`ChangedFractions`) is something that is not a tile put down (a
+#: mug, a phone, a score pad) when the part of it that no tile's outline explains (the tiles
+#: known before and those found now, each grown by :data:`THING_TILE_MARGIN` of its width for
+#: its side walls and shadow) covers at least this many tiles' areas: a tile taken away or laid
+#: changes its own outline; a tile laid that the reader missed, about one tile's area.
+THING_MIN_TILES = 1.5
+THING_TILE_MARGIN = 0.25
+#: ... counting only its solid body: what is left after an opening with a disc of this many
+#: tile widths (a fringe along tiles' outlines is thinner; a mug is over three widths across).
+THING_SOLID = 0.5
+#: A known tile not found lies under such a thing when at least this share of its outline lies
+#: in the thing's patch.
+THING_COVER = 0.2
 #: A tile found where less than this fraction of its own outline changed was not laid now (a
 #: tile laid changes 0.3 of its outline and more on rendered build sequences, 0.34 and more in
 #: the stacking demos; a known tile read again with another value next to a tall stack, 0.11).
@@ -521,26 +549,86 @@ class ChangedFractions:
                              f"mask of shape {self.mask.shape} and scale {self.scale}")
         self.to_image, self.from_image = to_image, from_image
         self._nothing = not self.mask.any()
+        #: the patches of change that are something not a tile (:meth:`mark_things`)
+        self._things: np.ndarray | None = None
 
-    def __call__(self, s: Seen) -> float:
+    def _raster(self, s: Seen) -> tuple[int, int, np.ndarray] | None:
+        """``s``'s outline rasterised on the mask, in its bounding box clipped to the picture:
+        (x0, y0, inside); None when it covers no mask pixel."""
         import cv2
 
-        mask = self.mask
         corners = np.asarray(self.to_image(s) if self.to_image is not None else s.corners,
                              np.float64)
         poly = np.round(corners.reshape(-1, 2) * self.scale).astype(np.int32)
-        # rasterise the outline in its bounding box only (clipped to the picture)
         x0, y0 = np.maximum(poly.min(axis=0), 0)
-        x1 = min(int(poly[:, 0].max()) + 1, mask.shape[1])
-        y1 = min(int(poly[:, 1].max()) + 1, mask.shape[0])
+        x1 = min(int(poly[:, 0].max()) + 1, self.mask.shape[1])
+        y1 = min(int(poly[:, 1].max()) + 1, self.mask.shape[0])
         if x1 <= x0 or y1 <= y0:
-            return 1.0
+            return None
         inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillConvexPoly(inside, poly - np.array([x0, y0], np.int32), 1)
-        area = int(inside.sum())
-        if area == 0:
+        if not inside.any():
+            return None
+        return int(x0), int(y0), inside > 0
+
+    def _share(self, s: Seen, mask: np.ndarray) -> float:
+        """The share of ``s``'s outline on ``mask``'s pixels (1 when it covers none)."""
+        r = self._raster(s)
+        if r is None:
             return 1.0
-        return 0.0 if self._nothing else float(mask[y0:y1, x0:x1][inside > 0].sum()) / area
+        x0, y0, inside = r
+        h, w = inside.shape
+        return float(mask[y0:y0 + h, x0:x0 + w][inside].sum()) / float(inside.sum())
+
+    def __call__(self, s: Seen) -> float:
+        if self._nothing:
+            return 0.0 if self._raster(s) is not None else 1.0
+        return self._share(s, self.mask)
+
+    def mark_things(self, tiles: Sequence[Seen]) -> int:
+        """Find the patches of change that are something not a tile put down (a mug, a
+        phone, a score pad): those whose part outside every outline of ``tiles`` (the tiles
+        known before and found now; each grown by :data:`THING_TILE_MARGIN` of its width) covers
+        at least :data:`THING_MIN_TILES` times a tile's area (their median), in a body at
+        least :data:`THING_SOLID` of a tile's width thick. Nothing is marked
+        where more than half the picture changed (a bumped camera, the light). Returns how many
+        were found; :meth:`under_thing` and :meth:`blobs` use them."""
+        import cv2
+
+        self._things = None
+        if self._nothing or self.mask.mean() > 0.5:
+            return 0
+        explained = np.zeros(self.mask.shape, bool)
+        areas = []
+        for t in tiles:
+            own = self._raster(t)
+            grown = self._raster(_grown(t, THING_TILE_MARGIN))
+            if own is None or grown is None:
+                continue
+            areas.append(float(own[2].sum()))
+            x0, y0, inside = grown
+            h, w = inside.shape
+            explained[y0:y0 + h, x0:x0 + w] |= inside
+        if not areas:
+            return 0
+        tile_area = float(np.median(areas))
+        # only a solid body counts: the thin fringe a row of tiles taken away leaves along its
+        # outlines (side walls, shadows) is opened away
+        k = max(3, int(round(THING_SOLID * math.sqrt(tile_area / 2))))
+        solid = cv2.morphologyEx((self.mask & ~explained).astype(np.uint8), cv2.MORPH_OPEN,
+                                 cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+        n, labels = cv2.connectedComponents(self.mask.astype(np.uint8), connectivity=8)
+        lonely = np.bincount(labels[solid], minlength=n)
+        things = [k for k in range(1, n) if lonely[k] >= THING_MIN_TILES * tile_area]
+        if things:
+            self._things = np.isin(labels, things)
+        return len(things)
+
+    def under_thing(self, s: Seen) -> bool:
+        """Whether at least :data:`THING_COVER` of ``s``'s outline lies in a patch that
+        :meth:`mark_things` found to be something not a tile."""
+        return self._things is not None and self._raster(s) is not None and \
+            self._share(s, self._things) >= THING_COVER
 
     def blobs(self) -> list[tuple[tuple[float, float], ...]] | None:
         """Each separate patch of change as the four corners of its smallest enclosing
@@ -556,8 +644,8 @@ class ChangedFractions:
         out = []
         for k in range(1, n):
             ys, xs = np.nonzero(labels == k)
-            if len(xs) < 8:
-                continue
+            if len(xs) < 8 or (self._things is not None and self._things[ys[0], xs[0]]):
+                continue  # a speck, or something not a tile (no tile laid there)
             box = cv2.boxPoints(cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32)))
             corners = np.asarray(box, np.float64) / self.scale
             if self.from_image is not None:
@@ -571,6 +659,16 @@ def changed_fractions(region: Any, to_image: Callable[[Seen], Any] | None = None
                       ) -> ChangedFractions:
     """For :func:`diff`'s ``changed``: see :class:`ChangedFractions`."""
     return ChangedFractions(region, to_image, from_image)
+
+
+def _grown(s: Seen, margin: float) -> Seen:
+    """``s`` with its outline grown on every side by ``margin`` of its width."""
+    c = np.asarray(s.corners, dtype=np.float64)
+    g = margin * s.width
+    across = (c[1] - c[0]) / max(1e-9, float(np.linalg.norm(c[1] - c[0])))
+    along = (c[3] - c[0]) / max(1e-9, float(np.linalg.norm(c[3] - c[0])))
+    out = c + g * np.array([-across - along, across - along, across + along, -across + along])
+    return dataclasses.replace(s, corners=tuple((float(x), float(y)) for x, y in out))
 
 
 def half_outlines(s: Seen) -> tuple[Seen, Seen]:
@@ -663,6 +761,13 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
 
     def laid_now(s: Seen) -> bool:
         return changed_at(s) > LAID_MIN_CHANGED
+
+    thing_at = getattr(changed, "under_thing", None)
+
+    def under_thing(s: Seen) -> bool:
+        """Out of sight under something that is not a tile (the caller's
+        :meth:`ChangedFractions.under_thing`, once it marked them)."""
+        return callable(thing_at) and bool(thing_at(s))
 
     # one tile in both readings: same value (and face), nearest pairs first
     pairs = sorted((float(np.linalg.norm(o.center - s.center)) / max(1e-6, o.width), i, j)
@@ -946,6 +1051,12 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
         elif fixed_watched and o.sightings <= FEW_SIGHTINGS and o.unseen >= FEW_SIGHTINGS_UNSEEN \
                 and not taken_away(o):
             pass  # found in one reading only and not since where nothing was taken: a misreading
+        elif under_thing(o) or (o.obscured and still(o)):
+            # out of sight under something that is not a tile (a mug put down over it): kept
+            # where it lay, for as long as the picture at it does not change again
+            if not o.obscured:
+                change.obscured.append(o)
+            table.append(dataclasses.replace(o, obscured=True))
         elif (o.unseen < UNSEEN_MAX and still(o)) or (
                 fixed_watched and not taken_away(o)):
             # missed this time (where tiles stay where they are laid: for as long as its
