@@ -109,6 +109,13 @@ class DemoReport:
     frames: int = 0
     seconds: float = 0.0
 
+    @property
+    def questions(self) -> int:
+        """The taps the person needed: confirmations, corrections, illegal alerts, amends
+        (made or declined) and dismissals."""
+        return (len(self.confirmed) + len(self.corrected) + len(self.illegal_alerts)
+                + len(self.amended) + len(self.kept) + len(self.dismissed))
+
     def to_json(self) -> dict[str, Any]:
         """The report as the headless demo prints it (counts where lists would be long)."""
         return {"camera_plays": self.camera_plays, "confirmed": self.confirmed,
@@ -128,13 +135,17 @@ class DemoPlayer:
     def __init__(self, rec: Any, session: Any, loop: Any, seed: int = 0,
                  pace: Callable[[], None] | None = None,
                  wait_for_person: Callable[[Any], None] | None = None,
-                 look: Callable[[int, np.ndarray], np.ndarray] | None = None) -> None:
+                 look: Callable[[int, np.ndarray], np.ndarray] | None = None,
+                 renderer: Any = None) -> None:
         from vision.render.recording import HAND_FRAMES, STILL_FRAMES, StepRenderer
 
         self.rec = rec
         self.session = session
         self.loop = loop
-        self.renderer = StepRenderer(rec)
+        #: what draws each camera step's frames (``frames(index)`` as
+        #: :class:`vision.render.recording.StepRenderer`; ``companion.propbench`` puts a mug
+        #: on the table with its own)
+        self.renderer = renderer if renderer is not None else StepRenderer(rec)
         self.rng = np.random.default_rng(seed)
         self.hand_frames, self.still_frames = HAND_FRAMES, STILL_FRAMES
         self.pace = pace
@@ -334,12 +345,34 @@ def _check_dashboard_args(args: argparse.Namespace) -> None:
     serve.check_listen(argparse.Namespace(host="127.0.0.1", port=args.port))
 
 
-def _run_headless(rec: Any, tmp: Path) -> int:
-    store, session, loop = _live_parts(rec, tmp / "demo.sqlite")
-    report = DemoPlayer(rec, session, loop).run()
-    result = session.game.result()
-    store.close()
+def play(rec: Any, db: Path, look: Callable[[int, np.ndarray], np.ndarray] | None = None,
+         renderer: Any = None) -> tuple[DemoReport, dict[str, Any], bool]:
+    """Play ``rec`` headless through a new live session whose game log is ``db`` (see
+    :class:`DemoPlayer` for ``look`` and ``renderer``): (what happened, the game's result,
+    whether it ends at the recording's true scores and winner)."""
+    store, session, loop = _live_parts(rec, db)
+    try:
+        report = DemoPlayer(rec, session, loop, look=look, renderer=renderer).run()
+        result = session.game.result()
+    finally:
+        store.close()
     match = result["scores"] == rec.truth["scores"] and result["winner"] == rec.truth["winner"]
+    return report, result, match
+
+
+def names_from(text: str, known: tuple[str, ...], what: str) -> list[str]:
+    """The comma-separated names in ``text`` (a bench's ``--games``, ``--lights``), each one
+    of ``known``; a :class:`ValueError` naming the ``what`` not known and the choices."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [n for n in names if n not in known]
+    if not names or bad:
+        raise ValueError(f"{what} {', '.join(bad) or repr(text)} unknown; choose from "
+                         f"{', '.join(known)}")
+    return names
+
+
+def _run_headless(rec: Any, tmp: Path) -> int:
+    report, result, match = play(rec, tmp / "demo.sqlite")
     print(json.dumps({"game": result["game"], "players": result["players"],
                       "scores": result["scores"], "round": result["round"],
                       "finished": result["finished"], "winner": result["winner"],

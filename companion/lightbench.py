@@ -117,40 +117,21 @@ def frame_count(rec: Any) -> int:
 def run_case(game: str, light: str, at: int | None = None) -> dict[str, Any]:
     """One headless demo of ``game`` under the change of light named ``light`` from frame
     ``at`` (None: a third of the way in); the report line (see the module docstring)."""
-    from companion.demo import DemoPlayer, _live_parts, recording_path
+    from companion.demo import play, recording_path
     from vision.render.recording import load_recording
 
     rec = load_recording(recording_path(game))
     if at is None:
         at = frame_count(rec) // 3
     with tempfile.TemporaryDirectory(prefix="domino-lightbench-") as tmp:
-        store, session, loop = _live_parts(rec, Path(tmp) / "bench.sqlite")
-        try:
-            report = DemoPlayer(rec, session, loop, look=LIGHTS[light].look(at)).run()
-            result = session.game.result()
-        finally:
-            store.close()
-    r = report.to_json()
-    questions = (len(report.confirmed) + len(report.corrected) + len(report.illegal_alerts)
-                 + len(report.amended) + len(report.kept) + len(report.dismissed))
-    return {"game": game, "light": light, "at": at,
-            "matches_truth": result["scores"] == rec.truth["scores"]
-            and result["winner"] == rec.truth["winner"],
-            "camera_plays": r["camera_plays"], "missed": len(report.missed),
-            "questions": questions, "frames": r["frames"]}
-
-
-def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [n for n in names if n not in known]
-    if not names or bad:
-        raise ValueError(f"{what} {', '.join(bad) or repr(text)} unknown; choose from "
-                         f"{', '.join(known)}")
-    return names
+        report, _, match = play(rec, Path(tmp) / "bench.sqlite", look=LIGHTS[light].look(at))
+    return {"game": game, "light": light, "at": at, "matches_truth": match,
+            "camera_plays": report.camera_plays, "missed": len(report.missed),
+            "questions": report.questions, "frames": report.frames}
 
 
 def main(argv: list[str] | None = None) -> int:
-    from companion.demo import DEMO_GAMES
+    from companion.demo import DEMO_GAMES, names_from
 
     ap = argparse.ArgumentParser(prog="python -m companion.lightbench",
                                  description=__doc__.split("\n\n")[0])
@@ -163,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                          "each recording)")
     args = ap.parse_args(argv)
     try:
-        games = _names(args.games, DEMO_GAMES, "game")
-        lights = _names(args.lights, tuple(LIGHTS), "light")
+        games = names_from(args.games, DEMO_GAMES, "game")
+        lights = names_from(args.lights, tuple(LIGHTS), "light")
     except ValueError as exc:
         ap.error(str(exc))
     if args.at is not None and args.at < 0:

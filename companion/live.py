@@ -715,8 +715,7 @@ class LiveLoop:
         watched = _tiles_down(self.baseline)
         mark_things = getattr(changed, "mark_things", None)
         if callable(mark_things):  # a mug, a phone put down: not tiles taken away
-            things = mark_things([b for b in self.baseline if not b.hidden and not b.inferred]
-                                 + list(seen))
+            things = mark_things([b for b in self.baseline if not b.hidden] + list(seen))
             if things:
                 self._note("things", found=things)
         change = diff(self.baseline, seen, changed=changed,
@@ -728,10 +727,9 @@ class LiveLoop:
             message = obscured_notice([s.tile for s in change.obscured])
             self.session.notice(message)
             happened.append({"notice": message})
-            if self.on_event is not None:
-                self.on_event("camera", {"notice": message})
         if change.empty:
             self._note("unchanged")
+            self._tell(happened)
             return happened
         # a tile covered by one laid on it (remembered hidden) is still on the table: only a
         # tile seen before and neither seen nor covered now was taken back (one this loop
@@ -754,10 +752,14 @@ class LiveLoop:
         self._note("published", happened=len(happened),
                    what=[h.get("notice") or f"{h['entry'].get('play')}:{h['result']['status']}"
                          for h in happened])
+        self._tell(happened)
+        return happened
+
+    def _tell(self, happened: list[dict[str, Any]]) -> None:
+        """Pass what the camera's change made happen to :attr:`on_event`, once each."""
         if self.on_event is not None:
             for h in happened:
                 self.on_event("camera", h)
-        return happened
 
     # the live thread ---------------------------------------------------------------------------
     def warm_up(self) -> None:

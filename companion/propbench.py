@@ -85,13 +85,14 @@ def place_prop(rec: Any, kind: str, where: str, first: int, last: int,
 
     from vision.render.camera import Camera
     cam = Camera(rec.base.camera, rec.base.width, rec.base.height)
+    frame = np.array([cam.width, cam.height], np.float64)
+    height = PropSpec(kind, (0.0, 0.0)).height_mm
 
     def in_view(c: np.ndarray) -> bool:  # all of it, its top too, well inside the picture
         outline = prop_outlines(PropSpec(kind, (float(c[0]), float(c[1])), angle))
         uv = np.concatenate([cam.project(np.column_stack([outline, np.full(len(outline), -z)]))
-                             for z in (0.0, PropSpec(kind, (0.0, 0.0)).height_mm)])
-        return bool(np.all((uv > 0.04 * np.array([cam.width, cam.height]))
-                           & (uv < 0.96 * np.array([cam.width, cam.height]))))
+                             for z in (0.0, height)])
+        return bool(np.all((uv > 0.04 * frame) & (uv < 0.96 * frame)))
 
     if where == "over":
         tiles = list(steps[0].tiles[:-1]) if len(steps[0].tiles) > 1 else []
@@ -148,7 +149,7 @@ def run_case(game: str, kind: str, where: str, at: int | None = None, steps: int
              seed: int = 0) -> dict[str, Any]:
     """One headless demo of ``game`` with a thing of ``kind`` (``none``: the recording as it is)
     put ``where`` (see the module docstring); the report line."""
-    from companion.demo import DemoPlayer, _live_parts, recording_path
+    from companion.demo import play, recording_path
     from vision.render.recording import load_recording
 
     rec = load_recording(recording_path(game))
@@ -158,47 +159,28 @@ def run_case(game: str, kind: str, where: str, at: int | None = None, steps: int
         raise ValueError(f"--at {k} is not a camera step of {game} before its last "
                          f"(0..{len(cams) - 2})")
     first, last = cams[k], cams[min(k + steps, len(cams) - 1)]
-    rng = np.random.default_rng([seed, PLACES.index(where) if where in PLACES else 9,
-                                 sorted(PROP_KINDS).index(kind) if kind in PROP_KINDS else 9])
-    prop = None if kind == "none" else place_prop(rec, kind, where, first, last, rng)
+    prop = None
+    if kind != "none":
+        rng = np.random.default_rng([seed, PLACES.index(where), sorted(PROP_KINDS).index(kind)])
+        prop = place_prop(rec, kind, where, first, last, rng)
     row: dict[str, Any] = {"game": game, "kind": kind, "where": where if prop else "-",
                            "steps": [first, last]}
     if kind != "none" and prop is None:
         row["skipped"] = f"no place {where} the tiles where nothing is laid or taken"
         return row
     with tempfile.TemporaryDirectory(prefix="domino-propbench-") as tmp:
-        store, session, loop = _live_parts(rec, Path(tmp) / "bench.sqlite")
-        try:
-            player = DemoPlayer(rec, session, loop)
-            player.renderer = PropRenderer(rec, prop, first, last)  # type: ignore[assignment]
-            report = player.run()
-            result = session.game.result()
-        finally:
-            store.close()
-    r = report.to_json()
-    questions = (len(report.confirmed) + len(report.corrected) + len(report.illegal_alerts)
-                 + len(report.amended) + len(report.kept) + len(report.dismissed))
-    row.update({"matches_truth": result["scores"] == rec.truth["scores"]
-                and result["winner"] == rec.truth["winner"],
-                "camera_plays": r["camera_plays"], "missed": len(report.missed),
-                "questions": questions, "notices": len(report.notices),
-                "told": list(report.notices)})
+        report, _, match = play(rec, Path(tmp) / "bench.sqlite",
+                                renderer=PropRenderer(rec, prop, first, last))
+    row.update({"matches_truth": match, "camera_plays": report.camera_plays,
+                "missed": len(report.missed), "questions": report.questions,
+                "notices": len(report.notices), "told": list(report.notices)})
     if prop is not None:
         row["at_mm"] = [round(v) for v in prop.center_mm]
     return row
 
 
-def _names(text: str, known: tuple[str, ...], what: str) -> list[str]:
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [n for n in names if n not in known]
-    if not names or bad:
-        raise ValueError(f"{what} {', '.join(bad) or repr(text)} unknown; choose from "
-                         f"{', '.join(known)}")
-    return names
-
-
 def main(argv: list[str] | None = None) -> int:
-    from companion.demo import DEMO_GAMES
+    from companion.demo import DEMO_GAMES, names_from
 
     ap = argparse.ArgumentParser(prog="python -m companion.propbench",
                                  description=__doc__.split("\n\n")[0])
@@ -216,9 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed for places and colours (0)")
     args = ap.parse_args(argv)
     try:
-        games = _names(args.games, DEMO_GAMES, "game")
-        kinds = _names(args.kinds, tuple(sorted(PROP_KINDS)), "kind")
-        places = _names(args.places, PLACES, "place")
+        games = names_from(args.games, DEMO_GAMES, "game")
+        kinds = names_from(args.kinds, tuple(sorted(PROP_KINDS)), "kind")
+        places = names_from(args.places, PLACES, "place")
     except ValueError as exc:
         ap.error(str(exc))
     if args.steps < 1:

@@ -571,19 +571,18 @@ class ChangedFractions:
             return None
         return int(x0), int(y0), inside > 0
 
-    def _share(self, s: Seen, mask: np.ndarray) -> float:
-        """The share of ``s``'s outline on ``mask``'s pixels (1 when it covers none)."""
-        r = self._raster(s)
-        if r is None:
-            return 1.0
-        x0, y0, inside = r
+    @staticmethod
+    def _share(raster: tuple[int, int, np.ndarray], mask: np.ndarray) -> float:
+        """The share of a rasterised outline (:meth:`_raster`) on ``mask``'s pixels."""
+        x0, y0, inside = raster
         h, w = inside.shape
         return float(mask[y0:y0 + h, x0:x0 + w][inside].sum()) / float(inside.sum())
 
     def __call__(self, s: Seen) -> float:
-        if self._nothing:
-            return 0.0 if self._raster(s) is not None else 1.0
-        return self._share(s, self.mask)
+        r = self._raster(s)
+        if r is None:
+            return 1.0  # nothing is known about it
+        return 0.0 if self._nothing else self._share(r, self.mask)
 
     def mark_things(self, tiles: Sequence[Seen]) -> int:
         """Find the patches of change that are something not a tile put down (a mug, a
@@ -627,8 +626,10 @@ class ChangedFractions:
     def under_thing(self, s: Seen) -> bool:
         """Whether at least :data:`THING_COVER` of ``s``'s outline lies in a patch that
         :meth:`mark_things` found to be something not a tile."""
-        return self._things is not None and self._raster(s) is not None and \
-            self._share(s, self._things) >= THING_COVER
+        if self._things is None:
+            return False
+        r = self._raster(s)
+        return r is not None and self._share(r, self._things) >= THING_COVER
 
     def blobs(self) -> list[tuple[tuple[float, float], ...]] | None:
         """Each separate patch of change as the four corners of its smallest enclosing
@@ -762,12 +763,9 @@ def diff(before: Sequence[Seen], after: Sequence[Seen], move_tol: float = 0.5,
     def laid_now(s: Seen) -> bool:
         return changed_at(s) > LAID_MIN_CHANGED
 
-    thing_at = getattr(changed, "under_thing", None)
-
-    def under_thing(s: Seen) -> bool:
-        """Out of sight under something that is not a tile (the caller's
-        :meth:`ChangedFractions.under_thing`, once it marked them)."""
-        return callable(thing_at) and bool(thing_at(s))
+    # out of sight under something that is not a tile (once the caller marked them:
+    # ChangedFractions.mark_things)
+    under_thing: Callable[[Seen], bool] = getattr(changed, "under_thing", lambda s: False)
 
     # one tile in both readings: same value (and face), nearest pairs first
     pairs = sorted((float(np.linalg.norm(o.center - s.center)) / max(1e-6, o.width), i, j)

@@ -918,3 +918,46 @@ def test_the_loop_goes_on_after_a_frame_that_fails() -> None:
         cap.stop()
         assert reader.calls >= 3 and loop.stats.failed_frames == 1
         assert "reader hiccup" in loop.status()["frame_problem"]
+
+
+def test_a_mug_put_down_over_a_tile_is_told_once_and_takes_nothing_off(tmp_path: Path) -> None:
+    """Something that is not a tile put down over the tile Bob played while Cy plays on the
+    other side of the spinner (the reader does not find Bob's tile under it): Cy's play is
+    logged, the players are told once, through the session and the loop's events alike (it was
+    passed on twice), and nothing is said to be taken off the table; lifted, the tile is where
+    it lay."""
+    import cv2
+    from vision.virtual_camera import add_hand
+
+    s = _session(tmp_path)
+    reader = ScriptedReader()
+    loop = LiveLoop(s, reader, gate=StillGate(still_frames=2), agree=2)
+    events: list = []
+    loop.on_event = lambda kind, what: events.append(what)
+    table = _table()
+    hand = add_hand(table, (0.5, 1.0), (0.5, 0.4))
+    spinner = tile_at(5, 5, 300, 180, vertical=True)
+    right = tile_at(5, 0, 300 + W / 2 + L / 2 + 1, 180)
+    left = tile_at(2, 5, 300 - W / 2 - L / 2 - 1, 180)
+
+    def show(tiles, picture_bgr):
+        reader.table = list(tiles)
+        for f in [hand] * 3 + [picture_bgr] * 6:
+            loop.process(f)
+
+    show([spinner], picture(table, [spinner]))
+    confirm_lead(s)
+    show([spinner, right], picture(table, [spinner, right]))
+    events.clear()
+    mug = picture(table, [spinner, right, left])
+    cv2.circle(mug, (350, 180), 40, (40, 40, 160), -1)
+    show([spinner, left], mug)
+    assert [h["text"] for h in s.history][-1] == "Cy plays 2-5 on 5-5"
+    told = [e["notice"] for e in events if "notice" in e]
+    assert told == ["Something that is not a tile was put down over 0-5: the camera keeps it "
+                    "where it lay but cannot see it until it is taken away."], events
+    assert [a["message"] for a in s.state()["alerts"]] == told
+    show([spinner, right, left], picture(table, [spinner, right, left]))
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5",
+                                              "Cy plays 2-5 on 5-5"]
+    assert len([e for e in events if "notice" in e]) == 1

@@ -66,21 +66,22 @@ def prop_outlines(prop: PropSpec, inset_mm: float = 0.0) -> np.ndarray:
         a = np.linspace(0.0, 2 * math.pi, _ROUND_POINTS, endpoint=False)
         return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
     hl, hw = max(1.0, dims[0] / 2 - inset_mm), max(1.0, dims[1] / 2 - inset_mm)
-    local = np.array([[-hl, -hw], [hl, -hw], [hl, hw], [-hl, hw]])
+    return _placed(prop, np.array([[-hl, -hw], [hl, -hw], [hl, hw], [-hl, hw]]))
+
+
+def _placed(prop: PropSpec, local: np.ndarray) -> np.ndarray:
+    """Points in the prop's own millimetres (N x 2) turned and moved to where it lies."""
     t = math.radians(prop.angle_deg)
     rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    return local @ rot.T + np.array([cx, cy])
+    return local @ rot.T + np.asarray(prop.center_mm)
 
 
 def pad_lines(prop: PropSpec, every_mm: float = 8.0) -> list[tuple[np.ndarray, np.ndarray]]:
     """A score pad's ruled lines (table mm end points), across its width, every ``every_mm``."""
     _, dims = PROP_KINDS["pad"]
     hl, hw = dims[0] / 2, dims[1] / 2
-    t = math.radians(prop.angle_deg)
-    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    c = np.array(prop.center_mm)
     out = []
     for x in np.arange(-hl + 18.0, hl - 4.0, every_mm):
-        ends = np.array([[x, -hw + 4.0], [x, hw - 4.0]]) @ rot.T + c
+        ends = _placed(prop, np.array([[x, -hw + 4.0], [x, hw - 4.0]]))
         out.append((ends[0], ends[1]))
     return out

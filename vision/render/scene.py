@@ -515,7 +515,7 @@ def _draw_hands(spec: SceneSpec, cv: _Canvas) -> list[np.ndarray]:
 def _blend_poly(cv: _Canvas, polys: list[np.ndarray], colour: np.ndarray,
                 box: tuple[int, int, int, int], gloss: float | None = None,
                 lines: bool = False) -> None:
-    """Paint ``colour`` (BGR floats, or an ROI-sized image) over the convex polygons ``polys``
+    """Paint ``colour`` (BGR floats) over the convex polygons ``polys``
     (undistorted pixels; with ``lines``, pairs of end points: 1 px lines) inside ``box``."""
     x0, y0, x1, y1 = box
     m8 = np.zeros((y1 - y0, x1 - x0), np.uint8)
