@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -65,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     module = importlib.import_module(COMMANDS[args.command][0])
+    previous = _stop_on_terminate()
     try:
         return int(module.run(args) or 0)
     except DominoError as exc:
@@ -77,6 +80,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _stop_on_terminate() -> object:
+    """Make SIGTERM (``kill``, ``timeout``, a service manager stopping the companion) stop a
+    command the way Ctrl-C does, so its ``finally`` blocks run: the game log is closed and the
+    demo's temporary folder removed (the default action ends the process on the spot). Returns
+    the handler it replaced, or None when not on the main thread (signals cannot be set there)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _terminated)
 
 
 def os_problem(exc: OSError) -> str:

@@ -296,3 +296,36 @@ def test_the_dashboard_demo_closes_its_store_only_after_the_player_ended(
     said = capsys.readouterr().out
     assert "demo stopped after" in said and "demo finished" not in said
     assert not any(t.name == "demo-player" and t.is_alive() for t in threading.enumerate())
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_the_dashboard_demo_stopped_by_a_signal_leaves_nothing_behind(
+        how: str, tmp_path: Path) -> None:
+    """``kill`` (SIGTERM, as a service manager or ``timeout`` stops it) ends the dashboard demo
+    as Ctrl-C does: it says it stopped, exits 0, and removes its temporary game log and secrets
+    (SIGTERM used to end the process on the spot, leaving /tmp/domino-demo-* behind)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0",
+                             "--no-browser", "--fps", "30"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=env)
+    assert proc.stdout is not None
+    said = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        said.append(line)
+        if not line or "Ctrl-C stops" in line:
+            break
+    assert proc.poll() is None, "".join(said)
+    assert list(tmp_path.glob("domino-demo-*")), "the demo keeps its log in a temporary folder"
+    time.sleep(3.0)  # the player starts after 2 s: stop it while it plays
+    proc.send_signal(getattr(signal, how))
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, "".join(said) + out
+    assert "demo stopped after" in out, out
+    assert not list(tmp_path.glob("domino-demo-*"))
