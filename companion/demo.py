@@ -136,7 +136,7 @@ class DemoPlayer:
                  pace: Callable[[], None] | None = None,
                  wait_for_person: Callable[[Any], None] | None = None,
                  look: Callable[[int, np.ndarray], np.ndarray] | None = None,
-                 renderer: Any = None) -> None:
+                 renderer: Any = None, frames: tuple[int, int] | None = None) -> None:
         from vision.render.recording import HAND_FRAMES, STILL_FRAMES, StepRenderer
 
         self.rec = rec
@@ -147,7 +147,10 @@ class DemoPlayer:
         #: on the table with its own)
         self.renderer = renderer if renderer is not None else StepRenderer(rec)
         self.rng = np.random.default_rng(seed)
-        self.hand_frames, self.still_frames = HAND_FRAMES, STILL_FRAMES
+        #: frames of the hand and of the still table shown per camera step (``frames``; by
+        #: default the recording's few, a play every 9 frames; ``companion.propbench`` plays at
+        #: a camera's pace with more)
+        self.hand_frames, self.still_frames = frames or (HAND_FRAMES, STILL_FRAMES)
         self.pace = pace
         self.wait_for_person = wait_for_person
         #: what the camera's picture goes through before the sensor noise, by frame number
@@ -346,13 +349,15 @@ def _check_dashboard_args(args: argparse.Namespace) -> None:
 
 
 def play(rec: Any, db: Path, look: Callable[[int, np.ndarray], np.ndarray] | None = None,
-         renderer: Any = None) -> tuple[DemoReport, dict[str, Any], bool]:
+         renderer: Any = None, frames: tuple[int, int] | None = None
+         ) -> tuple[DemoReport, dict[str, Any], bool]:
     """Play ``rec`` headless through a new live session whose game log is ``db`` (see
-    :class:`DemoPlayer` for ``look`` and ``renderer``): (what happened, the game's result,
-    whether it ends at the recording's true scores and winner)."""
+    :class:`DemoPlayer` for ``look``, ``renderer`` and ``frames``): (what happened, the game's
+    result, whether it ends at the recording's true scores and winner)."""
     store, session, loop = _live_parts(rec, db)
     try:
-        report = DemoPlayer(rec, session, loop, look=look, renderer=renderer).run()
+        report = DemoPlayer(rec, session, loop, look=look, renderer=renderer,
+                            frames=frames).run()
         result = session.game.result()
     finally:
         store.close()
