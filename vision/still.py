@@ -35,7 +35,10 @@ States: ``waiting`` (no frame yet), ``motion``, ``hand``, ``settling`` (still, b
 settle, protects against reading a tile still sliding) and ``stable`` (read now). A change
 that looks like a hand and stays still for twice ``rebase_frames`` frames (3 s at 30 fps)
 becomes the new still table all the same (a bumped camera over a wood table, whose grain falls
-in the skin range), so the gate never blocks for good.
+in the skin range; a skin-coloured mug put down near the edge, whose shadow touches the border),
+so the gate never blocks for good. Its still frames add up while other hands move elsewhere
+(at a busy table the wait would otherwise start again with every play), and the votes it gave
+for a side (below) are taken back: still all the while, it is not the arm that laid a play.
 
 Where the hand came from. An arm reaches in over the border in front of the person it belongs
 to, so the side of the frame a hand crossed says where that person sits. An arm runs from its
@@ -94,6 +97,10 @@ FIELD_MIN_SHARE = 0.12
 #: area (about a palm with its fingers): an arm in a sleeve is mostly cloth.
 HAND_SKIN_SHARE = 0.3
 HAND_SKIN_AREA = 0.5
+#: A still border-touching change is the one already waited on when the two overlap by at
+#: least this much (intersection over union): its still frames add up across other hands'
+#: movement.
+BLOCKED_SAME = 0.6
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,14 @@ class StillGate:
         #: earlier still table): the camera's first picture may hold a hand
         self._clean_sure = False
         self._still = 0
+        #: the still border-touching change the gate is waiting on (a mask of the small
+        #: picture), the still frames it has been waited on, and the votes for a side
+        #: (:attr:`_reach`) it gave meanwhile
+        self._blocked: np.ndarray | None = None
         self._blocked_still = 0
+        self._blocked_votes = np.zeros(len(SIDES))
+        #: still frames of another border-touching change than the one waited on
+        self._other_still = 0
         #: the intrusions since the last stable table: their area fractions summed per side
         #: each reached in over (:data:`SIDES` order, :meth:`_reached_over`)
         self._reach = np.zeros(len(SIDES))
@@ -200,13 +214,16 @@ class StillGate:
         ycrcb = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2YCrCb)
         return cv2.inRange(ycrcb, (40, 133, 77), (255, 173, 127)) > 0
 
-    def _border_change(self, small: np.ndarray,
-                       reference: np.ndarray | None) -> tuple[float, np.ndarray | None]:
+    def _border_change(self, small: np.ndarray, reference: np.ndarray | None,
+                       ignore: np.ndarray | None = None) -> tuple[float, np.ndarray | None]:
         """(area fraction of the largest change against ``reference`` that touches the frame
-        border, a mask of it), or (0, None) when there is none."""
+        border, a mask of it), or (0, None) when there is none; leaving out the pixels of the
+        mask ``ignore``."""
         if reference is None or reference.shape != small.shape:
             return 0.0, None
         changed = self._changed(small, reference).astype(np.uint8)
+        if ignore is not None:
+            changed[ignore] = 0
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         h, w = small.shape[:2]
@@ -261,6 +278,18 @@ class StillGate:
                 return 0.0, 0.0, None
         return area, self._skin_share(mask, small, small_bgr), mask
 
+    def _near_blocked(self) -> np.ndarray:
+        """The still change waited on, grown by two pixels of the small picture."""
+        assert self._blocked is not None
+        return cv2.dilate(self._blocked.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+
+    def _forget_blocked(self) -> None:
+        """No still border-touching change is waited on any more."""
+        self._blocked = None
+        self._blocked_still = 0
+        self._blocked_votes[:] = 0
+        self._other_still = 0
+
     def small_grey(self) -> np.ndarray:
         """The last frame given to :meth:`update` as :func:`small_grey` gives it, without
         shrinking the frame again."""
@@ -285,29 +314,64 @@ class StillGate:
         entering = moved is not None and where is not None and int(np.count_nonzero(
             cv2.morphologyEx((moved & where).astype(np.uint8), cv2.MORPH_OPEN,
                              np.ones((2, 2), np.uint8)))) >= MOVING_MIN_PX
+        # the side a hand reached in over: the largest border-touching change votes for it;
+        # while that is the still change the gate waits on, its votes are kept apart (taken
+        # back if it turns out to be the table) and the largest other change votes too (an
+        # arm reaching in beside a mug at the edge)
+        vote = np.zeros(len(SIDES))
         if where is not None and intrusion > self.intrusion_threshold:
             side = self._reached_over(where)
             if side is not None:
-                self._reach[side] += intrusion
+                vote[side] = intrusion
+        if self._blocked is not None and where is not None and np.any(where & self._blocked):
+            self._blocked_votes += vote
+            other_area, other_mask = self._border_change(small, self._base,
+                                                         ignore=self._near_blocked())
+            if other_mask is not None and other_area > self.intrusion_threshold:
+                side = self._reached_over(other_mask)
+                if side is not None:
+                    self._reach[side] += other_area
+        self._reach += vote
         if motion > self.motion_threshold or entering:
             self._still = 0
-            self._blocked_still = 0
+            # another hand moving elsewhere does not end the wait on a still change (a mug
+            # put down at the edge, whose shadow touches the border): its still frames before
+            # and after add up; movement at the change itself starts the wait again
+            self._other_still = 0
+            if self._blocked is not None and moved is not None and \
+                    np.any(moved & self._near_blocked()):
+                self._forget_blocked()
             state = "motion"
-        elif intrusion > self.intrusion_threshold:
+        elif where is not None and intrusion > self.intrusion_threshold:
             self._still = 0
-            self._blocked_still += 1
             state = "hand"
             patience = 2 * self.rebase_frames if self._looks_like_hand(skin, intrusion) \
                 else self.still_frames
-            if self._blocked_still >= patience:
-                # taken as the still table now (a moved cloth, a bumped camera; or a hand
-                # the skin test missed, so it is not taken as the hand-free table: that
-                # follows at the next still frame with no border-touching change)
+            other = self._blocked is not None and not np.any(where & self._blocked)
+            if other:
+                # another hand resting elsewhere: the wait on the change pauses, and this
+                # hand is waited on by a count of its own
+                self._other_still += 1
+            else:
+                if self._blocked is None or _overlap(where, self._blocked) < BLOCKED_SAME:
+                    self._forget_blocked()
+                    self._blocked = where
+                    self._blocked_votes = vote.copy()
+                self._blocked_still += 1
+                self._other_still = 0
+            if (self._other_still if other else self._blocked_still) >= patience:
+                # taken as the still table now (a moved cloth, a bumped camera, a thing put
+                # down at the edge; or a hand the skin test missed, so it is not taken as the
+                # hand-free table: that follows at the next still frame with no
+                # border-touching change). Still all the while it was waited on, the change
+                # is not the arm that laid the play: its votes for a side are taken back
                 self._base = small
-                self._blocked_still = 0
+                if not other:
+                    self._reach = np.maximum(self._reach - self._blocked_votes, 0.0)
+                self._forget_blocked()
                 state = "settling"
         else:
-            self._blocked_still = 0
+            self._forget_blocked()
             self._still += 1
             state = "stable" if self._still >= self.still_frames else "settling"
         if state == "stable":
@@ -325,6 +389,12 @@ class StillGate:
                 self._clean, self._clean_bgr = small, small_bgr
             self._base = small
         return GateVerdict(state, state == "stable", motion, intrusion, MESSAGES[state])
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two masks of the same shape (0 when both are empty)."""
+    union = np.count_nonzero(a | b)
+    return np.count_nonzero(a & b) / union if union else 0.0
 
 
 def _shrunk(frame_bgr: np.ndarray) -> np.ndarray:

@@ -362,3 +362,29 @@ def test_a_hand_seen_by_its_own_soft_shadow_is_not_taken_for_light() -> None:
     _states(gate, [table] * 4)
     states = _states(gate, [hand] * 4)
     assert states[0] == "motion" and states[-1] == "hand", states
+
+
+def test_a_thing_at_the_edge_is_waited_on_once_while_other_hands_play() -> None:
+    """A skin-coloured thing put down at the bottom edge (a mug whose shadow touches the border)
+    looks like a resting hand: the gate waits twice ``rebase_frames`` still frames before it
+    takes it as the table. Another player's hand coming in meanwhile from the right does not
+    start that wait again (at a busy table it would never end), and the thing's still frames do
+    not vote for a side: the play is placed on the right, where its arm came from (before,
+    the thing's 90 still frames outvoted every arm)."""
+    table = _wood(8)
+    mug = table.copy()
+    cv2.rectangle(mug, (280, 270), (380, 359), HAND, -1)  # 4 % of the picture, at the border
+    carried = mug.copy()
+    cv2.rectangle(carried, (0, 290), (300, 320), (200, 120, 60), -1)  # the sleeve bringing it
+    gate = StillGate(still_frames=2, rebase_frames=45)
+    assert _states(gate, [table] * 4)[-1] == "stable"
+    assert _states(gate, [carried] * 2 + [mug] * 60)[-1] == "hand"  # 60 of the 90 frames
+    arm = []
+    for x in (600, 540, 480, 420, 420, 480, 540, 600):  # a hand from the right, in and out
+        f = mug.copy()
+        cv2.rectangle(f, (x, 120), (639, 170), HAND, -1)
+        arm.append(f)
+    played = _with_tile(mug)
+    states = _states(gate, arm + [played] * 40)
+    assert "stable" in states and states.index("stable") <= len(arm) + 33, states
+    assert gate.reached_from == "right"
