@@ -12,7 +12,7 @@ place:
 * ``camera_plays``: the plays the camera put in the log or asked about itself;
 * ``missed``: plays the camera never saw, which the person had to enter on the tablet;
 * ``questions``: the taps the person needed (confirmations, corrections, illegal alerts,
-  amends, dismissals), against the same recording without the thing (``same``);
+  amends, dismissals), against the same recording without the thing (the ``none`` row);
 * ``notices``: notices shown (each needs a look, not an answer); ``told``: their words;
 * ``hand_frames``: frames a still gate set as the live loop's took for a hand
   (:class:`GateWatch`); the ``total`` line's ``extra_hand_frames`` adds up each case's count
