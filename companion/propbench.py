@@ -72,8 +72,8 @@ def _camera_steps(rec: Any) -> list[int]:
 def place_prop(rec: Any, kind: str, where: str, first: int, last: int,
                rng: np.random.Generator) -> PropSpec | None:
     """A thing of ``kind`` put down at camera step ``first`` and lying there through step
-    ``last - 1`` (step indices of ``rec``), ``over`` a tile or ``beside`` the tiles; None when
-    the recording has no such place (see the module docstring)."""
+    ``last - 1`` (step indices of ``rec``), ``over`` a tile, ``beside`` the tiles or at the
+    picture's ``edge``; None when the recording has no such place (see the module docstring)."""
     import cv2
 
     from vision.render.camera import Camera
