@@ -961,3 +961,67 @@ def test_a_mug_put_down_over_a_tile_is_told_once_and_takes_nothing_off(tmp_path:
     assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5",
                                               "Cy plays 2-5 on 5-5"]
     assert len([e for e in events if "notice" in e]) == 1
+
+
+def test_the_table_is_read_around_a_hand_or_a_thing_resting_at_the_edge(tmp_path: Path) -> None:
+    """A skin-coloured thing at the bottom edge (a yellow mug, coffee: the gate waits on it as
+    on a resting hand, 90 still frames) does not hold up the game: once it has rested half a
+    second the table is read around it, and Bob's play on the other side is logged while the
+    gate still waits (before: nothing until the wait ended)."""
+    import cv2
+    from vision.virtual_camera import add_hand
+
+    s = _session(tmp_path)
+    reader = ScriptedReader()
+    gate = StillGate(still_frames=2)
+    loop = LiveLoop(s, reader, gate=gate, agree=2)
+    table = _table()
+    spinner = tile_at(5, 5, 300, 120, vertical=True)
+    right = tile_at(5, 0, 300 + W / 2 + L / 2 + 1, 120)
+
+    def play(tiles, picture_bgr, hand_bgr, still=20):
+        reader.table = list(tiles)
+        for f in [hand_bgr] * 3 + [picture_bgr] * still:
+            loop.process(f)
+
+    top = add_hand(table, (0.5, 0.0), (0.5, 0.25))
+    play([spinner], picture(table, [spinner]), top)
+    confirm_lead(s)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5"]
+    mug = picture(table, [spinner])
+    cv2.rectangle(mug, (80, 290), (160, 359), (40, 90, 150), -1)  # skin-coloured, at the edge
+    play([spinner], mug, add_hand(mug, (0.2, 1.0), (0.2, 0.8)), still=30)
+    assert gate.resting() is not None and loop.last_verdict["state"] == "hand"
+    with_right = picture(table, [spinner, right])
+    cv2.rectangle(with_right, (80, 290), (160, 359), (40, 90, 150), -1)
+    play([spinner, right], with_right, add_hand(with_right, (0.8, 0.0), (0.55, 0.3)))
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 0-5 on 5-5"]
+    assert loop.last_verdict["state"] == "hand"  # the gate still waits on the mug
+
+
+def test_a_tile_held_in_a_hand_resting_at_the_edge_is_not_read_as_laid(tmp_path: Path) -> None:
+    """Bob's hand rests at the bottom edge with the 2-5 in it, over the place it will lie: the
+    table is read around the hand (and a tile's width beyond), so the held tile is not logged
+    until the hand has gone and the tile lies there."""
+    from vision.virtual_camera import add_hand
+
+    s = _session(tmp_path)
+    reader = ScriptedReader()
+    gate = StillGate(still_frames=2)
+    loop = LiveLoop(s, reader, gate=gate, agree=2)
+    table = _table()
+    spinner = tile_at(5, 5, 300, 120, vertical=True)
+    left = tile_at(2, 5, 300 - W / 2 - L / 2 - 1, 120)
+    reader.table = [spinner]
+    for f in [add_hand(table, (0.5, 0.0), (0.5, 0.25))] * 3 + [picture(table, [spinner])] * 6:
+        loop.process(f)
+    confirm_lead(s)
+    holding = picture(add_hand(table, (0.4, 1.0), (0.4, 0.4)), [spinner, left])
+    reader.table = [spinner, left]
+    for f in [holding] * 40:
+        loop.process(f)
+    assert gate.resting() is not None  # it was read around
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5"]
+    for f in [picture(table, [spinner, left])] * 20:  # the hand has gone, the tile lies there
+        loop.process(f)
+    assert [h["text"] for h in s.history] == ["Ann plays 5-5", "Bob plays 2-5 on 5-5"]
