@@ -388,23 +388,3 @@ def test_a_thing_at_the_edge_is_waited_on_once_while_other_hands_play() -> None:
     states = _states(gate, arm + [played] * 40)
     assert "stable" in states and states.index("stable") <= len(arm) + 33, states
     assert gate.reached_from == "right"
-
-
-def test_a_changed_region_without_a_resting_hand() -> None:
-    """``ChangedRegion.without`` takes a mask (and a margin around it) out of the region; a mask
-    of another picture size is refused, saying both sizes."""
-    import pytest
-
-    ref = np.full((90, 160), 100, np.uint8)
-    cur = ref.copy()
-    cur[10:20, 10:20] = 200  # a tile laid
-    cur[70:90, 100:130] = 200  # a hand at the bottom edge
-    region = ChangedRegion(ref, cur, (640, 360))
-    hand = np.zeros_like(region.mask)
-    hand[70:90, 100:130] = True
-    left = region.without(hand, grow_px=8.0)  # 2 small pixels around it
-    assert left.mask[15, 15] and not left.mask[80, 110] and not left.mask[69, 99]
-    assert region.mask[80, 110]  # the region itself is unchanged
-    with pytest.raises(ValueError, match=r"a mask of \(45, 80\) small pixels from a changed "
-                                         r"region of \(90, 160\)"):
-        region.without(np.zeros((45, 80), bool))
