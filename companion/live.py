@@ -111,10 +111,6 @@ CROP_MIN_SIDE = 400
 #: frames apart, before the picture is taken as the new reference (a coin, a shadow).
 RECHECKS = 2
 RECHECK_FRAMES = 10
-#: While a hand or a thing rests at the edge (:meth:`vision.still.StillGate.resting`), the
-#: table is read around it, leaving out this many tile widths beyond it: a tile laid beside a
-#: resting hand is read once the hand has gone.
-AROUND_MARGIN = 1.0
 
 
 #: Where the finer change picture changed within this many tile widths of a change of the
@@ -277,9 +273,6 @@ class LiveLoop:
         #: read again later, with no hand between, says nothing of a side)
         self.seats = SeatMemory()
         self._busy_since_published = False
-        #: whether the readings being gathered are made around a hand or a thing resting at
-        #: the edge (:meth:`_read_still`'s ``around``): readings of one kind agree
-        self._reading_around = False
         #: the centres (image pixels) of the tiles running out of the picture that a notice
         #: was given for (see :meth:`_cut_notices`): each is told once
         self._cut_told: list[np.ndarray] = []
@@ -354,18 +347,11 @@ class LiveLoop:
         self.last_verdict = verdict.to_json()
         self._note("gate", state=verdict.state)
         happened: list[dict[str, Any]] = []
-        # a hand or a thing resting at the edge while the gate waits on it: the rest of the
-        # table is read around it (see _read_still)
-        around = None if verdict.read_now else self.gate.resting()
-        if not verdict.read_now and around is None:
+        if not verdict.read_now:
             self._done_for_this_still = False
             self._reads = []
             self._busy_since_published = True
         else:
-            if (around is not None) != self._reading_around:  # readings of one kind agree
-                self._reading_around = around is not None
-                self._done_for_this_still = False
-                self._reads = []
             small = self.gate.small_grey()  # this frame's, shrunk once by the gate
             size = (frame_bgr.shape[1], frame_bgr.shape[0])
             if self._done_for_this_still and self._reference is not None and \
@@ -378,19 +364,14 @@ class LiveLoop:
                 self._done_for_this_still = False
                 self._reads = []
             if not self._done_for_this_still:
-                happened = self._read_still(frame_bgr, small, plane, around)
+                happened = self._read_still(frame_bgr, small, plane)
         self._last_frame = frame_bgr
         return happened
 
-    def _read_still(self, frame_bgr: np.ndarray, small: np.ndarray, plane: Any,
-                    around: np.ndarray | None = None) -> list[dict[str, Any]]:
+    def _read_still(self, frame_bgr: np.ndarray, small: np.ndarray,
+                    plane: Any) -> list[dict[str, Any]]:
         """Read one frame of a still table (only around what changed since the last accepted
-        reading, see :meth:`_crop`), and accept the table once the readings agree. ``around``:
-        the changes touching the border while a hand or a thing rests there
-        (:meth:`vision.still.StillGate.resting`, on the gate's small picture); the changed
-        region leaves them out, grown by :data:`AROUND_MARGIN` tile widths, so a tile under or
-        beside them (held in a resting hand, covered by a mug) is neither read nor judged: the
-        accepted tiles there are kept as they were, until the gate sees the table whole."""
+        reading, see :meth:`_crop`), and accept the table once the readings agree."""
         size = (frame_bgr.shape[1], frame_bgr.shape[0])
         if is_blank(frame_bgr):
             # a blank picture (a lens cap, the light off, an exposure glitch) is no empty
@@ -403,15 +384,6 @@ class LiveLoop:
         region = ChangedRegion(self._reference, small, size, pixel_delta=REGION_DELTA)
         tile = self._tile_size(region)
         region = region.grown(REGION_GROW * tile)
-
-        def outside(r: ChangedRegion) -> ChangedRegion:  # less what rests at the edge
-            if around is None:
-                return r
-            return r.without(cv2.resize(around.astype(np.uint8), r.mask.shape[::-1],
-                                        interpolation=cv2.INTER_NEAREST) > 0,
-                             AROUND_MARGIN * max(tile, self._tile_px))
-
-        region = outside(region)
         box = self._crop(region, tile)
         # which tiles must agree again: also where the finer picture changed next to what
         # changed (a tile swapped for one of another value at its place, as a Castle Rock row
@@ -426,17 +398,17 @@ class LiveLoop:
             finer = ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA
                                   ).resampled((rows, cols)).grown(REGION_GROW * tile)
             finer.mask &= region.grown(FINE_NEAR * self._tile_px).mask
-            region = region.union(outside(finer))
+            region = region.union(finer)
         elif self._fine_reference is not None and not region.mask.any():
             # no change in the coarse picture after a hand came and went: a small tile of
             # about the table's own grey blurs away there (an ivory tile on a light table, more
             # so in dim light), so the finer picture decides whether and where to read
             rows, cols = np.shape(region.mask)[:2]
-            finer = outside(ChangedRegion(self._fine_reference, fine, size,
-                                          pixel_delta=REGION_DELTA).resampled((rows, cols)))
+            finer = ChangedRegion(self._fine_reference, fine, size, pixel_delta=REGION_DELTA
+                                  ).resampled((rows, cols))
             if finer.mask.any():
                 tile = self._tile_size(finer)
-                region = outside(finer.grown(REGION_GROW * tile))
+                region = finer.grown(REGION_GROW * tile)
                 box = self._crop(region, tile)
                 self._note("finer", changed=round(finer.fraction, 4))
         seen: list[Seen] = []
@@ -764,9 +736,7 @@ class LiveLoop:
         # never saw, a question left open when it started, is not: a hand may lie over it)
         present = {s.tile for s in seen} | _tiles_down(change.table)
         self.session.resolve_taken_back(present, watched)
-        side = None
-        if self._busy_since_published:  # a hand came since the last change was published
-            side = self.gate.side_so_far() if self._reading_around else self.gate.reached_from
+        side = self.gate.reached_from if self._busy_since_published else None
         self._busy_since_published = False
         self.seats.published(side, self.session.history)
         change.reached_by = self.seats.player_at(side)

@@ -39,10 +39,6 @@ in the skin range; a skin-coloured mug put down near the edge, whose shadow touc
 so the gate never blocks for good. Its still frames add up while other hands move elsewhere
 (at a busy table the wait would otherwise start again with every play), and the votes it gave
 for a side (below) are taken back: still all the while, it is not the arm that laid a play.
-Once it has rested :data:`RESTING_FRAMES` frames and is the largest border-touching change,
-:meth:`StillGate.resting` gives every border-touching change of the frame, and the live loop
-reads the table around them (the state stays ``hand``): a mug at the edge holds up no play, and
-a tile held in a resting hand is part of the hand's change, not read.
 
 Where the hand came from. An arm reaches in over the border in front of the person it belongs
 to, so the side of the frame a hand crossed says where that person sits. An arm runs from its
@@ -105,9 +101,6 @@ HAND_SKIN_AREA = 0.5
 #: least this much (intersection over union): its still frames add up across other hands'
 #: movement.
 BLOCKED_SAME = 0.6
-#: A still change waited on for at least this many frames (half a second at 30 fps) is resting:
-#: :meth:`StillGate.resting` gives the live loop the border-touching changes to read around.
-RESTING_FRAMES = 15
 
 
 @dataclass(frozen=True)
@@ -164,7 +157,6 @@ class StillGate:
         #: earlier still table): the camera's first picture may hold a hand
         self._clean_sure = False
         self._still = 0
-        self._touching: np.ndarray | None = None
         #: the still border-touching change the gate is waiting on (a mask of the small
         #: picture), the still frames it has been waited on, and the votes for a side
         #: (:attr:`_reach`) it gave meanwhile
@@ -173,9 +165,6 @@ class StillGate:
         self._blocked_votes = np.zeros(len(SIDES))
         #: still frames of another border-touching change than the one waited on
         self._other_still = 0
-        #: every border-touching change of this frame while the change waited on rests
-        #: (:meth:`resting`), else None
-        self._resting: np.ndarray | None = None
         #: the intrusions since the last stable table: their area fractions summed per side
         #: each reached in over (:data:`SIDES` order, :meth:`_reached_over`)
         self._reach = np.zeros(len(SIDES))
@@ -229,8 +218,7 @@ class StillGate:
                        ignore: np.ndarray | None = None) -> tuple[float, np.ndarray | None]:
         """(area fraction of the largest change against ``reference`` that touches the frame
         border, a mask of it), or (0, None) when there is none; leaving out the pixels of the
-        mask ``ignore``. Keeps the mask of every change touching the border in ``_touching``
-        (None when none does) for :meth:`resting`."""
+        mask ``ignore``."""
         if reference is None or reference.shape != small.shape:
             return 0.0, None
         changed = self._changed(small, reference).astype(np.uint8)
@@ -240,14 +228,10 @@ class StillGate:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         h, w = small.shape[:2]
         best, best_i = 0, -1
-        touching = []
         for i in range(1, n):
             x, y, bw, bh, area = stats[i]
-            if x == 0 or y == 0 or x + bw >= w or y + bh >= h:
-                touching.append(i)
-                if area > best:
-                    best, best_i = int(area), i
-        self._touching = np.isin(labels, touching) if touching else None
+            if (x == 0 or y == 0 or x + bw >= w or y + bh >= h) and area > best:
+                best, best_i = int(area), i
         if best_i < 0:
             return 0.0, None
         return best / float(h * w), labels == best_i
@@ -294,24 +278,6 @@ class StillGate:
                 return 0.0, 0.0, None
         return area, self._skin_share(mask, small, small_bgr), mask
 
-    def resting(self) -> np.ndarray | None:
-        """While the gate waits on a still change that has rested :data:`RESTING_FRAMES` frames
-        and is the largest border-touching change (a mug at the edge, a hand resting there),
-        the mask (on the gate's small picture, :meth:`small_grey`'s size) of every change that
-        touches the border in the last frame: the live loop may read the rest of the table
-        around them. None otherwise (a hand moving, another hand resting, the table stable)."""
-        return self._resting
-
-    def side_so_far(self) -> str | None:
-        """For a reading made around a resting change (:meth:`resting`): the side the hands
-        since the last stable table reached in over, leaving out the resting change's own
-        votes (they are kept apart, to be taken back if it becomes the table). The votes used
-        are spent: the next stable table names the side of the hands that come after."""
-        votes = np.maximum(self._reach - self._blocked_votes, 0.0)
-        side = SIDES[int(np.argmax(votes))] if votes.any() else None
-        self._reach = self._blocked_votes.copy()
-        return side
-
     def _near_blocked(self) -> np.ndarray:
         """The still change waited on, grown by two pixels of the small picture."""
         assert self._blocked is not None
@@ -335,7 +301,6 @@ class StillGate:
     def update(self, frame_bgr: np.ndarray) -> GateVerdict:
         small, small_bgr = self._small(frame_bgr)
         self._shrunk = small_bgr
-        self._resting = None
         moved: np.ndarray | None = None
         if self._prev is None or self._prev.shape != small.shape:
             motion = 1.0
@@ -394,12 +359,6 @@ class StillGate:
                     self._blocked_votes = vote.copy()
                 self._blocked_still += 1
                 self._other_still = 0
-            if not other and self._blocked_still >= RESTING_FRAMES and \
-                    self._blocked_still < patience:
-                # the border-touching changes against the still table (the intrusion was
-                # measured against it just now, unless the hand-free table ruled it out)
-                self._border_change(small, self._base)
-                self._resting = self._touching
             if (self._other_still if other else self._blocked_still) >= patience:
                 # taken as the still table now (a moved cloth, a bumped camera, a thing put
                 # down at the edge; or a hand the skin test missed, so it is not taken as the
@@ -673,23 +632,6 @@ class ChangedRegion:
         out.scale = cols / float(self.frame_size[0])
         out.mask = cv2.resize(self.mask.astype(np.uint8) * 255, (cols, rows),
                               interpolation=cv2.INTER_AREA) > 0
-        return out
-
-    def without(self, mask: np.ndarray, grow_px: float = 0.0) -> ChangedRegion:
-        """The region less ``mask`` (a boolean mask of this region's shape: a hand or a mug
-        resting at the edge, :meth:`StillGate.resting`) grown by ``grow_px`` full-size
-        pixels."""
-        if mask.shape != self.mask.shape:
-            raise ValueError(f"cannot take a mask of {mask.shape} small pixels from a changed "
-                             f"region of {self.mask.shape}: frames of another size")
-        r = int(np.ceil(grow_px * self.scale))
-        cut = mask.astype(np.uint8)
-        if r > 0 and mask.any():
-            cut = cv2.dilate(cut, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
-                                                            (2 * r + 1, 2 * r + 1)))
-        out = object.__new__(ChangedRegion)
-        out.frame_size, out.scale = self.frame_size, self.scale
-        out.mask = self.mask & ~(cut > 0)
         return out
 
     def union(self, other: ChangedRegion) -> ChangedRegion:
