@@ -376,6 +376,15 @@ def names_from(text: str, known: tuple[str, ...], what: str) -> list[str]:
     return names
 
 
+def tally(total: dict[str, int], row: dict[str, Any], counts: tuple[str, ...]) -> None:
+    """Add a bench's report line ``row`` (one demo played: its ``matches_truth`` and the
+    ``counts``) to the bench's ``total`` line."""
+    total["cases"] += 1
+    total["matches_truth"] += int(row["matches_truth"])
+    for k in counts:
+        total[k] += row[k]
+
+
 def _run_headless(rec: Any, tmp: Path) -> int:
     report, result, match = play(rec, tmp / "demo.sqlite")
     print(json.dumps({"game": result["game"], "players": result["players"],

@@ -131,7 +131,7 @@ def run_case(game: str, light: str, at: int | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from companion.demo import DEMO_GAMES, names_from
+    from companion.demo import DEMO_GAMES, names_from, tally
 
     ap = argparse.ArgumentParser(prog="python -m companion.lightbench",
                                  description=__doc__.split("\n\n")[0])
@@ -155,10 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         for light in lights:
             row = run_case(game, light, args.at)
             print(json.dumps(row), flush=True)
-            total["cases"] += 1
-            total["matches_truth"] += int(row["matches_truth"])
-            for k in ("camera_plays", "missed", "questions"):
-                total[k] += row[k]
+            tally(total, row, ("camera_plays", "missed", "questions"))
     print(json.dumps({"total": total}))
     return 0
 

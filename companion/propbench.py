@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.render.props import PROP_KINDS, PropSpec, prop_outlines
+from vision.render.props import PROP_KINDS, PropSpec, prop_outlines, seen_outlines
 
 #: Where the thing is put (see the module docstring).
 PLACES = ("over", "beside", "edge")
@@ -97,28 +97,23 @@ def place_prop(rec: Any, kind: str, where: str, first: int, last: int,
     cam = Camera(rec.base.camera, rec.base.width, rec.base.height)
     to_table = np.linalg.inv(cam.plane_homography(0.0))
     frame = np.array([cam.width, cam.height], np.float64)
-    height = PropSpec(kind, (0.0, 0.0)).height_mm
 
-    def outline(c: np.ndarray) -> np.ndarray:  # its base (and top) outline, table mm
-        return prop_outlines(PropSpec(kind, (float(c[0]), float(c[1])), angle))
-
-    def seen(c: np.ndarray) -> list[np.ndarray]:
-        """Its base and its top outline in the picture, for a thing centred at ``c``."""
-        return [cam.project(np.column_stack([outline(c), np.full(len(outline(c)), -z)]))
-                for z in (0.0, height)]
+    def at(c: np.ndarray) -> PropSpec:
+        return PropSpec(kind, (float(c[0]), float(c[1])), angle)
 
     def clear(c: np.ndarray, points: list[np.ndarray]) -> bool:
         """Whether every point (table mm) lies more than a tile length from what the thing
         hides of the table: its base, and its top as the camera sees it (further out than the
         base, in perspective)."""
-        top = np.column_stack([seen(c)[1], np.ones(len(outline(c)))]) @ to_table.T
-        hidden = np.concatenate([outline(c), top[:, :2] / top[:, 2:3]])
+        top_px = seen_outlines(at(c), cam)[1]
+        top = np.column_stack([top_px, np.ones(len(top_px))]) @ to_table.T
+        hidden = np.concatenate([prop_outlines(at(c)), top[:, :2] / top[:, 2:3]])
         hull = cv2.convexHull(hidden.astype(np.float32))
         return all(cv2.pointPolygonTest(hull, (float(q[0]), float(q[1])), True)
                    < -geom.length_mm for q in points)
 
     def in_view(c: np.ndarray) -> bool:  # all of it, its top too, well inside the picture
-        uv = np.concatenate(seen(c))
+        uv = np.concatenate(seen_outlines(at(c), cam))
         return bool(np.all((uv > 0.04 * frame) & (uv < 0.96 * frame)))
 
     if where == "over":
@@ -235,7 +230,7 @@ def run_case(game: str, kind: str, where: str, at: int | None = None, steps: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    from companion.demo import DEMO_GAMES, names_from
+    from companion.demo import DEMO_GAMES, names_from, tally
 
     ap = argparse.ArgumentParser(prog="python -m companion.propbench",
                                  description=__doc__.split("\n\n")[0])
@@ -289,10 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                 if "skipped" in row:
                     total["skipped"] += 1
                     continue
-                total["cases"] += 1
-                total["matches_truth"] += int(row["matches_truth"])
-                for k in ("camera_plays", "missed", "questions", "notices"):
-                    total[k] += row[k]
+                tally(total, row, ("camera_plays", "missed", "questions", "notices"))
                 total["extra_hand_frames"] += row["hand_frames"] - base["hand_frames"]
     print(json.dumps({"total": total}))
     return 0

@@ -161,10 +161,17 @@ class StillGate:
         #: picture), the still frames it has been waited on, and the votes for a side
         #: (:attr:`_reach`) it gave meanwhile
         self._blocked: np.ndarray | None = None
+        #: that change grown by two pixels of the small picture: movement there is movement
+        #: of the change itself, and the other hands' votes leave it out
+        self._blocked_near: np.ndarray | None = None
         self._blocked_still = 0
         self._blocked_votes = np.zeros(len(SIDES))
         #: still frames of another border-touching change than the one waited on
         self._other_still = 0
+        #: this frame's changed pixels against each reference compared with (by its id: the
+        #: reference and its mask): the intrusion, the votes and the hand-free test may ask
+        #: for the same one
+        self._changed_now: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         #: the intrusions since the last stable table: their area fractions summed per side
         #: each reached in over (:data:`SIDES` order, :meth:`_reached_over`)
         self._reach = np.zeros(len(SIDES))
@@ -221,7 +228,10 @@ class StillGate:
         mask ``ignore``."""
         if reference is None or reference.shape != small.shape:
             return 0.0, None
-        changed = self._changed(small, reference).astype(np.uint8)
+        known = self._changed_now.get(id(reference))
+        if known is None or known[0] is not reference:
+            known = self._changed_now[id(reference)] = (reference, self._changed(small, reference))
+        changed = known[1].astype(np.uint8)
         if ignore is not None:
             changed[ignore] = 0
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -278,14 +288,9 @@ class StillGate:
                 return 0.0, 0.0, None
         return area, self._skin_share(mask, small, small_bgr), mask
 
-    def _near_blocked(self) -> np.ndarray:
-        """The still change waited on, grown by two pixels of the small picture."""
-        assert self._blocked is not None
-        return cv2.dilate(self._blocked.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-
     def _forget_blocked(self) -> None:
         """No still border-touching change is waited on any more."""
-        self._blocked = None
+        self._blocked = self._blocked_near = None
         self._blocked_still = 0
         self._blocked_votes[:] = 0
         self._other_still = 0
@@ -301,6 +306,7 @@ class StillGate:
     def update(self, frame_bgr: np.ndarray) -> GateVerdict:
         small, small_bgr = self._small(frame_bgr)
         self._shrunk = small_bgr
+        self._changed_now = {}
         moved: np.ndarray | None = None
         if self._prev is None or self._prev.shape != small.shape:
             motion = 1.0
@@ -323,10 +329,11 @@ class StillGate:
             side = self._reached_over(where)
             if side is not None:
                 vote[side] = intrusion
-        if self._blocked is not None and where is not None and np.any(where & self._blocked):
+        if self._blocked_near is not None and where is not None and \
+                np.any(where & self._blocked):
             self._blocked_votes += vote
             other_area, other_mask = self._border_change(small, self._base,
-                                                         ignore=self._near_blocked())
+                                                         ignore=self._blocked_near)
             if other_mask is not None and other_area > self.intrusion_threshold:
                 side = self._reached_over(other_mask)
                 if side is not None:
@@ -338,8 +345,8 @@ class StillGate:
             # put down at the edge, whose shadow touches the border): its still frames before
             # and after add up; movement at the change itself starts the wait again
             self._other_still = 0
-            if self._blocked is not None and moved is not None and \
-                    np.any(moved & self._near_blocked()):
+            if self._blocked_near is not None and moved is not None and \
+                    np.any(moved & self._blocked_near):
                 self._forget_blocked()
             state = "motion"
         elif where is not None and intrusion > self.intrusion_threshold:
@@ -356,6 +363,8 @@ class StillGate:
                 if self._blocked is None or _overlap(where, self._blocked) < BLOCKED_SAME:
                     self._forget_blocked()
                     self._blocked = where
+                    self._blocked_near = cv2.dilate(where.astype(np.uint8),
+                                                    np.ones((5, 5), np.uint8)) > 0
                     self._blocked_votes = vote.copy()
                 self._blocked_still += 1
                 self._other_still = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +68,21 @@ def prop_outlines(prop: PropSpec, inset_mm: float = 0.0) -> np.ndarray:
         return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a)])
     hl, hw = max(1.0, dims[0] / 2 - inset_mm), max(1.0, dims[1] / 2 - inset_mm)
     return _placed(prop, np.array([[-hl, -hw], [hl, -hw], [hl, hw], [-hl, hw]]))
+
+
+def seen_outlines(prop: PropSpec, cam: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The outlines of the prop's base and of its top as the camera ``cam`` (a
+    :class:`vision.render.camera.Camera`) sees them, in undistorted pixels (N x 2 each): the
+    top lies further out, in perspective."""
+    base = prop_outlines(prop)
+    return (_through(cam.plane_homography(0.0), base),
+            _through(cam.plane_homography(prop.height_mm), base))
+
+
+def _through(homography: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Table points (N x 2 mm) through a plane's homography to pixels."""
+    p = np.column_stack([pts, np.ones(len(pts))]) @ homography.T
+    return p[:, :2] / p[:, 2:3]
 
 
 def _placed(prop: PropSpec, local: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from vision.render.camera import Camera, CameraSpec
 from vision.render.errors import RenderSpecError
 from vision.render.layouts import Placement
 from vision.render.decor import draw_decor
-from vision.render.props import PROP_KINDS, PropSpec, pad_lines, prop_outlines
+from vision.render.props import PROP_KINDS, PropSpec, pad_lines, prop_outlines, seen_outlines
 from vision.render.styles import TABLE_FAMILIES, table_texture
 from vision.render.support import supports_of
 from vision.render.tiles import TileGeometry, TileStyle, face_texture, geometry_for_set
@@ -547,7 +547,7 @@ def _draw_props(spec: SceneSpec, cam: Camera, cv: _Canvas, ppm_img: float) -> li
         h = pr.height_mm
         Ht = cam.plane_homography(h)
         base = prop_outlines(pr)
-        top_px, base_px = _apply_h(Ht, base), _apply_h(H0, base)
+        base_px, top_px = seen_outlines(pr, cam)
         sil = cv2.convexHull(np.concatenate([top_px, base_px]).astype(np.float32)).reshape(-1, 2)
         sil = sil.astype(np.float64)
         if spec.light.shadow > 0:  # the lamp ray through its top meets the table here; the
