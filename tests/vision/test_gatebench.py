@@ -90,3 +90,54 @@ def test_a_sleeved_arm_is_cloth_from_the_border_and_skin_at_the_hand() -> None:
     assert near[0] > near[2] + 60  # blue cloth by the border
     assert at_hand[2] > at_hand[0] + 60  # skin (red over blue) at the hand
     assert bare_img[90, 20].astype(int)[2] > bare_img[90, 20].astype(int)[0] + 60
+
+
+def test_a_table_and_a_skin_can_be_chosen_for_every_hand() -> None:
+    """``--table wood:3 --skin 0``: every frame of the sequence on the light wood and every arm
+    pale, the pairing a seed seldom draws; the table of each frame is replaced, nothing else."""
+    from vision.render.gatebench import on_table
+    from vision.render.sequence import game_sequence
+
+    spec = game_sequence(0, "allfives")[1].spec
+    moved = on_table(spec, ("wood", 3))
+    assert (moved.table_family, moved.table_variant) == ("wood", 3)
+    assert dataclasses.replace(moved, table_family=spec.table_family,
+                               table_variant=spec.table_variant) == spec
+    assert on_table(spec, None) is spec
+
+
+def test_bad_tables_and_skins_are_refused_with_the_forms_expected(capsys) -> None:
+    for flag, bad, expected in (("--table", "oak", "expected FAMILY or FAMILY:VARIANT"),
+                                ("--table", "wood:x", "wood:3, the light wood"),
+                                ("--skin", "9", "expected an index 0-5 into the rendered skins"),
+                                ("--skin", "pale", "0 and 5 are the palest")):
+        with pytest.raises(SystemExit):
+            main([flag, bad])
+        assert expected in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game, seed, frame, table, skin", [
+    ("super", 0, 11, ("wood", 3), 0),  # the palest skin over the light wood
+    ("allfives", 0, 13, ("wood", 1), 4),  # the darkest skin over the dark wood
+])
+def test_a_rendered_arm_of_nearly_the_tables_colour_is_seen(game: str, seed: int, frame: int,
+                                                            table: tuple[str, int],
+                                                            skin: int) -> None:
+    """An arm of nearly the table's colour (gatebench ``--table wood:3 --skin 0`` and
+    ``--table wood:1 --skin 4``): the pale arm of Super seed 0's hand frame 11 differs from the
+    wood by more than the gate's ``pixel_delta`` on about half its pixels (measured 51 %), the
+    dark arm of All Fives seed 0's frame 13 on fewer, in patches that do not reach the border.
+    The gate read the table with them in view; it now sees each arm whole and places it at the
+    bottom, where it came in."""
+    from vision.render.gatebench import on_table
+    from vision.render.sampling import SKIN_BGR
+    from vision.render.sequence import game_sequence
+
+    frames = game_sequence(seed, game)
+    arm = dataclasses.replace(frames[frame].spec.hands[0], skin_bgr=SKIN_BGR[skin])
+    hand = render_scene(on_table(dataclasses.replace(frames[frame].spec, hands=(arm,)), table))
+    before, after = (render_scene(on_table(frames[j].spec, table)).image_bgr
+                     for j in (frame - 1, frame + 1))
+    assert entry_side(arm.entry) == "bottom"
+    assert hand_case(before, [hand.image_bgr] * 15, after, "bottom") == {
+        "seen": True, "named": "bottom", "side": "right"}

@@ -388,3 +388,25 @@ def test_a_thing_at_the_edge_is_waited_on_once_while_other_hands_play() -> None:
     states = _states(gate, arm + [played] * 40)
     assert "stable" in states and states.index("stable") <= len(arm) + 33, states
     assert gate.reached_from == "right"
+
+
+def test_a_pale_arm_over_light_wood_is_seen_whole() -> None:
+    """A pale arm over a light wood of nearly its colour (gatebench ``--table wood:3 --skin 0``:
+    6 of 335 hands read through): only the hand at its end differs from the table by more than
+    ``pixel_delta``, and that part does not touch the border, so the gate used to read the
+    table with the arm in view. The change now reaches on through the arm's faint pixels to the
+    border: a hand, never read, placed on the side it came over."""
+    rng = np.random.default_rng(9)
+    wood = (150, 185, 215)
+    table = np.clip(np.full((360, 640, 3), wood, np.int16) + rng.integers(-2, 3, (360, 640, 3)),
+                    0, 255).astype(np.uint8)
+    arm = _with_tile(table)
+    cv2.rectangle(arm, (0, 150), (250, 200), (150, 185, 229), -1)  # 14 levels off the wood
+    cv2.rectangle(arm, (250, 140), (320, 210), (150, 185, 242), -1)  # the hand, 27 off
+    assert _skin((150, 185, 229)) and _skin((150, 185, 242)) and _skin(wood)
+    gate = StillGate(still_frames=2, rebase_frames=10)
+    _states(gate, [table] * 4)
+    states = _states(gate, [arm] * 15)
+    assert "stable" not in states and states[-1] == "hand", states
+    assert _states(gate, [_with_tile(table)] * 4)[-1] == "stable"
+    assert gate.reached_from == "left"

@@ -10,8 +10,12 @@ half a second at 30 fps) and the still table after it (5 frames), as the live be
 ``--coming-in 0.35,0.65`` the arm is also drawn at those fractions of its reach before the full
 hand and again, in reverse, after it (a real arm comes in and goes out over a few frames; the
 sequences draw it at once); with ``--sleeves`` every arm is clothed from the border towards the
-wrist (:func:`sleeved`: seeded colours from :data:`SLEEVE_BGR`, navy to camel). Per hand frame
-it asks:
+wrist (:func:`sleeved`: seeded colours from :data:`SLEEVE_BGR`, navy to camel); ``--table
+wood:3`` lays every sequence on that table (family and variant; wood 3 is the light wood) and
+``--skin 0`` gives every arm that skin (an index into
+:data:`vision.render.sampling.SKIN_BGR`, 0 and 5 the palest), so the hardest pairings (a pale
+hand over light wood) are measured on purpose, not only when a seed happens to draw them. Per
+hand frame it asks:
 
 * ``seen``: the gate never said "read now" while the hand was in view (a hand the gate misses
   lets the loop read a table with a hand over it);
@@ -37,8 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from vision.render.scene import HandSpec, render_scene
+from vision.render.sampling import SKIN_BGR
+from vision.render.scene import HandSpec, SceneSpec, render_scene
 from vision.render.sequence import SEQUENCE_GAMES, game_sequence
+from vision.render.styles import TABLE_FAMILIES
 from vision.still import StillGate
 
 
@@ -95,12 +101,22 @@ def sleeved(hand: HandSpec, rng: np.random.Generator) -> HandSpec:
     return dataclasses.replace(hand, sleeve_bgr=colour, sleeve_to=float(rng.uniform(0.6, 1.0)))
 
 
+def on_table(spec: SceneSpec, table: tuple[str, int] | None) -> SceneSpec:
+    """``spec`` laid on ``table`` (family, variant); unchanged when ``table`` is None."""
+    if table is None:
+        return spec
+    return dataclasses.replace(spec, table_family=table[0], table_variant=table[1])
+
+
 def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int = 5,
         coming_in: tuple[float, ...] = (), times: list[float] | None = None,
-        sleeves: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        sleeves: bool = False, table: tuple[str, int] | None = None,
+        skin: tuple[int, int, int] | None = None
+        ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The bench on one game sequence: (its summary line, the hand frames missed: side not
     named right, or not seen). ``sleeves``: every arm clothed (:func:`sleeved`, seeded by the
-    sequence seed)."""
+    sequence seed); ``table`` (family, variant): every frame on that table; ``skin`` (BGR):
+    every arm of that skin."""
     frames = game_sequence(seed, game)
     rng = np.random.default_rng([seed, 7])
     row: dict[str, Any] = {"game": game, "seed": seed, "hands": 0, "seen": 0, "right": 0,
@@ -109,9 +125,13 @@ def run(game: str, seed: int, repeat: int = 15, n_before: int = 5, n_after: int 
     for i, fr in enumerate(frames):
         if fr.event != "hand" or i == 0 or i + 1 >= len(frames) or not fr.spec.hands:
             continue
-        arm = sleeved(fr.spec.hands[0], rng) if sleeves else fr.spec.hands[0]
-        spec = dataclasses.replace(fr.spec, hands=(arm,) + fr.spec.hands[1:])
-        before, after = (render_scene(frames[j].spec).image_bgr for j in (i - 1, i + 1))
+        arm = fr.spec.hands[0]
+        if skin is not None:
+            arm = dataclasses.replace(arm, skin_bgr=skin)
+        arm = sleeved(arm, rng) if sleeves else arm
+        spec = on_table(dataclasses.replace(fr.spec, hands=(arm,) + fr.spec.hands[1:]), table)
+        before, after = (render_scene(on_table(frames[j].spec, table)).image_bgr
+                         for j in (i - 1, i + 1))
         hand = render_scene(spec).image_bgr
         partial = [render_scene(dataclasses.replace(spec, hands=(at_reach(arm, r),))
                                 ).image_bgr for r in coming_in]
@@ -154,6 +174,32 @@ def _seeds(text: str) -> list[int]:
     return seeds
 
 
+def _table(text: str) -> tuple[str, int]:
+    family, _, variant = text.partition(":")
+    try:
+        number = int(variant) if variant else 0
+    except ValueError:
+        number = -1
+    if family not in TABLE_FAMILIES or number < 0:
+        raise argparse.ArgumentTypeError(
+            f"--table {text!r}: expected FAMILY or FAMILY:VARIANT with FAMILY one of "
+            f"{', '.join(TABLE_FAMILIES)} and VARIANT a whole number >= 0 (wood:3, the light "
+            "wood)")
+    return family, number
+
+
+def _skin(text: str) -> tuple[int, int, int]:
+    try:
+        index = int(text)
+    except ValueError:
+        index = -1
+    if not 0 <= index < len(SKIN_BGR):
+        raise argparse.ArgumentTypeError(
+            f"--skin {text!r}: expected an index 0-{len(SKIN_BGR) - 1} into the rendered skins "
+            f"(BGR {', '.join(str(c) for c in SKIN_BGR)}; 0 and 5 are the palest)")
+    return SKIN_BGR[index]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.render.gatebench",
                                 description=__doc__.splitlines()[0])
@@ -167,6 +213,12 @@ def main(argv: list[str] | None = None) -> int:
                         "the full hand (e.g. 0.35,0.65)")
     p.add_argument("--sleeves", action="store_true",
                    help="clothe every arm in a sleeve (seeded colours and lengths)")
+    p.add_argument("--table", type=_table, default=None,
+                   help="lay every sequence on this table, FAMILY[:VARIANT] (wood:3 is the "
+                        "light wood; default: each sequence's own)")
+    p.add_argument("--skin", type=_skin, default=None,
+                   help="give every arm this skin, an index into the rendered skins (0 and 5 "
+                        "the palest; default: each player's own)")
     p.add_argument("--misses", action="store_true", help="also print the hand frames missed")
     a = p.parse_args(argv)
     if a.repeat < 1:
@@ -177,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     for game in a.game or list(SEQUENCE_GAMES):
         for seed in a.seeds:
             row, missed = run(game, seed, a.repeat, coming_in=a.coming_in, times=times,
-                              sleeves=a.sleeves)
+                              sleeves=a.sleeves, table=a.table, skin=a.skin)
             print(json.dumps(row), flush=True)
             misses += missed
             for k in total:
