@@ -112,6 +112,12 @@ BLOCKED_SAME = 0.6
 #: hardest skin and table pairings (``--table wood:1 --skin 4``: 12 caught 300 of 335 hands,
 #: 10 caught 321); the skin test counts a pixel as table within the same levels.
 FAINT_DELTA = 10
+#: ... but not when the pixels changed by more than :data:`FAINT_DELTA` cover this share of
+#: the picture or more: then the whole view moved (a bumped camera over felt moves its texture
+#: everywhere: 37 % of the picture in ``tests/companion/test_live.py``'s bumped camera), not an
+#: arm (3.5-21 % for the arms of nearly the table's colour measured with their soft shadows,
+#: ``runs/s37/share.py``, scratch), and the change is taken as it is.
+FAINT_MAX_SHARE = 0.3
 
 
 @dataclass(frozen=True)
@@ -257,11 +263,16 @@ class StillGate:
             faint[ignore] = False
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         # each change reaches on through the faint pixels around it (an arm of nearly the
-        # table's colour differs clearly only in part)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(faint.astype(np.uint8),
-                                                               connectivity=8)
-        seeded = np.zeros(n, bool)
-        seeded[labels[changed > 0]] = True
+        # table's colour differs clearly only in part); not when faint change lies all over
+        # the picture (a bumped camera moves a felt's texture everywhere)
+        if np.count_nonzero(faint) < FAINT_MAX_SHARE * faint.size:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(faint.astype(np.uint8),
+                                                                   connectivity=8)
+            seeded = np.zeros(n, bool)
+            seeded[labels[changed > 0]] = True
+        else:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+            seeded = np.ones(n, bool)
         h, w = small.shape[:2]
         best, best_i = 0, -1
         for i in np.flatnonzero(seeded[1:]) + 1:
